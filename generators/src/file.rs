@@ -1,0 +1,214 @@
+//! The project's JSON topology format (`tagger-topology/1`) and the edge list.
+
+use crate::error::{Result, TopologyError};
+use crate::model::{Family, Node, NodeKind, Topology};
+use serde::Deserialize;
+use std::fmt::Write as _;
+use std::path::Path;
+
+pub const FORMAT: &str = "tagger-topology/1";
+
+#[derive(Deserialize)]
+struct RawTopology {
+    format: String,
+    name: Option<String>,
+    nodes: Vec<RawNode>,
+    links: Vec<[i64; 2]>,
+}
+
+#[derive(Deserialize)]
+struct RawNode {
+    id: i64,
+    kind: String,
+    level: Option<i64>,
+    hosts: i64,
+}
+
+/// Reads a topology from a `tagger-topology/1` JSON file.
+///
+/// # Errors
+/// [`TopologyError::Io`] when unreadable; [`TopologyError::File`] naming the
+/// line and column (JSON syntax, missing fields) or the element
+/// (`nodes[3].hosts`, `links[7]`) at fault.
+pub fn read_json_file(path: &Path) -> Result<Topology> {
+    let text = std::fs::read_to_string(path).map_err(|source| TopologyError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_json(&text, &path.display().to_string()).map_err(|e| match e {
+        TopologyError::Invalid { location, reason } => TopologyError::File {
+            path: path.to_path_buf(),
+            location,
+            reason,
+        },
+        other => other,
+    })
+}
+
+/// Parses the JSON format from a string; `origin` names it in errors.
+///
+/// # Errors
+/// [`TopologyError::Invalid`] with the location of the first problem.
+pub fn parse_json(text: &str, origin: &str) -> Result<Topology> {
+    let raw: RawTopology = serde_json::from_str(text).map_err(|e| TopologyError::Invalid {
+        location: format!("line {}, column {}", e.line(), e.column()),
+        reason: strip_position(&e.to_string()),
+    })?;
+    let bad = |location: String, reason: String| TopologyError::Invalid { location, reason };
+    if raw.format != FORMAT {
+        return Err(bad(
+            "format".into(),
+            format!("'{}' is not '{FORMAT}'", raw.format),
+        ));
+    }
+    let mut nodes = Vec::with_capacity(raw.nodes.len());
+    for (i, n) in raw.nodes.iter().enumerate() {
+        if n.id != i as i64 {
+            return Err(bad(
+                format!("nodes[{i}].id"),
+                format!("{} should be {i} (ids are 0..N-1 in order)", n.id),
+            ));
+        }
+        let kind = match n.kind.as_str() {
+            "switch" => NodeKind::Switch,
+            "server" => NodeKind::Server,
+            other => {
+                return Err(bad(
+                    format!("nodes[{i}].kind"),
+                    format!("'{other}' is neither \"switch\" nor \"server\""),
+                ));
+            }
+        };
+        let level = match n.level {
+            None => None,
+            Some(l) if (0..=u32::MAX as i64).contains(&l) => Some(l as u32),
+            Some(l) => {
+                return Err(bad(
+                    format!("nodes[{i}].level"),
+                    format!("{l} must be >= 0 or null"),
+                ));
+            }
+        };
+        if !(0..=u32::MAX as i64).contains(&n.hosts) {
+            return Err(bad(
+                format!("nodes[{i}].hosts"),
+                format!("{} must be >= 0", n.hosts),
+            ));
+        }
+        nodes.push(Node {
+            kind,
+            level,
+            hosts: n.hosts as u32,
+        });
+    }
+    let count = nodes.len() as i64;
+    let mut links = Vec::with_capacity(raw.links.len());
+    for (l, &[a, b]) in raw.links.iter().enumerate() {
+        for x in [a, b] {
+            if !(0..count).contains(&x) {
+                return Err(bad(
+                    format!("links[{l}] = [{a}, {b}]"),
+                    format!("node {x} does not exist (nodes are 0..{count})"),
+                ));
+            }
+        }
+        links.push([a as u32, b as u32]);
+    }
+    let name = raw.name.unwrap_or_else(|| origin.to_string());
+    Topology::new(name, Family::File, nodes, links)
+}
+
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+/// Renders a topology as `tagger-topology/1` JSON, one node or link per line.
+pub fn to_json(t: &Topology) -> String {
+    let mut s = String::with_capacity(64 + t.node_count() * 48 + t.link_count() * 16);
+    let _ = write!(
+        s,
+        "{{\"format\": \"{FORMAT}\",\n \"name\": {},\n \"nodes\": [",
+        serde_json::to_string(t.name()).expect("a string serialises")
+    );
+    for (i, n) in t.nodes().iter().enumerate() {
+        let level = n.level.map_or("null".to_string(), |l| l.to_string());
+        let sep = if i == 0 { "\n  " } else { ",\n  " };
+        let _ = write!(
+            s,
+            "{sep}{{\"id\": {i}, \"kind\": \"{}\", \"level\": {level}, \"hosts\": {}}}",
+            n.kind.as_str(),
+            n.hosts
+        );
+    }
+    s.push_str("],\n \"links\": [");
+    for (i, [a, b]) in t.links().iter().enumerate() {
+        let sep = if i == 0 { "\n  " } else { ",\n  " };
+        let _ = write!(s, "{sep}[{a}, {b}]");
+    }
+    s.push_str("]}\n");
+    s
+}
+
+/// Renders the edge list: one `u v` line per link, in link-id order.
+pub fn to_edgelist(t: &Topology) -> String {
+    let mut s = String::with_capacity(t.link_count() * 12);
+    for [a, b] in t.links() {
+        let _ = writeln!(s, "{a} {b}");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> String {
+        parse_json(text, "t").unwrap_err().to_string()
+    }
+
+    const OK: &str = r#"{"format": "tagger-topology/1", "name": "tiny",
+ "nodes": [{"id": 0, "kind": "switch", "level": 0, "hosts": 2},
+           {"id": 1, "kind": "server", "level": null, "hosts": 0}],
+ "links": [[0, 1], [1, 0]]}"#;
+
+    #[test]
+    fn reads_and_round_trips() {
+        let t = parse_json(OK, "t").unwrap();
+        assert_eq!(t.name(), "tiny");
+        assert_eq!(t.link_count(), 2);
+        assert_eq!(t.endpoints(), &[0, 1]);
+        let again = parse_json(&to_json(&t), "t").unwrap();
+        assert_eq!(again.nodes(), t.nodes());
+        assert_eq!(again.links(), t.links());
+        assert_eq!(to_edgelist(&t), "0 1\n1 0\n");
+    }
+
+    #[test]
+    fn every_bad_input_is_named() {
+        assert!(err("not json").contains("line 1, column"));
+        assert!(
+            err(&OK.replace("[1, 0]", "[1, 7]"))
+                .contains("links[1] = [1, 7]: node 7 does not exist")
+        );
+        assert!(
+            err(&OK.replace("[1, 0]", "[1, 1]"))
+                .contains("links[1] = [1, 1]: a link must join two distinct nodes")
+        );
+        assert!(
+            err(&OK.replace("\"hosts\": 2", "\"hosts\": -2"))
+                .contains("nodes[0].hosts: -2 must be >= 0")
+        );
+        let e = err(&OK.replace(", \"hosts\": 2", ""));
+        assert!(
+            e.contains("missing field `hosts`") && e.contains("line 2"),
+            "{e}"
+        );
+        assert!(err(&OK.replace("\"id\": 1", "\"id\": 5")).contains("nodes[1].id: 5 should be 1"));
+        assert!(err(&OK.replace("\"server\"", "\"router\"")).contains("nodes[1].kind: 'router'"));
+        assert!(err(&OK.replace("tagger-topology/1", "v2")).contains("format: 'v2'"));
+        assert!(err(&OK.replace("\"level\": 0", "\"level\": -1")).contains("nodes[0].level"));
+    }
+}

@@ -1,0 +1,21 @@
+//! Topology model and generators for the tagger engine: Fat-tree, leaf-spine,
+//! BCube, HyperX, Jellyfish and the project's JSON file format.
+//!
+//! Every generator is deterministic: the same parameters (and seed, for
+//! Jellyfish) give the same node and link ids on any machine.
+
+pub mod bcube;
+pub mod error;
+pub mod fattree;
+pub mod file;
+pub mod hyperx;
+pub mod jellyfish;
+pub mod leafspine;
+pub mod model;
+pub mod spec;
+
+pub use error::TopologyError;
+pub use model::{
+    ChannelId, Family, LinkId, NOT_ENDPOINT, Node, NodeId, NodeKind, Topology, digits,
+};
+pub use spec::{TopologySpec, build};

@@ -1,0 +1,416 @@
+//! The topology model shared by every stage: an immutable multigraph of nodes
+//! with dense link and channel ids and CSR adjacency.
+//!
+//! Ids are `u32` throughout: a channel id is `2 * link + direction`, so the
+//! reverse channel is `c ^ 1` and the link is `c >> 1`, with no lookup.
+
+use crate::error::{Result, TopologyError};
+
+pub type NodeId = u32;
+pub type LinkId = u32;
+pub type ChannelId = u32;
+
+/// Hard caps that keep every id in `u32` and the model well inside memory.
+pub const MAX_NODES: u64 = 1 << 24;
+pub const MAX_LINKS: u64 = 1 << 27;
+
+/// Whether a node is a switch or a server that forwards (BCube).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum NodeKind {
+    Switch,
+    Server,
+}
+
+impl NodeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeKind::Switch => "switch",
+            NodeKind::Server => "server",
+        }
+    }
+}
+
+/// One node: its kind, its level in a tiered (Clos) network and how many hosts
+/// hang off its host ports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Node {
+    pub kind: NodeKind,
+    pub level: Option<u32>,
+    pub hosts: u32,
+}
+
+impl Node {
+    pub fn switch(level: Option<u32>, hosts: u32) -> Self {
+        Node {
+            kind: NodeKind::Switch,
+            level,
+            hosts,
+        }
+    }
+    pub fn server() -> Self {
+        Node {
+            kind: NodeKind::Server,
+            level: None,
+            hosts: 0,
+        }
+    }
+    /// Traffic starts and ends here (DESIGN.md "Endpoint").
+    pub fn is_endpoint(&self) -> bool {
+        self.kind == NodeKind::Server || self.hosts > 0
+    }
+}
+
+/// The family a topology was generated from, with its parameters, so later
+/// stages (dimension-order routing) can use the structure without guessing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Family {
+    FatTree {
+        k: u32,
+    },
+    LeafSpine {
+        leaves: u32,
+        spines: u32,
+        hosts: u32,
+        links: u32,
+    },
+    BCube {
+        n: u32,
+        k: u32,
+    },
+    HyperX {
+        l: u32,
+        s: u32,
+        k: u32,
+        t: u32,
+    },
+    Jellyfish {
+        n: u32,
+        ports: u32,
+        r: u32,
+        seed: u64,
+    },
+    File,
+}
+
+impl Family {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Family::FatTree { .. } => "fattree",
+            Family::LeafSpine { .. } => "leafspine",
+            Family::BCube { .. } => "bcube",
+            Family::HyperX { .. } => "hyperx",
+            Family::Jellyfish { .. } => "jellyfish",
+            Family::File => "file",
+        }
+    }
+}
+
+/// An immutable network topology.
+///
+/// Nodes are `0..N`, links `0..L` (parallel links allowed, self-loops not),
+/// channels `0..2L` with channel `2l` running `links[l][0] -> links[l][1]` and
+/// `2l + 1` the reverse. The ports of a node are its incident links in link-id
+/// order; `out_channels(v)[p]` is the channel leaving `v` through port `p`.
+#[derive(Clone, Debug)]
+pub struct Topology {
+    name: String,
+    family: Family,
+    nodes: Vec<Node>,
+    links: Vec<[NodeId; 2]>,
+    adj_off: Vec<u32>,
+    adj: Vec<ChannelId>,
+    endpoints: Vec<NodeId>,
+    endpoint_index: Vec<u32>,
+}
+
+/// Marks "not an endpoint" in [`Topology::endpoint_index`].
+pub const NOT_ENDPOINT: u32 = u32::MAX;
+
+impl Topology {
+    /// Builds a topology after checking every link names existing, distinct
+    /// nodes.
+    ///
+    /// # Errors
+    /// [`TopologyError::Invalid`] naming the first bad link, or
+    /// [`TopologyError::TooLarge`] when the counts exceed the caps.
+    pub fn new(
+        name: impl Into<String>,
+        family: Family,
+        nodes: Vec<Node>,
+        links: Vec<[NodeId; 2]>,
+    ) -> Result<Self> {
+        let fam = family.name();
+        if nodes.len() as u64 > MAX_NODES {
+            return Err(TopologyError::TooLarge {
+                family: fam,
+                what: "nodes",
+                value: nodes.len() as u128,
+                limit: MAX_NODES as u128,
+            });
+        }
+        if links.len() as u64 > MAX_LINKS {
+            return Err(TopologyError::TooLarge {
+                family: fam,
+                what: "links",
+                value: links.len() as u128,
+                limit: MAX_LINKS as u128,
+            });
+        }
+        let n = nodes.len();
+        let mut deg = vec![0u32; n + 1];
+        for (l, &[a, b]) in links.iter().enumerate() {
+            for x in [a, b] {
+                if x as usize >= n {
+                    return Err(TopologyError::Invalid {
+                        location: format!("links[{l}] = [{a}, {b}]"),
+                        reason: format!("node {x} does not exist (nodes are 0..{n})"),
+                    });
+                }
+            }
+            if a == b {
+                return Err(TopologyError::Invalid {
+                    location: format!("links[{l}] = [{a}, {b}]"),
+                    reason: "a link must join two distinct nodes (self-loop)".into(),
+                });
+            }
+            deg[a as usize] += 1;
+            deg[b as usize] += 1;
+        }
+        let mut adj_off = Vec::with_capacity(n + 1);
+        let mut acc = 0u32;
+        for &d in &deg[..n] {
+            adj_off.push(acc);
+            acc += d;
+        }
+        adj_off.push(acc);
+        let mut fill = adj_off.clone();
+        let mut adj = vec![0; acc as usize];
+        for (l, &[a, b]) in links.iter().enumerate() {
+            let l = l as u32;
+            adj[fill[a as usize] as usize] = 2 * l;
+            fill[a as usize] += 1;
+            adj[fill[b as usize] as usize] = 2 * l + 1;
+            fill[b as usize] += 1;
+        }
+        let mut endpoints = Vec::new();
+        let mut endpoint_index = vec![NOT_ENDPOINT; n];
+        for (v, node) in nodes.iter().enumerate() {
+            if node.is_endpoint() {
+                endpoint_index[v] = endpoints.len() as u32;
+                endpoints.push(v as NodeId);
+            }
+        }
+        Ok(Topology {
+            name: name.into(),
+            family,
+            nodes,
+            links,
+            adj_off,
+            adj,
+            endpoints,
+            endpoint_index,
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    pub fn family(&self) -> &Family {
+        &self.family
+    }
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+    pub fn link_count(&self) -> usize {
+        self.links.len()
+    }
+    pub fn channel_count(&self) -> usize {
+        2 * self.links.len()
+    }
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+    pub fn node(&self, v: NodeId) -> &Node {
+        &self.nodes[v as usize]
+    }
+    pub fn links(&self) -> &[[NodeId; 2]] {
+        &self.links
+    }
+    pub fn level(&self, v: NodeId) -> Option<u32> {
+        self.nodes[v as usize].level
+    }
+    pub fn degree(&self, v: NodeId) -> usize {
+        (self.adj_off[v as usize + 1] - self.adj_off[v as usize]) as usize
+    }
+    /// Channels leaving `v`, one per port, in port order.
+    pub fn out_channels(&self, v: NodeId) -> &[ChannelId] {
+        &self.adj[self.adj_off[v as usize] as usize..self.adj_off[v as usize + 1] as usize]
+    }
+    /// Neighbours of `v` in port order (repeated for parallel links).
+    pub fn neighbors(&self, v: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        self.out_channels(v).iter().map(|&c| self.channel_dst(c))
+    }
+    /// The channel that crosses `link` leaving `from`.
+    ///
+    /// # Panics
+    /// If `from` is not an end of `link`.
+    pub fn channel_from(&self, link: LinkId, from: NodeId) -> ChannelId {
+        let [a, b] = self.links[link as usize];
+        if a == from {
+            2 * link
+        } else {
+            assert_eq!(b, from, "node {from} is not on link {link}");
+            2 * link + 1
+        }
+    }
+    pub fn channel_src(&self, c: ChannelId) -> NodeId {
+        self.links[(c >> 1) as usize][(c & 1) as usize]
+    }
+    pub fn channel_dst(&self, c: ChannelId) -> NodeId {
+        self.links[(c >> 1) as usize][1 - (c & 1) as usize]
+    }
+    pub fn channel_link(c: ChannelId) -> LinkId {
+        c >> 1
+    }
+    pub fn reverse(c: ChannelId) -> ChannelId {
+        c ^ 1
+    }
+    pub fn endpoints(&self) -> &[NodeId] {
+        &self.endpoints
+    }
+    /// The index of `v` in [`Topology::endpoints`], or [`NOT_ENDPOINT`].
+    pub fn endpoint_index(&self, v: NodeId) -> u32 {
+        self.endpoint_index[v as usize]
+    }
+    pub fn is_endpoint(&self, v: NodeId) -> bool {
+        self.endpoint_index[v as usize] != NOT_ENDPOINT
+    }
+    pub fn total_hosts(&self) -> u64 {
+        self.nodes.iter().map(|n| n.hosts as u64).sum()
+    }
+    pub fn count_kind(&self, kind: NodeKind) -> usize {
+        self.nodes.iter().filter(|n| n.kind == kind).count()
+    }
+    /// True when every node has a level.
+    pub fn has_levels(&self) -> bool {
+        !self.nodes.is_empty() && self.nodes.iter().all(|n| n.level.is_some())
+    }
+    /// Coordinates of a node where the family defines them: the HyperX
+    /// lattice position, or the BCube server address (digit 0 first). BCube
+    /// switches of level `i` report the address of their lowest server with
+    /// digit `i` replaced by `n` (a wildcard).
+    pub fn coords(&self, v: NodeId) -> Option<Vec<u32>> {
+        match self.family {
+            Family::HyperX { l, s, .. } => Some(digits(v, s, l)),
+            Family::BCube { n, k } => {
+                let servers = n.pow(k + 1);
+                if v < servers {
+                    Some(digits(v, n, k + 1))
+                } else {
+                    let per_level = n.pow(k);
+                    let i = (v - servers) / per_level;
+                    let j = (v - servers) % per_level;
+                    let mut d = digits(j, n, k);
+                    d.insert(i as usize, n);
+                    Some(d)
+                }
+            }
+            _ => None,
+        }
+    }
+    /// True when `v` is connected to every other node.
+    pub fn is_connected(&self) -> bool {
+        let n = self.node_count();
+        if n <= 1 {
+            return true;
+        }
+        let mut seen = vec![false; n];
+        let mut stack = vec![0u32];
+        seen[0] = true;
+        let mut count = 1;
+        while let Some(v) = stack.pop() {
+            for w in self.neighbors(v) {
+                if !seen[w as usize] {
+                    seen[w as usize] = true;
+                    count += 1;
+                    stack.push(w);
+                }
+            }
+        }
+        count == n
+    }
+    /// Hop distances from `src` to every node (`u32::MAX` when unreachable).
+    pub fn bfs(&self, src: NodeId, dist: &mut Vec<u32>, queue: &mut Vec<NodeId>) {
+        dist.clear();
+        dist.resize(self.node_count(), u32::MAX);
+        queue.clear();
+        dist[src as usize] = 0;
+        queue.push(src);
+        let mut head = 0;
+        while head < queue.len() {
+            let v = queue[head];
+            head += 1;
+            let dv = dist[v as usize];
+            for w in self.neighbors(v) {
+                if dist[w as usize] == u32::MAX {
+                    dist[w as usize] = dv + 1;
+                    queue.push(w);
+                }
+            }
+        }
+    }
+}
+
+/// Base-`base` digits of `x`, least significant first, exactly `count` of them.
+pub fn digits(mut x: u32, base: u32, count: u32) -> Vec<u32> {
+    let mut d = Vec::with_capacity(count as usize);
+    for _ in 0..count {
+        d.push(x % base);
+        x /= base;
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path3() -> Topology {
+        Topology::new(
+            "p",
+            Family::File,
+            vec![
+                Node::switch(None, 1),
+                Node::switch(None, 0),
+                Node::switch(None, 1),
+            ],
+            vec![[0, 1], [1, 2], [1, 2]],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn channels_and_ports() {
+        let t = path3();
+        assert_eq!(t.channel_count(), 6);
+        assert_eq!(t.out_channels(1), &[1, 2, 4]);
+        assert_eq!(t.channel_src(3), 2);
+        assert_eq!(t.channel_dst(3), 1);
+        assert_eq!(Topology::reverse(3), 2);
+        assert_eq!(t.channel_from(2, 2), 5);
+        assert_eq!(t.endpoints(), &[0, 2]);
+        assert_eq!(t.endpoint_index(1), NOT_ENDPOINT);
+        assert!(t.is_connected());
+        assert_eq!(t.degree(1), 3);
+    }
+
+    #[test]
+    fn rejects_bad_links() {
+        let e =
+            Topology::new("x", Family::File, vec![Node::server(); 2], vec![[0, 2]]).unwrap_err();
+        assert!(e.to_string().contains("node 2 does not exist"), "{e}");
+        let e =
+            Topology::new("x", Family::File, vec![Node::server(); 2], vec![[1, 1]]).unwrap_err();
+        assert!(e.to_string().contains("self-loop"), "{e}");
+    }
+}

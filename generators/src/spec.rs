@@ -1,0 +1,389 @@
+//! Topology spec strings: `family:key=value,key=value` (or `file:PATH`).
+
+use crate::error::{Result, TopologyError};
+use crate::model::{MAX_LINKS, MAX_NODES, Topology};
+use std::path::PathBuf;
+
+/// A parsed, validated topology spec. Building it is then infallible except for
+/// random constructions that may get stuck, and file I/O.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TopologySpec {
+    FatTree {
+        k: u32,
+    },
+    LeafSpine {
+        leaves: u32,
+        spines: u32,
+        hosts: u32,
+        links: u32,
+    },
+    BCube {
+        n: u32,
+        k: u32,
+    },
+    HyperX {
+        l: u32,
+        s: u32,
+        k: u32,
+        t: u32,
+    },
+    Jellyfish {
+        n: u32,
+        ports: u32,
+        r: u32,
+        seed: u64,
+    },
+    File {
+        path: PathBuf,
+    },
+}
+
+/// Key-value parameters of one spec, consumed one by one so leftovers can be
+/// reported as unknown.
+struct Params {
+    family: &'static str,
+    items: Vec<(String, String)>,
+}
+
+impl Params {
+    fn parse(family: &'static str, spec: &str, rest: &str) -> Result<Self> {
+        let mut items: Vec<(String, String)> = Vec::new();
+        for part in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let Some((k, v)) = part.split_once('=') else {
+                return Err(TopologyError::Spec {
+                    spec: spec.into(),
+                    reason: format!("'{part}' is not key=value"),
+                });
+            };
+            let (k, v) = (k.trim().to_string(), v.trim().to_string());
+            if items.iter().any(|(x, _)| *x == k) {
+                return Err(TopologyError::Param {
+                    family,
+                    param: k,
+                    value: v,
+                    reason: "given twice".into(),
+                });
+            }
+            items.push((k, v));
+        }
+        Ok(Params { family, items })
+    }
+
+    fn take_opt(&mut self, key: &str) -> Result<Option<u64>> {
+        let Some(i) = self.items.iter().position(|(k, _)| k == key) else {
+            return Ok(None);
+        };
+        let (k, v) = self.items.remove(i);
+        v.replace('_', "")
+            .parse::<u64>()
+            .map(Some)
+            .map_err(|_| TopologyError::Param {
+                family: self.family,
+                param: k,
+                value: v,
+                reason: "not a non-negative integer".into(),
+            })
+    }
+
+    fn take(&mut self, key: &str) -> Result<u64> {
+        self.take_opt(key)?.ok_or_else(|| TopologyError::Param {
+            family: self.family,
+            param: key.into(),
+            value: "(missing)".into(),
+            reason: "required".into(),
+        })
+    }
+
+    /// A required `u32` in `min..=max`.
+    fn take_u32(&mut self, key: &str, min: u64, max: u64) -> Result<u32> {
+        let v = self.take(key)?;
+        self.check_range(key, v, min, max)
+    }
+
+    fn take_u32_or(&mut self, key: &str, default: u32, min: u64, max: u64) -> Result<u32> {
+        match self.take_opt(key)? {
+            Some(v) => self.check_range(key, v, min, max),
+            None => Ok(default),
+        }
+    }
+
+    fn check_range(&self, key: &str, v: u64, min: u64, max: u64) -> Result<u32> {
+        if v < min || v > max {
+            return Err(self.bad(key, v, format!("must be in {min}..={max}")));
+        }
+        Ok(v as u32)
+    }
+
+    fn bad(&self, key: &str, v: impl ToString, reason: impl Into<String>) -> TopologyError {
+        TopologyError::Param {
+            family: self.family,
+            param: key.into(),
+            value: v.to_string(),
+            reason: reason.into(),
+        }
+    }
+
+    fn finish(self) -> Result<()> {
+        if let Some((k, v)) = self.items.into_iter().next() {
+            return Err(TopologyError::Param {
+                family: self.family,
+                param: k,
+                value: v,
+                reason: "unknown parameter".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+fn too_large(family: &'static str, what: &'static str, value: u128, limit: u64) -> Result<()> {
+    if value > limit as u128 {
+        return Err(TopologyError::TooLarge {
+            family,
+            what,
+            value,
+            limit: limit as u128,
+        });
+    }
+    Ok(())
+}
+
+impl TopologySpec {
+    /// Parses and validates a spec string such as `fattree:k=8` or
+    /// `jellyfish:n=1000,ports=64,r=12,seed=1`.
+    ///
+    /// # Errors
+    /// A [`TopologyError`] naming the family, parameter and value at fault.
+    pub fn parse(spec: &str) -> Result<Self> {
+        let spec = spec.trim();
+        let (family, rest) = spec.split_once(':').unwrap_or((spec, ""));
+        let family = family.trim().to_ascii_lowercase();
+        if family == "file" {
+            if rest.trim().is_empty() {
+                return Err(TopologyError::Spec {
+                    spec: spec.into(),
+                    reason: "file: needs a path, e.g. file:net.json".into(),
+                });
+            }
+            return Ok(TopologySpec::File {
+                path: PathBuf::from(rest.trim()),
+            });
+        }
+        let fam: &'static str = match family.as_str() {
+            "fattree" | "fat-tree" => "fattree",
+            "leafspine" | "leaf-spine" => "leafspine",
+            "bcube" => "bcube",
+            "hyperx" => "hyperx",
+            "jellyfish" => "jellyfish",
+            _ => return Err(TopologyError::UnknownFamily { family }),
+        };
+        let mut p = Params::parse(fam, spec, rest)?;
+        let parsed = match fam {
+            "fattree" => {
+                let k = p.take_u32("k", 2, 1024)?;
+                if k % 2 != 0 {
+                    return Err(p.bad("k", k, "must be even"));
+                }
+                let k64 = k as u128;
+                too_large(fam, "switches", 5 * k64 * k64 / 4, MAX_NODES)?;
+                too_large(fam, "links", k64 * k64 * k64 / 2, MAX_LINKS)?;
+                TopologySpec::FatTree { k }
+            }
+            "leafspine" => {
+                let leaves = p.take_u32("leaves", 1, MAX_NODES)?;
+                let spines = p.take_u32("spines", 1, MAX_NODES)?;
+                let hosts = p.take_u32_or("hosts", 1, 0, 1 << 20)?;
+                let links = p.take_u32_or("links", 1, 1, 64)?;
+                too_large(fam, "switches", leaves as u128 + spines as u128, MAX_NODES)?;
+                too_large(
+                    fam,
+                    "links",
+                    leaves as u128 * spines as u128 * links as u128,
+                    MAX_LINKS,
+                )?;
+                TopologySpec::LeafSpine {
+                    leaves,
+                    spines,
+                    hosts,
+                    links,
+                }
+            }
+            "bcube" => {
+                let n = p.take_u32("n", 2, 1 << 12)?;
+                let k = p.take_u32("k", 0, 23)?;
+                let servers = (n as u128).checked_pow(k + 1).unwrap_or(u128::MAX);
+                too_large(fam, "servers", servers, MAX_NODES)?;
+                let switches = servers / n as u128 * (k as u128 + 1);
+                too_large(fam, "nodes", servers + switches, MAX_NODES)?;
+                too_large(fam, "links", servers * (k as u128 + 1), MAX_LINKS)?;
+                TopologySpec::BCube { n, k }
+            }
+            "hyperx" => {
+                let l = p.take_u32("l", 1, 24)?;
+                let s = p.take_u32("s", 2, 1 << 12)?;
+                let k = p.take_u32_or("k", 1, 1, 64)?;
+                let t = p.take_u32_or("t", 1, 0, 1 << 20)?;
+                let sw = (s as u128).checked_pow(l).unwrap_or(u128::MAX);
+                too_large(fam, "switches", sw, MAX_NODES)?;
+                let links = sw * l as u128 * (s as u128 - 1) / 2 * k as u128;
+                too_large(fam, "links", links, MAX_LINKS)?;
+                TopologySpec::HyperX { l, s, k, t }
+            }
+            "jellyfish" => {
+                let n = p.take_u32("n", 2, MAX_NODES)?;
+                let ports = p.take_u32("ports", 1, 1 << 16)?;
+                let r = p.take_u32("r", 1, 1 << 16)?;
+                let seed = p.take_opt("seed")?.unwrap_or(1);
+                if r >= n {
+                    return Err(p.bad("r", r, format!("must be below n = {n}")));
+                }
+                if r > ports {
+                    return Err(p.bad("r", r, format!("must be at most ports = {ports}")));
+                }
+                if (n as u64 * r as u64) % 2 != 0 {
+                    return Err(p.bad(
+                        "r",
+                        r,
+                        format!("n*r = {} must be even", n as u64 * r as u64),
+                    ));
+                }
+                if r == 1 && n > 2 {
+                    return Err(p.bad("r", r, "r = 1 cannot connect more than 2 switches"));
+                }
+                too_large(fam, "links", n as u128 * r as u128 / 2, MAX_LINKS)?;
+                TopologySpec::Jellyfish { n, ports, r, seed }
+            }
+            _ => unreachable!(),
+        };
+        p.finish()?;
+        Ok(parsed)
+    }
+
+    /// Builds the topology. `name` is the spec string it came from.
+    ///
+    /// # Errors
+    /// File errors for `file:`, or a [`TopologyError::Construction`] when a
+    /// random construction cannot complete.
+    pub fn build(&self) -> Result<Topology> {
+        match *self {
+            TopologySpec::FatTree { k } => Ok(crate::fattree::fat_tree(k)),
+            TopologySpec::LeafSpine {
+                leaves,
+                spines,
+                hosts,
+                links,
+            } => Ok(crate::leafspine::leaf_spine(leaves, spines, hosts, links)),
+            TopologySpec::BCube { n, k } => Ok(crate::bcube::bcube(n, k)),
+            TopologySpec::HyperX { l, s, k, t } => Ok(crate::hyperx::hyperx(l, s, k, t)),
+            TopologySpec::Jellyfish { n, ports, r, seed } => {
+                crate::jellyfish::jellyfish(n, ports, r, seed)
+            }
+            TopologySpec::File { ref path } => crate::file::read_json_file(path),
+        }
+    }
+
+    /// The canonical spec string (`fattree:k=8`), used as the topology's name.
+    pub fn canonical(&self) -> String {
+        match self {
+            TopologySpec::FatTree { k } => format!("fattree:k={k}"),
+            TopologySpec::LeafSpine {
+                leaves,
+                spines,
+                hosts,
+                links,
+            } => format!("leafspine:leaves={leaves},spines={spines},hosts={hosts},links={links}"),
+            TopologySpec::BCube { n, k } => format!("bcube:n={n},k={k}"),
+            TopologySpec::HyperX { l, s, k, t } => format!("hyperx:l={l},s={s},k={k},t={t}"),
+            TopologySpec::Jellyfish { n, ports, r, seed } => {
+                format!("jellyfish:n={n},ports={ports},r={r},seed={seed}")
+            }
+            TopologySpec::File { path } => format!("file:{}", path.display()),
+        }
+    }
+
+    /// A copy with the random seed replaced, for sweeps that derive seeds per
+    /// trial. Families without a seed are returned unchanged.
+    pub fn with_seed(&self, seed: u64) -> Self {
+        match self {
+            TopologySpec::Jellyfish { n, ports, r, .. } => TopologySpec::Jellyfish {
+                n: *n,
+                ports: *ports,
+                r: *r,
+                seed,
+            },
+            other => other.clone(),
+        }
+    }
+
+    pub fn is_random(&self) -> bool {
+        matches!(self, TopologySpec::Jellyfish { .. })
+    }
+}
+
+/// Parses and builds in one step.
+///
+/// # Errors
+/// As [`TopologySpec::parse`] and [`TopologySpec::build`].
+pub fn build(spec: &str) -> Result<Topology> {
+    TopologySpec::parse(spec)?.build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(spec: &str) -> String {
+        TopologySpec::parse(spec).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn parses_every_family() {
+        assert_eq!(
+            TopologySpec::parse("fattree:k=8").unwrap(),
+            TopologySpec::FatTree { k: 8 }
+        );
+        assert_eq!(
+            TopologySpec::parse("jellyfish:n=1000,ports=64,r=12,seed=1")
+                .unwrap()
+                .canonical(),
+            "jellyfish:n=1000,ports=64,r=12,seed=1"
+        );
+        assert_eq!(
+            TopologySpec::parse("hyperx:l=2,s=4,k=2,t=1").unwrap(),
+            TopologySpec::HyperX {
+                l: 2,
+                s: 4,
+                k: 2,
+                t: 1
+            }
+        );
+        assert_eq!(
+            TopologySpec::parse("bcube:n=4,k=1").unwrap(),
+            TopologySpec::BCube { n: 4, k: 1 }
+        );
+        assert!(matches!(
+            TopologySpec::parse("file:x.json").unwrap(),
+            TopologySpec::File { .. }
+        ));
+    }
+
+    #[test]
+    fn parameter_errors_name_the_value() {
+        assert!(err("fattree:k=7").contains("k = 7: must be even"));
+        assert!(err("fattree:k=x").contains("not a non-negative integer"));
+        assert!(err("fattree:k=8,q=1").contains("q = 1: unknown parameter"));
+        assert!(err("fattree:").contains("k = (missing)"));
+        assert!(err("torus:k=2").contains("unknown topology family 'torus'"));
+        assert!(err("jellyfish:n=5,ports=4,r=3").contains("must be even"));
+        assert!(err("jellyfish:n=5,ports=8,r=5").contains("must be below n = 5"));
+        assert!(err("jellyfish:n=10,ports=4,r=6").contains("at most ports = 4"));
+        assert!(err("jellyfish:n=10,ports=4,r=1").contains("cannot connect"));
+        assert!(err("bcube:n=1,k=1").contains("n = 1"));
+        assert!(err("hyperx:l=0,s=4").contains("l = 0"));
+        assert!(err("bcube:n=4096,k=23").contains("exceeds the limit"));
+        assert!(err("hyperx:l=24,s=4096").contains("exceeds the limit"));
+        assert!(err("fattree:k=1024").contains("exceeds the limit"));
+        assert!(err("fattree:k").contains("not key=value"));
+        assert!(err("file:").contains("needs a path"));
+    }
+}

@@ -1,0 +1,111 @@
+//! A fixed-length bitset over `u64` words with the few word-wise operations
+//! the ELP prefix sets need (and, or, and-not), which bit-by-bit iteration
+//! would make far slower.
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Bits {
+    words: Box<[u64]>,
+}
+
+impl Bits {
+    pub fn new(len: usize) -> Self {
+        Bits {
+            words: vec![0; len.div_ceil(64)].into_boxed_slice(),
+        }
+    }
+    pub fn single(len: usize, i: usize) -> Self {
+        let mut b = Bits::new(len);
+        b.set(i);
+        b
+    }
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+    pub fn from_words(words: &[u64]) -> Self {
+        Bits {
+            words: words.into(),
+        }
+    }
+    pub fn set(&mut self, i: usize) {
+        self.words[i / 64] |= 1 << (i % 64);
+    }
+    pub fn clear(&mut self, i: usize) {
+        self.words[i / 64] &= !(1 << (i % 64));
+    }
+    pub fn get(&self, i: usize) -> bool {
+        self.words[i / 64] >> (i % 64) & 1 == 1
+    }
+    pub fn is_empty(&self) -> bool {
+        self.words.iter().all(|&w| w == 0)
+    }
+    pub fn count(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+    /// `self & other`, or `None` when empty.
+    pub fn and_words(&self, other: &[u64]) -> Option<Bits> {
+        let mut any = 0;
+        let words: Box<[u64]> = self
+            .words
+            .iter()
+            .zip(other)
+            .map(|(a, b)| {
+                let w = a & b;
+                any |= w;
+                w
+            })
+            .collect();
+        (any != 0).then_some(Bits { words })
+    }
+    pub fn or_assign(&mut self, other: &Bits) {
+        for (a, b) in self.words.iter_mut().zip(other.words.iter()) {
+            *a |= b;
+        }
+    }
+    /// Removes from `self` every bit of `seen`, then adds the survivors to
+    /// `seen`; returns whether any survived.
+    pub fn subtract_and_mark(&mut self, seen: &mut Bits) -> bool {
+        let mut any = 0;
+        for (a, s) in self.words.iter_mut().zip(seen.words.iter_mut()) {
+            *a &= !*s;
+            *s |= *a;
+            any |= *a;
+        }
+        any != 0
+    }
+    pub fn iter_ones(&self) -> impl Iterator<Item = usize> + '_ {
+        self.words.iter().enumerate().flat_map(|(i, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                if w == 0 {
+                    return None;
+                }
+                let t = w.trailing_zeros() as usize;
+                w &= w - 1;
+                Some(i * 64 + t)
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ops() {
+        let mut a = Bits::new(130);
+        a.set(0);
+        a.set(129);
+        a.set(64);
+        assert_eq!(a.iter_ones().collect::<Vec<_>>(), vec![0, 64, 129]);
+        let mut b = Bits::single(130, 64);
+        assert_eq!(a.and_words(b.words()).unwrap().count(), 1);
+        let mut seen = Bits::single(130, 0);
+        assert!(a.subtract_and_mark(&mut seen));
+        assert_eq!(a.count(), 2);
+        assert_eq!(seen.count(), 3);
+        b.clear(64);
+        assert!(b.is_empty() && a.and_words(b.words()).is_none());
+        assert!(a.get(129));
+    }
+}

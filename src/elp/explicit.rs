@@ -1,0 +1,214 @@
+//! Explicit ELP families (`random`, `file`): paths stored as one flat node
+//! array plus offsets.
+
+use crate::error::{Error, Result};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::path::Path;
+use tagger_generators::{ChannelId, NodeId, Topology};
+
+/// Distinct explicit paths, sorted, as node sequences.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PathList {
+    nodes: Vec<NodeId>,
+    offsets: Vec<u32>,
+}
+
+/// Walks per path before `random` gives up on a pair.
+const MAX_WALKS: u32 = 200_000;
+
+impl PathList {
+    fn from_paths(mut paths: Vec<Vec<NodeId>>) -> Self {
+        paths.sort_unstable();
+        paths.dedup();
+        let mut list = PathList {
+            nodes: Vec::with_capacity(paths.iter().map(Vec::len).sum()),
+            offsets: Vec::with_capacity(paths.len() + 1),
+        };
+        list.offsets.push(0);
+        for p in paths {
+            list.nodes.extend(p);
+            list.offsets.push(list.nodes.len() as u32);
+        }
+        list
+    }
+
+    pub fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn path(&self, id: u32) -> &[NodeId] {
+        &self.nodes[self.offsets[id as usize] as usize..self.offsets[id as usize + 1] as usize]
+    }
+    /// Length in links.
+    pub fn len_of(&self, id: u32) -> u32 {
+        self.offsets[id as usize + 1] - self.offsets[id as usize] - 1
+    }
+    pub fn iter(&self) -> impl Iterator<Item = &[NodeId]> {
+        (0..self.len() as u32).map(|i| self.path(i))
+    }
+
+    /// Union of several lists, deduplicated.
+    pub fn union(_topo: &Topology, lists: Vec<PathList>) -> PathList {
+        let all = lists
+            .iter()
+            .flat_map(|l| l.iter().map(<[NodeId]>::to_vec))
+            .collect();
+        PathList::from_paths(all)
+    }
+
+    /// `N` paths, each between a uniformly random ordered pair of distinct
+    /// endpoints, grown as a uniformly random walk that never revisits a node
+    /// and stops at the destination; a walk that gets stuck or exceeds
+    /// `maxlen` links is redrawn for the same pair. Path `i` draws from its own
+    /// ChaCha8 stream (seed mixed with `i`), so the result is the same at any
+    /// thread count. `maxlen` defaults to twice the endpoint diameter.
+    ///
+    /// # Errors
+    /// When a pair finds no walk within `maxlen` after many tries.
+    pub fn random(topo: &Topology, n: u32, maxlen: Option<u32>, seed: u64) -> Result<Self, String> {
+        let eps = topo.endpoints();
+        let maxlen = match maxlen {
+            Some(m) => m,
+            None => {
+                2 * crate::topo::endpoint_diameter(topo)
+                    .ok_or("the topology is not connected between endpoints")?
+            }
+        };
+        let paths: Vec<Vec<NodeId>> = (0..n)
+            .into_par_iter()
+            .map(|i| {
+                let mut rng = ChaCha8Rng::seed_from_u64(crate::seed::mix(seed, i as u64));
+                let s = eps[rng.random_range(0..eps.len() as u64) as usize];
+                let d = loop {
+                    let d = eps[rng.random_range(0..eps.len() as u64) as usize];
+                    if d != s {
+                        break d;
+                    }
+                };
+                let mut path = Vec::with_capacity(maxlen as usize + 1);
+                let mut cand = Vec::new();
+                for _ in 0..MAX_WALKS {
+                    path.clear();
+                    path.push(s);
+                    let mut u = s;
+                    while path.len() <= maxlen as usize {
+                        cand.clear();
+                        for w in topo.neighbors(u) {
+                            if !path.contains(&w) && !cand.contains(&w) {
+                                cand.push(w);
+                            }
+                        }
+                        if cand.is_empty() {
+                            break;
+                        }
+                        u = cand[rng.random_range(0..cand.len() as u64) as usize];
+                        path.push(u);
+                        if u == d {
+                            return Ok(path);
+                        }
+                    }
+                }
+                Err(format!(
+                    "random: no walk from node {s} to node {d} within maxlen = {maxlen} links after {MAX_WALKS} tries"
+                ))
+            })
+            .collect::<Result<_, String>>()?;
+        Ok(PathList::from_paths(paths))
+    }
+
+    /// Reads paths, one per line as node ids separated by spaces; blank lines
+    /// and lines starting with `#` are skipped.
+    ///
+    /// # Errors
+    /// [`Error::PathFile`] naming the line of the first path that is not a
+    /// path of the topology.
+    pub fn read(topo: &Topology, path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Self::parse(topo, &text, path)
+    }
+
+    pub fn parse(topo: &Topology, text: &str, origin: &Path) -> Result<Self> {
+        let mut paths = Vec::new();
+        let n = topo.node_count();
+        for (i, line) in text.lines().enumerate() {
+            let bad = |reason: String| Error::PathFile {
+                path: origin.to_path_buf(),
+                line: i + 1,
+                reason,
+            };
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let mut p = Vec::new();
+            for tok in line.split_whitespace() {
+                let v: u64 = tok
+                    .parse()
+                    .map_err(|_| bad(format!("'{tok}' is not a node id")))?;
+                if v >= n as u64 {
+                    return Err(bad(format!("node {v} does not exist (nodes are 0..{n})")));
+                }
+                p.push(v as NodeId);
+            }
+            if p.len() < 2 {
+                return Err(bad("a path needs at least two nodes".into()));
+            }
+            for w in p.windows(2) {
+                if !topo.neighbors(w[0]).any(|x| x == w[1]) {
+                    return Err(bad(format!("nodes {} and {} are not linked", w[0], w[1])));
+                }
+            }
+            for &end in [p[0], *p.last().unwrap()].iter() {
+                if !topo.is_endpoint(end) {
+                    return Err(bad(format!(
+                        "node {end} is not an endpoint (no hosts, not a server)"
+                    )));
+                }
+            }
+            if p[0] == *p.last().unwrap() {
+                return Err(bad(format!("path starts and ends at node {}", p[0])));
+            }
+            paths.push(p);
+        }
+        Ok(PathList::from_paths(paths))
+    }
+
+    /// Channels from `u` to `v` (several with parallel links).
+    fn channels(topo: &Topology, u: NodeId, v: NodeId) -> impl Iterator<Item = ChannelId> + '_ {
+        topo.out_channels(u)
+            .iter()
+            .copied()
+            .filter(move |&c| topo.channel_dst(c) == v)
+    }
+
+    /// First channels with the ids of the paths starting on them.
+    pub fn first_hops(&self, topo: &Topology) -> Vec<(ChannelId, Vec<u32>)> {
+        let mut m: BTreeMap<ChannelId, Vec<u32>> = BTreeMap::new();
+        for id in 0..self.len() as u32 {
+            let p = self.path(id);
+            for c in Self::channels(topo, p[0], p[1]) {
+                m.entry(c).or_default().push(id);
+            }
+        }
+        m.into_iter().collect()
+    }
+
+    /// Next channels of paths `ids` that have crossed `hop` channels.
+    pub fn step(&self, topo: &Topology, ids: &[u32], hop: u32) -> Vec<(ChannelId, Vec<u32>)> {
+        let mut m: BTreeMap<ChannelId, Vec<u32>> = BTreeMap::new();
+        for &id in ids {
+            if self.len_of(id) > hop {
+                let p = self.path(id);
+                for c in Self::channels(topo, p[hop as usize], p[hop as usize + 1]) {
+                    m.entry(c).or_default().push(id);
+                }
+            }
+        }
+        m.into_iter().collect()
+    }
+}

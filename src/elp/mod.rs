@@ -1,0 +1,512 @@
+//! Expected lossless paths (ELPs): the paths that must stay lossless, held as
+//! a *path language over channels* so that families far too large to list
+//! (all shortest paths of a 2,000-switch Jellyfish, k-bounce walks of a large
+//! fat-tree) are never materialised.
+//!
+//! A packet's *prefix* is the channel sequence it has crossed. The language
+//! answers one question, [`ElpSet::successors`]: given the set of ELP prefixes
+//! that end in channel `c` after `hop` channels, which channels may come next,
+//! and which prefixes continue on each. Prefix sets are kept per family:
+//!
+//! * `shortest`: the set of sources (as a bitset over endpoints); after `hop`
+//!   channels a source's prefix ends at distance `hop`, so the source alone
+//!   fixes the continuations.
+//! * `kbounce:K`: one source bitset per bounce count `b = 0..=K`.
+//! * `dor`: a flag; dimension-order continuations depend on the channel only.
+//! * explicit paths (`random`, `file`): the path ids, whose position is `hop`.
+
+pub mod count;
+pub mod dor;
+pub mod enumerate;
+pub mod explicit;
+pub mod kbounce;
+pub mod shortest;
+
+use crate::bits::Bits;
+use crate::error::{Error, Result};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use tagger_generators::{ChannelId, NodeId, Topology};
+
+pub use dor::Dor;
+pub use explicit::PathList;
+pub use kbounce::KBounce;
+pub use shortest::Shortest;
+
+/// One family of a spec such as `shortest+random:200,seed=3`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FamilySpec {
+    Shortest,
+    KBounce {
+        k: u32,
+    },
+    Dor,
+    Random {
+        n: u32,
+        maxlen: Option<u32>,
+        seed: u64,
+    },
+    File {
+        path: PathBuf,
+    },
+}
+
+/// A parsed ELP spec: a union of families.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ElpSpec {
+    pub text: String,
+    pub families: Vec<FamilySpec>,
+}
+
+/// The largest explicit path count one spec may ask for.
+pub const MAX_RANDOM_PATHS: u32 = 50_000_000;
+/// The largest bounce count: tags beyond 16 exceed any switch's queues.
+pub const MAX_BOUNCES: u32 = 15;
+
+impl ElpSpec {
+    /// Parses `family[+family...]`.
+    ///
+    /// # Errors
+    /// [`Error::ElpSpec`] naming the part and parameter at fault.
+    pub fn parse(text: &str) -> Result<Self> {
+        let text = text.trim();
+        let bad = |reason: String| Error::ElpSpec {
+            spec: text.to_string(),
+            reason,
+        };
+        if text.is_empty() {
+            return Err(bad(
+                "empty ELP spec (try shortest, kbounce:1, dor, random:1000, file:PATH)".into(),
+            ));
+        }
+        let mut families = Vec::new();
+        for part in text.split('+').map(str::trim) {
+            let (name, rest) = part.split_once(':').unwrap_or((part, ""));
+            let mut params = Vec::new();
+            if name != "file" {
+                for kv in rest.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                    params.push(
+                        kv.split_once('=')
+                            .map_or((None, kv), |(k, v)| (Some(k.trim()), v.trim())),
+                    );
+                }
+            }
+            let num = |key: &str, v: &str| -> Result<u64> {
+                v.replace('_', "")
+                    .parse::<u64>()
+                    .map_err(|_| bad(format!("{name}: {key} = {v} is not a non-negative integer")))
+            };
+            let fam = match name {
+                "shortest" | "dor" => {
+                    if let Some((k, v)) = params.first() {
+                        return Err(bad(format!(
+                            "{name} takes no parameters, got '{}'",
+                            k.map_or(v.to_string(), |k| format!("{k}={v}"))
+                        )));
+                    }
+                    if name == "shortest" {
+                        FamilySpec::Shortest
+                    } else {
+                        FamilySpec::Dor
+                    }
+                }
+                "kbounce" => {
+                    let k = match params.as_slice() {
+                        [(None | Some("k"), v)] => num("K", v)?,
+                        _ => {
+                            return Err(bad(
+                                "kbounce needs exactly one parameter, e.g. kbounce:1".into()
+                            ));
+                        }
+                    };
+                    if k > MAX_BOUNCES as u64 {
+                        return Err(bad(format!("kbounce: K = {k} exceeds {MAX_BOUNCES}")));
+                    }
+                    FamilySpec::KBounce { k: k as u32 }
+                }
+                "random" => {
+                    let (mut n, mut maxlen, mut seed) = (None, None, 1);
+                    for (i, (k, v)) in params.iter().enumerate() {
+                        match (i, *k) {
+                            (0, None) | (_, Some("n")) => n = Some(num("N", v)?),
+                            (_, Some("maxlen")) => maxlen = Some(num("maxlen", v)?),
+                            (_, Some("seed")) => seed = num("seed", v)?,
+                            (_, k) => {
+                                return Err(bad(format!(
+                                    "random: unknown parameter '{}'",
+                                    k.unwrap_or(v)
+                                )));
+                            }
+                        }
+                    }
+                    let n =
+                        n.ok_or_else(|| bad("random needs a path count, e.g. random:1000".into()))?;
+                    if n == 0 || n > MAX_RANDOM_PATHS as u64 {
+                        return Err(bad(format!(
+                            "random: N = {n} must be in 1..={MAX_RANDOM_PATHS}"
+                        )));
+                    }
+                    if maxlen == Some(0) || maxlen.is_some_and(|m| m > 1 << 16) {
+                        return Err(bad(format!(
+                            "random: maxlen = {} must be in 1..=65536",
+                            maxlen.unwrap()
+                        )));
+                    }
+                    FamilySpec::Random {
+                        n: n as u32,
+                        maxlen: maxlen.map(|m| m as u32),
+                        seed,
+                    }
+                }
+                "file" => {
+                    if rest.trim().is_empty() {
+                        return Err(bad("file: needs a path, e.g. file:paths.txt".into()));
+                    }
+                    FamilySpec::File {
+                        path: PathBuf::from(rest.trim()),
+                    }
+                }
+                "ksp" => {
+                    return Err(bad(
+                        "ksp (Yen's k shortest paths) is not implemented yet".into()
+                    ));
+                }
+                other => {
+                    return Err(bad(format!(
+                        "unknown family '{other}' (expected shortest, kbounce:K, dor, random:N, file:PATH)"
+                    )));
+                }
+            };
+            if families
+                .iter()
+                .any(|f| std::mem::discriminant(f) == std::mem::discriminant(&fam))
+                && !matches!(fam, FamilySpec::Random { .. } | FamilySpec::File { .. })
+            {
+                return Err(bad(format!("family '{name}' given twice")));
+            }
+            families.push(fam);
+        }
+        Ok(ElpSpec {
+            text: text.to_string(),
+            families,
+        })
+    }
+
+    /// The largest K of a `kbounce` part, if any.
+    pub fn kbounce(&self) -> Option<u32> {
+        self.families.iter().find_map(|f| match f {
+            FamilySpec::KBounce { k } => Some(*k),
+            _ => None,
+        })
+    }
+
+    /// A copy with the seed of every `random` part derived from `seed`, so a
+    /// sweep's trials draw different paths.
+    pub fn with_seed(&self, seed: u64) -> Self {
+        let families = self
+            .families
+            .iter()
+            .enumerate()
+            .map(|(i, f)| match f {
+                FamilySpec::Random { n, maxlen, .. } => FamilySpec::Random {
+                    n: *n,
+                    maxlen: *maxlen,
+                    seed: crate::seed::mix(seed, i as u64),
+                },
+                other => other.clone(),
+            })
+            .collect();
+        ElpSpec {
+            text: self.text.clone(),
+            families,
+        }
+    }
+
+    pub fn has_random(&self) -> bool {
+        self.families
+            .iter()
+            .any(|f| matches!(f, FamilySpec::Random { .. }))
+    }
+}
+
+/// The built ELP set for one topology.
+#[derive(Debug)]
+pub struct ElpSet {
+    pub spec: String,
+    pub endpoints: usize,
+    pub shortest: Option<Shortest>,
+    pub kbounce: Option<KBounce>,
+    pub dor: Option<Dor>,
+    pub explicit: Option<PathList>,
+}
+
+/// A set of ELP prefixes that end in the same channel after the same number of
+/// hops, split by family (see the module docs).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Prefixes {
+    pub shortest: Option<Bits>,
+    pub kbounce: Vec<Option<Bits>>,
+    pub dor: bool,
+    pub paths: Vec<u32>,
+}
+
+impl Prefixes {
+    pub fn is_empty(&self) -> bool {
+        self.shortest.is_none()
+            && self.kbounce.iter().all(Option::is_none)
+            && !self.dor
+            && self.paths.is_empty()
+    }
+
+    /// Adds every prefix of `other`.
+    pub fn union(&mut self, other: Prefixes) {
+        merge_bits(&mut self.shortest, other.shortest);
+        if self.kbounce.len() < other.kbounce.len() {
+            self.kbounce.resize(other.kbounce.len(), None);
+        }
+        for (a, b) in self.kbounce.iter_mut().zip(other.kbounce) {
+            merge_bits(a, b);
+        }
+        self.dor |= other.dor;
+        self.paths.extend(other.paths);
+    }
+
+    /// Drops the implicit-family prefixes already in `seen` (their
+    /// continuations were explored) and records the rest in `seen`. Explicit
+    /// paths are kept: each path id is at one position per hop.
+    pub fn subtract_seen(&mut self, seen: &mut Prefixes) {
+        sub_bits(&mut self.shortest, &mut seen.shortest);
+        if seen.kbounce.len() < self.kbounce.len() {
+            seen.kbounce.resize(self.kbounce.len(), None);
+        }
+        for (a, s) in self.kbounce.iter_mut().zip(seen.kbounce.iter_mut()) {
+            sub_bits(a, s);
+        }
+        if self.dor && seen.dor {
+            self.dor = false;
+        }
+        seen.dor |= self.dor;
+    }
+}
+
+fn merge_bits(a: &mut Option<Bits>, b: Option<Bits>) {
+    match (a.as_mut(), b) {
+        (Some(x), Some(y)) => x.or_assign(&y),
+        (None, Some(y)) => *a = Some(y),
+        _ => {}
+    }
+}
+
+fn sub_bits(a: &mut Option<Bits>, seen: &mut Option<Bits>) {
+    let Some(x) = a.as_mut() else { return };
+    match seen {
+        Some(s) => {
+            if !x.subtract_and_mark(s) {
+                *a = None;
+            }
+        }
+        None => *seen = Some(x.clone()),
+    }
+}
+
+/// Summary numbers of an ELP set, computed without enumerating paths.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ElpCounts {
+    /// Number of ELPs (node sequences; parallel links do not multiply them).
+    pub paths: u128,
+    /// False when `paths` saturated, or when families of a union may overlap
+    /// so `paths` is the sum of the parts (an upper bound).
+    pub paths_exact: bool,
+    pub longest: u32,
+    pub pairs_covered: u64,
+    pub pairs_total: u64,
+}
+
+impl ElpSet {
+    /// Builds the language of `spec` on `topo`.
+    ///
+    /// # Errors
+    /// [`Error::ElpSpec`] when a family does not apply to the topology (no
+    /// endpoints, `kbounce` without levels, `dor` on a family without
+    /// dimensions), or a path file error.
+    pub fn build(topo: &Topology, spec: &ElpSpec) -> Result<Self> {
+        let bad = |reason: String| Error::ElpSpec {
+            spec: spec.text.clone(),
+            reason,
+        };
+        if topo.endpoints().len() < 2 {
+            return Err(bad(format!(
+                "topology {} has {} endpoints; ELPs need at least 2 (switches with hosts, or servers)",
+                topo.name(),
+                topo.endpoints().len()
+            )));
+        }
+        let mut set = ElpSet {
+            spec: spec.text.clone(),
+            endpoints: topo.endpoints().len(),
+            shortest: None,
+            kbounce: None,
+            dor: None,
+            explicit: None,
+        };
+        let mut lists = Vec::new();
+        for fam in &spec.families {
+            match fam {
+                FamilySpec::Shortest => set.shortest = Some(Shortest::build(topo).map_err(bad)?),
+                FamilySpec::KBounce { k } => {
+                    set.kbounce = Some(KBounce::build(topo, *k).map_err(bad)?)
+                }
+                FamilySpec::Dor => set.dor = Some(Dor::build(topo).map_err(bad)?),
+                FamilySpec::Random { n, maxlen, seed } => {
+                    lists.push(PathList::random(topo, *n, *maxlen, *seed).map_err(bad)?)
+                }
+                FamilySpec::File { path } => lists.push(PathList::read(topo, path)?),
+            }
+        }
+        if !lists.is_empty() {
+            set.explicit = Some(PathList::union(topo, lists));
+        }
+        Ok(set)
+    }
+
+    /// Initial prefixes: for every first channel of an ELP, the prefixes
+    /// (sources, paths) that start with it, in channel order.
+    pub fn initial(&self, topo: &Topology) -> Vec<(ChannelId, Prefixes)> {
+        let mut out: BTreeMap<ChannelId, Prefixes> = BTreeMap::new();
+        for (i, &s) in topo.endpoints().iter().enumerate() {
+            for &c in topo.out_channels(s) {
+                let mut p = Prefixes::default();
+                if let Some(sp) = &self.shortest {
+                    p.shortest = sp.first_hop(topo, i, c);
+                }
+                if let Some(kb) = &self.kbounce {
+                    p.kbounce = kb.first_hop(topo, i, c);
+                }
+                if let Some(d) = &self.dor {
+                    p.dor = d.first_hop(topo, c);
+                }
+                if !p.is_empty() {
+                    out.insert(c, p);
+                }
+            }
+        }
+        if let Some(ex) = &self.explicit {
+            for (c, ids) in ex.first_hops(topo) {
+                out.entry(c).or_default().paths = ids;
+            }
+        }
+        out.into_iter().collect()
+    }
+
+    /// The continuations of the prefixes `p` that end in channel `c` after
+    /// `hop` channels: every next channel with the prefixes that continue on
+    /// it, in channel order.
+    pub fn successors(
+        &self,
+        topo: &Topology,
+        c: ChannelId,
+        hop: u32,
+        p: &Prefixes,
+    ) -> Vec<(ChannelId, Prefixes)> {
+        let v: NodeId = topo.channel_dst(c);
+        let mut out: Vec<(ChannelId, Prefixes)> = Vec::new();
+        for &c2 in topo.out_channels(v) {
+            let mut q = Prefixes::default();
+            if let (Some(sp), Some(src)) = (&self.shortest, &p.shortest) {
+                q.shortest = sp.step(topo, src, hop, c2);
+            }
+            if let Some(kb) = &self.kbounce
+                && !p.kbounce.is_empty()
+            {
+                q.kbounce = kb.step(topo, &p.kbounce, c, c2);
+            }
+            if let Some(d) = &self.dor {
+                q.dor = p.dor && d.step(topo, c, c2);
+            }
+            if !q.is_empty() {
+                out.push((c2, q));
+            }
+        }
+        if let Some(ex) = &self.explicit
+            && !p.paths.is_empty()
+        {
+            for (c2, ids) in ex.step(topo, &p.paths, hop) {
+                match out.iter_mut().find(|(x, _)| *x == c2) {
+                    Some((_, q)) => q.paths = ids,
+                    None => out.push((
+                        c2,
+                        Prefixes {
+                            paths: ids,
+                            ..Default::default()
+                        },
+                    )),
+                }
+            }
+            out.sort_by_key(|(x, _)| *x);
+        }
+        out
+    }
+
+    /// True when the prefixes `p` ending in channel `c` after `hop` channels
+    /// include a complete ELP (the packet may be delivered here).
+    pub fn accepts(&self, topo: &Topology, c: ChannelId, hop: u32, p: &Prefixes) -> bool {
+        let d = topo.channel_dst(c);
+        if !topo.is_endpoint(d) {
+            return false;
+        }
+        p.shortest.is_some()
+            || (p.dor && self.dor.is_some())
+            || self
+                .kbounce
+                .as_ref()
+                .is_some_and(|kb| kb.accepts(topo, c, &p.kbounce))
+            || self
+                .explicit
+                .as_ref()
+                .is_some_and(|ex| p.paths.iter().any(|&id| ex.len_of(id) == hop))
+    }
+
+    /// Path counts, longest ELP and pair coverage by dynamic programming.
+    pub fn counts(&self, topo: &Topology) -> ElpCounts {
+        count::counts(self, topo)
+    }
+
+    pub fn is_implicit_only(&self) -> bool {
+        self.explicit.is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_parsing() {
+        let s = ElpSpec::parse("shortest+random:20000,seed=3+kbounce:2").unwrap();
+        assert_eq!(s.families.len(), 3);
+        assert_eq!(s.kbounce(), Some(2));
+        assert_eq!(
+            ElpSpec::parse("random:5,maxlen=7").unwrap().families[0],
+            FamilySpec::Random {
+                n: 5,
+                maxlen: Some(7),
+                seed: 1
+            }
+        );
+        for (bad, msg) in [
+            ("", "empty"),
+            ("kbounce", "exactly one"),
+            ("kbounce:x", "K = x"),
+            ("kbounce:99", "exceeds"),
+            ("random:0", "N = 0"),
+            ("random:5,foo=1", "unknown parameter 'foo'"),
+            ("shortest:3", "no parameters"),
+            ("updown", "unknown family 'updown'"),
+            ("shortest+shortest", "given twice"),
+            ("file:", "needs a path"),
+        ] {
+            let e = ElpSpec::parse(bad).unwrap_err().to_string();
+            assert!(e.contains(msg), "{bad}: {e}");
+        }
+    }
+}

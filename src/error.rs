@@ -1,0 +1,70 @@
+//! The library's error type. Each stage has variants that carry the value at
+//! fault; the binary adds context with `anyhow` and prints `{:#}`.
+
+use std::path::PathBuf;
+pub use tagger_generators::TopologyError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Topology(#[from] TopologyError),
+    /// An ELP spec that does not parse or does not fit the topology.
+    #[error("ELP '{spec}': {reason}")]
+    ElpSpec { spec: String, reason: String },
+    /// A line of a path file that is not a path of the topology.
+    #[error("{}: line {line}: {reason}", path.display())]
+    PathFile {
+        path: PathBuf,
+        line: usize,
+        reason: String,
+    },
+    /// An algorithm name or parameter that is not known or not applicable.
+    #[error("algorithm '{algo}': {reason}")]
+    Algo { algo: String, reason: String },
+    /// A result larger than the caller allowed.
+    #[error("{what} = {value} exceeds the limit of {limit}")]
+    Limit {
+        what: &'static str,
+        value: u128,
+        limit: u128,
+    },
+    /// A rules file that is not valid `tagger-rules/1`.
+    #[error("{}: {location}: {reason}", path.display())]
+    RulesFile {
+        path: PathBuf,
+        location: String,
+        reason: String,
+    },
+    /// Verification found the configuration unsafe; the text lists violations.
+    #[error("verification failed: {0}")]
+    Verification(String),
+    /// An invariant the tagging stage checks on its own result did not hold.
+    #[error("internal check failed in {stage}: {reason}")]
+    SelfCheck { stage: &'static str, reason: String },
+    /// A sweep spec that is invalid; names file, group and key.
+    #[error("{file}: {location}: {reason}")]
+    SweepSpec {
+        file: String,
+        location: String,
+        reason: String,
+    },
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("writing Parquet {}: {reason}", path.display())]
+    Parquet { path: PathBuf, reason: String },
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

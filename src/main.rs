@@ -1,0 +1,452 @@
+//! The `tagger` command line: thin glue over the library.
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use tagger::cycle::CycleBackend;
+use tagger::elp::{ElpSet, ElpSpec, enumerate};
+use tagger::output::{write_atomic, write_string};
+use tagger::pipeline::{self, RunConfig};
+use tagger::rules::RuleSet;
+use tagger::sweep::{self, Sweep};
+use tagger::tagging::Algo;
+use tagger::topo::{self, Summary, TopologySpec};
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+const TOPO_HELP: &str = "\
+Topology specs:
+  fattree:k=K                          K-ary fat-tree (K even): 5K^2/4 switches, K/2 hosts per ToR, levels 0-2
+  leafspine:leaves=L,spines=S[,hosts=H][,links=K]
+                                       two-tier Clos, every leaf to every spine (K parallel links), H hosts per leaf
+  bcube:n=N,k=K                        BCube: N^(K+1) forwarding servers (the endpoints), K+1 levels of N^K switches
+  hyperx:l=L,s=S[,k=K][,t=T]           S^L switches, all-to-all per dimension, K parallel links, T hosts per switch
+  jellyfish:n=N,ports=P,r=R[,seed=X]   random R-regular switch graph, P-R hosts per switch (Singla's construction)
+  file:PATH                            a tagger-topology/1 JSON file";
+
+const ELP_HELP: &str = "\
+ELP specs (combine with +, e.g. shortest+random:20000):
+  shortest                             all shortest paths between every ordered endpoint pair
+  kbounce:K                            up-down walks with at most K bounces (needs levels)
+  dor                                  dimension-order routing (HyperX, BCube)
+  random:N[,maxlen=M][,seed=X]         N random self-avoiding walks between random endpoint pairs
+  file:PATH                            one path per line, node ids separated by spaces";
+
+#[derive(Parser)]
+#[command(
+    name = "tagger",
+    version,
+    about = "Plans PFC deadlock prevention (Tagger) for lossless data-center networks"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build a topology, print a summary, optionally write it out.
+    #[command(after_help = TOPO_HELP)]
+    Topo {
+        /// Topology spec, e.g. fattree:k=8 or jellyfish:n=1000,ports=64,r=12,seed=1
+        spec: String,
+        /// Output format for --out.
+        #[arg(long, value_enum, default_value_t = Format::Json)]
+        format: Format,
+        /// Write the topology here (atomically).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Build the expected lossless paths of a topology and count them.
+    #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}"))]
+    Elp {
+        topology: String,
+        #[arg(long)]
+        elp: String,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Write every path, one line of node ids each.
+        #[arg(long)]
+        paths_out: Option<PathBuf>,
+        /// Refuse --paths-out beyond this many paths.
+        #[arg(long, default_value_t = 10_000_000)]
+        max_paths: u64,
+    },
+    /// Run the whole pipeline on one scenario: generate, ELP, tag, rules, verify.
+    #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}\n\nAlgorithms: brute, greedy (default), clos, clos:K"))]
+    Run {
+        topology: String,
+        #[arg(long)]
+        elp: String,
+        #[arg(long, default_value = "greedy")]
+        algo: String,
+        /// Incremental cycle detection backend: bitset, petgraph, naive.
+        #[arg(long, default_value = "bitset")]
+        cycle: String,
+        #[arg(long)]
+        json: bool,
+        #[arg(long)]
+        topology_out: Option<PathBuf>,
+        #[arg(long)]
+        rules_out: Option<PathBuf>,
+        #[arg(long)]
+        paths_out: Option<PathBuf>,
+        #[arg(long, default_value_t = 10_000_000)]
+        max_paths: u64,
+    },
+    /// Independently verify a rule set against a topology (and paths).
+    Verify {
+        #[arg(long)]
+        topology: PathBuf,
+        #[arg(long)]
+        rules: PathBuf,
+        /// Paths that must stay lossless, one per line.
+        #[arg(long)]
+        paths: Option<PathBuf>,
+    },
+    /// Run a batch sweep (the embedded default when no spec is given).
+    Sweep {
+        /// A TOML sweep spec (see datasets/).
+        spec: Option<PathBuf>,
+        /// Output directory for runs.parquet and switches.parquet.
+        #[arg(long, default_value = "sweep-out")]
+        out: PathBuf,
+        /// Scenarios run concurrently (default: all cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Refuse specs that expand to more scenarios than this.
+        #[arg(long, default_value_t = sweep::DEFAULT_MAX_SCENARIOS)]
+        max_scenarios: usize,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Json,
+    Edgelist,
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Topo { spec, format, out } => {
+            let t = std::time::Instant::now();
+            let topo = TopologySpec::parse(&spec)?.build()?;
+            let built = t.elapsed().as_secs_f64();
+            let t = std::time::Instant::now();
+            println!("{}", Summary::of(&topo));
+            println!(
+                "seconds    build {built:.3}, summary {:.3}",
+                t.elapsed().as_secs_f64()
+            );
+            if let Some(out) = out {
+                let text = match format {
+                    Format::Json => topo::file::to_json(&topo),
+                    Format::Edgelist => topo::file::to_edgelist(&topo),
+                };
+                write_string(&out, &text)?;
+                println!("wrote      {}", out.display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Elp {
+            topology,
+            elp,
+            json,
+            paths_out,
+            max_paths,
+        } => {
+            let topo = TopologySpec::parse(&topology)?.build()?;
+            let spec = ElpSpec::parse(&elp)?;
+            elp_command(&topo, &spec, json, paths_out.as_deref(), max_paths)
+        }
+        Command::Run {
+            topology,
+            elp,
+            algo,
+            cycle,
+            json,
+            topology_out,
+            rules_out,
+            paths_out,
+            max_paths,
+        } => {
+            let cfg = RunConfig {
+                topology: TopologySpec::parse(&topology)?,
+                elp: ElpSpec::parse(&elp)?,
+                algo: algo.parse::<Algo>()?,
+                cycle: cycle.parse::<CycleBackend>().map_err(anyhow::Error::msg)?,
+            };
+            let r = pipeline::run(&cfg)?;
+            if let Some(p) = &topology_out {
+                write_string(p, &topo::file::to_json(&r.topo))?;
+            }
+            if let Some(p) = &rules_out {
+                write_string(p, &r.rules.to_json())?;
+            }
+            if let Some(p) = &paths_out {
+                write_paths(&r.topo, &r.elp, p, max_paths)?;
+            }
+            if json {
+                let mut v = serde_json::to_value(&r.summary)?;
+                v["peak_rss_bytes"] = pipeline::peak_rss_bytes().into();
+                println!("{}", serde_json::to_string_pretty(&v)?);
+            } else {
+                print_run(&r);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Verify {
+            topology,
+            rules,
+            paths,
+        } => {
+            let topo = topo::file::read_json_file(&topology)?;
+            let rules = RuleSet::read(&rules)?;
+            let elp = match &paths {
+                Some(p) => Some(ElpSet::build(
+                    &topo,
+                    &ElpSpec::parse(&format!("file:{}", p.display()))?,
+                )?),
+                None => None,
+            };
+            let report = tagger::verify::verify(&topo, &rules, elp.as_ref());
+            println!("{report}");
+            Ok(if report.ok() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+        Command::Sweep {
+            spec,
+            out,
+            jobs,
+            max_scenarios,
+        } => sweep_command(spec.as_deref(), &out, jobs, max_scenarios),
+    }
+}
+
+fn elp_command(
+    topo: &tagger::Topology,
+    spec: &ElpSpec,
+    json: bool,
+    paths_out: Option<&Path>,
+    max: u64,
+) -> Result<ExitCode> {
+    use std::time::Instant;
+    let t = Instant::now();
+    let elp = ElpSet::build(topo, spec)?;
+    let build = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let counts = elp.counts(topo);
+    let count_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let bf = tagger::tagging::tag(topo, &elp, Algo::Brute, CycleBackend::Bitset)?;
+    let bf_s = t.elapsed().as_secs_f64();
+    let mut channels: Vec<u32> = bf.states.iter().map(|s| s.0).collect();
+    channels.dedup();
+    let bf_edges = bf.keys.iter().filter(|k| k.in_channel.is_some()).count();
+    if let Some(p) = paths_out {
+        write_paths(topo, &elp, p, max)?;
+    }
+    if json {
+        let v = serde_json::json!({
+            "topology": topo.name(), "elp": spec.text,
+            "paths": u64::try_from(counts.paths).unwrap_or(u64::MAX), "paths_exact": counts.paths_exact,
+            "longest_elp": counts.longest, "pairs_covered": counts.pairs_covered, "pairs_total": counts.pairs_total,
+            "channels_used": channels.len(), "bf_nodes": bf.states.len(), "bf_edges": bf_edges,
+            "seconds": {"build": build, "count": count_s, "tagged_graph": bf_s},
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        println!("topology        {}", topo.name());
+        println!("elp             {}", spec.text);
+        println!(
+            "paths           {}{}",
+            counts.paths,
+            if counts.paths_exact {
+                ""
+            } else {
+                " (upper bound: union of families, or saturated)"
+            }
+        );
+        println!("longest ELP     {} links", counts.longest);
+        println!(
+            "pairs covered   {} / {}",
+            counts.pairs_covered, counts.pairs_total
+        );
+        println!(
+            "channels used   {} / {}",
+            channels.len(),
+            topo.channel_count()
+        );
+        println!(
+            "brute-force tagged graph: {} nodes, {} edges",
+            bf.states.len(),
+            bf_edges
+        );
+        println!("seconds         build {build:.3}, count {count_s:.3}, tagged graph {bf_s:.3}");
+        if counts.pairs_covered < counts.pairs_total {
+            eprintln!(
+                "warning: {} ordered endpoint pairs have no ELP; their traffic is lossy",
+                counts.pairs_total - counts.pairs_covered
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_paths(topo: &tagger::Topology, elp: &ElpSet, path: &Path, max: u64) -> Result<()> {
+    let mut err = None;
+    write_atomic(path, |f| {
+        let mut w = std::io::BufWriter::new(f);
+        let r = enumerate::for_each_path(topo, elp, max, |nodes| {
+            let line: Vec<String> = nodes.iter().map(u32::to_string).collect();
+            writeln!(w, "{}", line.join(" ")).map_err(|e| tagger::Error::io(path, e))
+        });
+        match r {
+            Ok(_) => w.flush(),
+            Err(e) => {
+                err = Some(e);
+                Err(std::io::Error::other("stopped"))
+            }
+        }
+    })
+    .map_err(|e| match err.take() {
+        Some(inner) => anyhow::Error::new(inner),
+        None => anyhow::Error::new(e),
+    })
+    .with_context(|| format!("writing paths to {}", path.display()))
+}
+
+fn print_run(r: &pipeline::RunResult) {
+    let s = &r.summary;
+    println!(
+        "topology      {} ({} switches, {} servers, {} links, {} endpoints)",
+        s.topology, s.switches, s.servers, s.links, s.endpoints
+    );
+    println!(
+        "elp           {}: {} paths{}, longest {} links, {} / {} pairs",
+        s.elp,
+        s.paths,
+        if s.paths_exact { "" } else { " (upper bound)" },
+        s.longest_elp,
+        s.pairs_covered,
+        s.pairs_total
+    );
+    println!("algorithm     {} (cycle detection: {})", s.algo, s.cycle);
+    println!("priorities    {} lossless", s.priorities);
+    for (i, p) in r.tagging.per_priority.iter().enumerate() {
+        println!(
+            "  priority {}: {} channels, {} same-priority dependencies",
+            i + 1,
+            p.channels,
+            p.edges
+        );
+    }
+    println!(
+        "ACL entries   exact {} total, {} max; compressed {} total, {} max",
+        s.acl_exact_total, s.acl_exact_max, s.acl_compressed_total, s.acl_compressed_max
+    );
+    println!(
+        "rules         {} total, {} at the bottleneck node (p50 {}, p99 {})",
+        s.rules_total, s.rules_max, s.rules_p50, s.rules_p99
+    );
+    println!(
+        "headroom      {:.1} MB at the busiest node (40 Gb/s, 300 m, MTU 1500)",
+        s.headroom_max_bytes as f64 / 1e6
+    );
+    println!("{}", r.report);
+    let t = &s.seconds;
+    println!(
+        "seconds       generate {:.3}, elp {:.3}, tag {:.3}, rules {:.3}, verify {:.3}, total {:.3}",
+        t.generate, t.elp, t.tag, t.rules, t.verify, t.total
+    );
+}
+
+fn sweep_command(
+    spec: Option<&Path>,
+    out: &Path,
+    jobs: Option<usize>,
+    max: usize,
+) -> Result<ExitCode> {
+    let (text, file) = match spec {
+        Some(p) => (
+            std::fs::read_to_string(p)
+                .with_context(|| format!("reading sweep spec {}", p.display()))?,
+            p.display().to_string(),
+        ),
+        None => (
+            sweep::DEFAULT_SPEC.to_string(),
+            "<embedded default sweep>".to_string(),
+        ),
+    };
+    let sw = Sweep::parse(&text, &file, max)?;
+    let threads = rayon::current_num_threads();
+    let jobs = jobs.unwrap_or(threads);
+    if jobs == 0 {
+        bail!("--jobs must be at least 1");
+    }
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("creating output directory {}", out.display()))?;
+    eprintln!(
+        "sweep '{}': {} scenarios, {} at a time, output in {}",
+        sw.name,
+        sw.scenarios.len(),
+        jobs,
+        out.display()
+    );
+    let bar = if std::io::stderr().is_terminal() {
+        indicatif::ProgressBar::new(sw.scenarios.len() as u64)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} scenarios, {msg} [{elapsed} < {eta}]",
+        )
+        .expect("the template is valid"),
+    );
+    let failed = std::sync::atomic::AtomicUsize::new(0);
+    let outcomes = sweep::run_all(&sw.scenarios, jobs, |o| {
+        if o.result.is_err() {
+            failed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        bar.set_message(format!(
+            "{} failed",
+            failed.load(std::sync::atomic::Ordering::Relaxed)
+        ));
+        bar.inc(1);
+    });
+    bar.finish_and_clear();
+    sweep::write(out, &sw, &outcomes, threads)?;
+    print!("{}", sweep::summary_table(&outcomes));
+    let failed = outcomes.iter().filter(|o| o.result.is_err()).count();
+    println!(
+        "{} scenarios: {} ok, {} failed; wrote {} and {}",
+        outcomes.len(),
+        outcomes.len() - failed,
+        failed,
+        out.join("runs.parquet").display(),
+        out.join("switches.parquet").display()
+    );
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

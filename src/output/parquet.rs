@@ -1,0 +1,122 @@
+//! Column builders and the Parquet writer (zstd, key-value metadata).
+
+use crate::error::{Error, Result};
+use arrow_array::{
+    ArrayRef, BooleanArray, Float64Array, RecordBatch, StringArray, UInt32Array, UInt64Array,
+};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::WriterProperties;
+use std::path::Path;
+use std::sync::Arc;
+
+/// A typed, nullable column under construction.
+#[derive(Debug)]
+pub enum Column {
+    Str(Vec<Option<String>>),
+    U64(Vec<Option<u64>>),
+    U32(Vec<Option<u32>>),
+    F64(Vec<Option<f64>>),
+    Bool(Vec<Option<bool>>),
+}
+
+impl Column {
+    fn into_array(self) -> ArrayRef {
+        match self {
+            Column::Str(v) => Arc::new(StringArray::from(v)),
+            Column::U64(v) => Arc::new(UInt64Array::from(v)),
+            Column::U32(v) => Arc::new(UInt32Array::from(v)),
+            Column::F64(v) => Arc::new(Float64Array::from(v)),
+            Column::Bool(v) => Arc::new(BooleanArray::from(v)),
+        }
+    }
+}
+
+/// Named columns in a fixed order.
+#[derive(Debug, Default)]
+pub struct Table {
+    pub columns: Vec<(&'static str, Column)>,
+}
+
+impl Table {
+    fn col(&mut self, name: &'static str, make: fn() -> Column) -> &mut Column {
+        if let Some(i) = self.columns.iter().position(|(n, _)| *n == name) {
+            return &mut self.columns[i].1;
+        }
+        self.columns.push((name, make()));
+        &mut self.columns.last_mut().unwrap().1
+    }
+    pub fn str(&mut self, name: &'static str, v: Option<impl Into<String>>) {
+        if let Column::Str(c) = self.col(name, || Column::Str(Vec::new())) {
+            c.push(v.map(Into::into));
+        }
+    }
+    pub fn u64(&mut self, name: &'static str, v: Option<u64>) {
+        if let Column::U64(c) = self.col(name, || Column::U64(Vec::new())) {
+            c.push(v);
+        }
+    }
+    pub fn u32(&mut self, name: &'static str, v: Option<u32>) {
+        if let Column::U32(c) = self.col(name, || Column::U32(Vec::new())) {
+            c.push(v);
+        }
+    }
+    pub fn f64(&mut self, name: &'static str, v: Option<f64>) {
+        if let Column::F64(c) = self.col(name, || Column::F64(Vec::new())) {
+            c.push(v);
+        }
+    }
+    pub fn bool(&mut self, name: &'static str, v: Option<bool>) {
+        if let Column::Bool(c) = self.col(name, || Column::Bool(Vec::new())) {
+            c.push(v);
+        }
+    }
+
+    /// Writes the table as one Parquet file, atomically, with zstd
+    /// compression, dictionary encoding and `metadata` as key-value pairs.
+    ///
+    /// # Errors
+    /// [`Error::Parquet`] or [`Error::Io`] naming the path.
+    pub fn write(self, path: &Path, metadata: &[(&str, String)]) -> Result<()> {
+        let pq = |e: &dyn std::fmt::Display| Error::Parquet {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        };
+        let batch =
+            RecordBatch::try_from_iter(self.columns.into_iter().map(|(n, c)| (n, c.into_array())))
+                .map_err(|e| pq(&e))?;
+        let props = WriterProperties::builder()
+            .set_compression(Compression::ZSTD(
+                ZstdLevel::try_new(3).map_err(|e| pq(&e))?,
+            ))
+            .set_dictionary_enabled(true)
+            .set_key_value_metadata(Some(
+                metadata
+                    .iter()
+                    .map(|(k, v)| KeyValue::new(k.to_string(), v.clone()))
+                    .collect(),
+            ))
+            .build();
+        let mut failure = None;
+        crate::output::write_atomic(path, |f| {
+            let run = || -> std::result::Result<(), parquet::errors::ParquetError> {
+                let mut w = ArrowWriter::try_new(f, batch.schema(), Some(props))?;
+                w.write(&batch)?;
+                w.close()?;
+                Ok(())
+            };
+            run().map_err(|e| {
+                failure = Some(e.to_string());
+                std::io::Error::other("parquet")
+            })
+        })
+        .map_err(|e| match failure.take() {
+            Some(reason) => Error::Parquet {
+                path: path.to_path_buf(),
+                reason,
+            },
+            None => e,
+        })
+    }
+}

@@ -1,0 +1,191 @@
+//! The whole pipeline for one scenario: topology -> ELP -> tagging -> rules
+//! -> verification -> statistics, with a wall-clock time per stage.
+
+use crate::cycle::CycleBackend;
+use crate::elp::{ElpCounts, ElpSet, ElpSpec};
+use crate::error::{Error, Result};
+use crate::rules::{NodeCounts, RuleSet};
+use crate::stats::{RuleStats, default_headroom};
+use crate::tagging::{Algo, Tagging};
+use crate::verify::{self, Report};
+use serde::Serialize;
+use std::time::Instant;
+use tagger_generators::{NodeKind, Topology, TopologySpec};
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    pub topology: TopologySpec,
+    pub elp: ElpSpec,
+    pub algo: Algo,
+    pub cycle: CycleBackend,
+}
+
+/// Seconds spent in each stage.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Timings {
+    pub generate: f64,
+    pub elp: f64,
+    pub tag: f64,
+    pub rules: f64,
+    pub verify: f64,
+    pub total: f64,
+}
+
+/// Everything a run produced.
+#[derive(Debug)]
+pub struct RunResult {
+    pub topo: Topology,
+    pub elp: ElpSet,
+    pub counts: ElpCounts,
+    pub tagging: Tagging,
+    pub rules: RuleSet,
+    pub node_counts: Vec<NodeCounts>,
+    pub report: Report,
+    pub summary: Summary,
+}
+
+/// The flat result record: `tagger run --json` and one row of `runs.parquet`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub topology: String,
+    pub family: String,
+    pub elp: String,
+    pub algo: String,
+    pub cycle: String,
+    pub switches: u64,
+    pub servers: u64,
+    pub hosts: u64,
+    pub links: u64,
+    pub endpoints: u64,
+    /// Saturates at `u64::MAX`; see `paths_exact`.
+    pub paths: u64,
+    pub paths_exact: bool,
+    pub longest_elp: u32,
+    pub pairs_covered: u64,
+    pub pairs_total: u64,
+    pub priorities: u32,
+    pub acl_exact_total: u64,
+    pub acl_exact_max: u64,
+    pub acl_exact_p50: u64,
+    pub acl_exact_p99: u64,
+    pub acl_compressed_total: u64,
+    pub acl_compressed_max: u64,
+    pub acl_compressed_p50: u64,
+    pub acl_compressed_p99: u64,
+    pub queue_rules_total: u64,
+    pub queue_rules_max: u64,
+    pub rules_total: u64,
+    pub rules_max: u64,
+    pub rules_p50: u64,
+    pub rules_p99: u64,
+    /// Bytes of PFC headroom the busiest node must reserve at 40 Gb/s, 300 m,
+    /// MTU 1500: its ports times the lossless priorities present there.
+    pub headroom_max_bytes: u64,
+    pub verified: bool,
+    pub seconds: Timings,
+}
+
+/// Runs the pipeline and verifies the result.
+///
+/// # Errors
+/// Any stage's error, or [`Error::Verification`] when the rules fail
+/// verification: such a run is an error, never a result.
+pub fn run(cfg: &RunConfig) -> Result<RunResult> {
+    let t0 = Instant::now();
+    let mut tm = Timings::default();
+    let lap = |slot: &mut f64, since: &mut Instant| {
+        *slot = since.elapsed().as_secs_f64();
+        *since = Instant::now();
+    };
+    let mut since = Instant::now();
+    let topo = cfg.topology.build()?;
+    lap(&mut tm.generate, &mut since);
+    let elp = ElpSet::build(&topo, &cfg.elp)?;
+    let counts = elp.counts(&topo);
+    lap(&mut tm.elp, &mut since);
+    let tagging = crate::tagging::tag(&topo, &elp, cfg.algo, cfg.cycle)?;
+    lap(&mut tm.tag, &mut since);
+    let rules = RuleSet::from_tagging(&topo, &tagging);
+    let node_counts = rules.counts(topo.node_count());
+    lap(&mut tm.rules, &mut since);
+    let report = verify::verify(&topo, &rules, Some(&elp));
+    lap(&mut tm.verify, &mut since);
+    tm.total = t0.elapsed().as_secs_f64();
+    if !report.ok() {
+        return Err(Error::Verification(report.to_string()));
+    }
+    let summary = summarize(&topo, cfg, &counts, &tagging, &rules, &node_counts, tm);
+    Ok(RunResult {
+        topo,
+        elp,
+        counts,
+        tagging,
+        rules,
+        node_counts,
+        report,
+        summary,
+    })
+}
+
+fn summarize(
+    topo: &Topology,
+    cfg: &RunConfig,
+    counts: &ElpCounts,
+    tagging: &Tagging,
+    rules: &RuleSet,
+    node_counts: &[NodeCounts],
+    seconds: Timings,
+) -> Summary {
+    let rs = RuleStats::of(node_counts);
+    let headroom = default_headroom();
+    let headroom_max = (0..topo.node_count())
+        .map(|v| {
+            let ports = topo.degree(v as u32) as f64 + topo.nodes()[v].hosts as f64;
+            ports * rules.ingress_tags[v].len() as f64 * headroom
+        })
+        .fold(0.0, f64::max);
+    Summary {
+        topology: topo.name().to_string(),
+        family: topo.family().name().to_string(),
+        elp: cfg.elp.text.clone(),
+        algo: tagging.algo.name(),
+        cycle: tagging.cycle.to_string(),
+        switches: topo.count_kind(NodeKind::Switch) as u64,
+        servers: topo.count_kind(NodeKind::Server) as u64,
+        hosts: topo.total_hosts(),
+        links: topo.link_count() as u64,
+        endpoints: topo.endpoints().len() as u64,
+        paths: u64::try_from(counts.paths).unwrap_or(u64::MAX),
+        paths_exact: counts.paths_exact && counts.paths <= u64::MAX as u128,
+        longest_elp: counts.longest,
+        pairs_covered: counts.pairs_covered,
+        pairs_total: counts.pairs_total,
+        priorities: tagging.priorities,
+        acl_exact_total: rs.acl_exact.total,
+        acl_exact_max: rs.acl_exact.max,
+        acl_exact_p50: rs.acl_exact.p50,
+        acl_exact_p99: rs.acl_exact.p99,
+        acl_compressed_total: rs.acl_compressed.total,
+        acl_compressed_max: rs.acl_compressed.max,
+        acl_compressed_p50: rs.acl_compressed.p50,
+        acl_compressed_p99: rs.acl_compressed.p99,
+        queue_rules_total: rs.queue_rules.total,
+        queue_rules_max: rs.queue_rules.max,
+        rules_total: rs.rules.total,
+        rules_max: rs.rules.max,
+        rules_p50: rs.rules.p50,
+        rules_p99: rs.rules.p99,
+        headroom_max_bytes: headroom_max.round() as u64,
+        verified: true,
+        seconds,
+    }
+}
+
+/// Peak resident memory of this process so far (Linux `VmHWM`), in bytes.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}

@@ -1,0 +1,272 @@
+//! Switch configuration from a tagging: per node, the ingress map (tag ->
+//! lossless queue) and egress entries `(in_port, tag, out_port) -> new tag`,
+//! with a default entry that sends anything unmatched to the lossy class.
+
+use crate::error::{Error, Result};
+use crate::tagging::Tagging;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+use tagger_generators::{LinkId, NodeId, Topology};
+
+pub const FORMAT: &str = "tagger-rules/1";
+
+/// One lossless egress entry. `in_link` is `None` for packets from a host
+/// port (or originated by a server). Under DSCP rewriting the priority is the
+/// tag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+pub struct Entry {
+    pub node: NodeId,
+    pub in_link: Option<LinkId>,
+    pub tag: u32,
+    pub out_link: LinkId,
+    pub next_tag: u32,
+    pub priority: u32,
+    pub next_priority: u32,
+}
+
+/// The full configuration, as exported by `--rules-out`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleSet {
+    pub topology: String,
+    pub algo: String,
+    pub priorities: u32,
+    pub initial_tag: u32,
+    /// Sorted by (node, in_link, tag, out_link).
+    pub entries: Vec<Entry>,
+    /// Per node, the lossless tags that arrive at its ingress ports (the
+    /// ingress map), including packets delivered to hosts there.
+    pub ingress_tags: Vec<Vec<u32>>,
+}
+
+/// Rule counts of one node.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NodeCounts {
+    pub acl_exact: u64,
+    pub acl_compressed: u64,
+    pub queue_rules: u64,
+}
+
+impl NodeCounts {
+    /// All table entries: ACL (compressed, as installed) plus queue map.
+    pub fn rules(&self) -> u64 {
+        self.acl_compressed + self.queue_rules
+    }
+}
+
+/// A compressed entry: every (in port, out port) of the two sets, one action.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Compressed {
+    pub in_links: Vec<Option<LinkId>>,
+    pub tag: u32,
+    pub out_links: Vec<LinkId>,
+    pub next_tag: u32,
+}
+
+impl RuleSet {
+    pub fn from_tagging(topo: &Topology, t: &Tagging) -> Self {
+        let entries: Vec<Entry> = t
+            .keys
+            .iter()
+            .map(|k| Entry {
+                node: k.node,
+                in_link: k.in_channel.map(|c| c >> 1),
+                tag: k.tag,
+                out_link: k.out_channel >> 1,
+                next_tag: k.next_tag,
+                priority: k.tag,
+                next_priority: k.next_tag,
+            })
+            .collect();
+        let mut ingress: Vec<Vec<u32>> = vec![Vec::new(); topo.node_count()];
+        for &(c, tag) in &t.states {
+            ingress[topo.channel_dst(c) as usize].push(tag);
+        }
+        for k in t.keys.iter().filter(|k| k.in_channel.is_none()) {
+            ingress[k.node as usize].push(k.tag);
+        }
+        for v in &mut ingress {
+            v.sort_unstable();
+            v.dedup();
+        }
+        let mut entries = entries;
+        entries.sort_unstable();
+        RuleSet {
+            topology: topo.name().to_string(),
+            algo: t.algo.name(),
+            priorities: t.priorities,
+            initial_tag: 1,
+            entries,
+            ingress_tags: ingress,
+        }
+    }
+
+    /// Entries of each node, as slices of the sorted list.
+    pub fn by_node(&self, nodes: usize) -> Vec<&[Entry]> {
+        let mut out = vec![&self.entries[..0]; nodes];
+        let mut i = 0;
+        while i < self.entries.len() {
+            let v = self.entries[i].node;
+            let j = i + self.entries[i..].partition_point(|e| e.node == v);
+            if (v as usize) < nodes {
+                out[v as usize] = &self.entries[i..j];
+            }
+            i = j;
+        }
+        out
+    }
+
+    /// Exact, compressed and queue counts per node.
+    pub fn counts(&self, nodes: usize) -> Vec<NodeCounts> {
+        self.by_node(nodes)
+            .iter()
+            .enumerate()
+            .map(|(v, es)| NodeCounts {
+                acl_exact: es.len() as u64,
+                acl_compressed: compress(es).len() as u64,
+                queue_rules: self.ingress_tags.get(v).map_or(0, Vec::len) as u64,
+            })
+            .collect()
+    }
+
+    /// Renders `tagger-rules/1` JSON, one entry per line.
+    pub fn to_json(&self) -> String {
+        let mut s = String::with_capacity(128 + self.entries.len() * 110);
+        let _ = write!(
+            s,
+            "{{\"format\": \"{FORMAT}\", \"topology\": {}, \"algo\": \"{}\", \"priorities\": {}, \"initial_tag\": {},\n \"entries\": [",
+            serde_json::to_string(&self.topology).expect("strings serialise"),
+            self.algo,
+            self.priorities,
+            self.initial_tag
+        );
+        for (i, e) in self.entries.iter().enumerate() {
+            let sep = if i == 0 { "\n  " } else { ",\n  " };
+            let inl = e.in_link.map_or("null".to_string(), |l| l.to_string());
+            let _ = write!(
+                s,
+                "{sep}{{\"node\": {}, \"in_link\": {inl}, \"tag\": {}, \"out_link\": {}, \"next_tag\": {}, \"priority\": {}, \"next_priority\": {}}}",
+                e.node, e.tag, e.out_link, e.next_tag, e.priority, e.next_priority
+            );
+        }
+        s.push_str("]}\n");
+        s
+    }
+
+    /// Reads `tagger-rules/1` JSON. The ingress map is rebuilt from the
+    /// entries (the file lists egress entries only).
+    ///
+    /// # Errors
+    /// [`Error::RulesFile`] naming the line or field at fault.
+    pub fn read(path: &Path) -> Result<Self> {
+        #[derive(Deserialize)]
+        struct Raw {
+            format: String,
+            topology: String,
+            algo: String,
+            priorities: u32,
+            initial_tag: u32,
+            entries: Vec<Entry>,
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let bad = |location: String, reason: String| Error::RulesFile {
+            path: path.to_path_buf(),
+            location,
+            reason,
+        };
+        let raw: Raw = serde_json::from_str(&text).map_err(|e| {
+            let msg = e.to_string();
+            let msg = msg
+                .rfind(" at line ")
+                .map_or(msg.clone(), |i| msg[..i].to_string());
+            bad(format!("line {}, column {}", e.line(), e.column()), msg)
+        })?;
+        if raw.format != FORMAT {
+            return Err(bad(
+                "format".into(),
+                format!("'{}' is not '{FORMAT}'", raw.format),
+            ));
+        }
+        let mut entries = raw.entries;
+        entries.sort_unstable();
+        let mut ingress: BTreeMap<NodeId, Vec<u32>> = BTreeMap::new();
+        for e in &entries {
+            ingress.entry(e.node).or_default().push(e.tag);
+        }
+        let nodes = entries
+            .iter()
+            .map(|e| e.node as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let mut ingress_tags = vec![Vec::new(); nodes];
+        for (v, mut tags) in ingress {
+            tags.sort_unstable();
+            tags.dedup();
+            ingress_tags[v as usize] = tags;
+        }
+        Ok(RuleSet {
+            topology: raw.topology,
+            algo: raw.algo,
+            priorities: raw.priorities,
+            initial_tag: raw.initial_tag,
+            entries,
+            ingress_tags,
+        })
+    }
+}
+
+/// Compresses one node's entries into port-set entries, as TCAM port bitmaps
+/// allow: per action `(tag, next_tag)`, in ports with the same set of out
+/// ports share one entry (and symmetrically; the smaller cover wins). Each
+/// result is a biclique of the (in, out) relation and together they cover it
+/// exactly once.
+///
+/// Complexity: O(m log m) for m entries.
+pub fn compress(entries: &[Entry]) -> Vec<Compressed> {
+    type Pairs = Vec<(Option<LinkId>, LinkId)>;
+    let mut by_action: BTreeMap<(u32, u32), Pairs> = BTreeMap::new();
+    for e in entries {
+        by_action
+            .entry((e.tag, e.next_tag))
+            .or_default()
+            .push((e.in_link, e.out_link));
+    }
+    let mut out = Vec::new();
+    for ((tag, next_tag), pairs) in by_action {
+        let mut by_in: BTreeMap<Option<LinkId>, Vec<LinkId>> = BTreeMap::new();
+        let mut by_out: BTreeMap<LinkId, Vec<Option<LinkId>>> = BTreeMap::new();
+        for &(i, o) in &pairs {
+            by_in.entry(i).or_default().push(o);
+            by_out.entry(o).or_default().push(i);
+        }
+        let mut in_groups: BTreeMap<Vec<LinkId>, Vec<Option<LinkId>>> = BTreeMap::new();
+        for (i, mut outs) in by_in {
+            outs.sort_unstable();
+            outs.dedup();
+            in_groups.entry(outs).or_default().push(i);
+        }
+        let mut out_groups: BTreeMap<Vec<Option<LinkId>>, Vec<LinkId>> = BTreeMap::new();
+        for (o, mut ins) in by_out {
+            ins.sort_unstable();
+            ins.dedup();
+            out_groups.entry(ins).or_default().push(o);
+        }
+        if in_groups.len() <= out_groups.len() {
+            out.extend(in_groups.into_iter().map(|(outs, ins)| Compressed {
+                in_links: ins,
+                tag,
+                out_links: outs,
+                next_tag,
+            }));
+        } else {
+            out.extend(out_groups.into_iter().map(|(ins, outs)| Compressed {
+                in_links: ins,
+                tag,
+                out_links: outs,
+                next_tag,
+            }));
+        }
+    }
+    out
+}

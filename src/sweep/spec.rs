@@ -1,0 +1,359 @@
+//! Sweep specs (TOML): validated completely, then expanded into scenarios.
+//!
+//! ```toml
+//! name = "example"
+//! seed = 1          # base seed; scenario seeds derive from (seed, scenario id)
+//! trials = 1        # default for groups
+//!
+//! [[group]]
+//! name = "fattree"
+//! topology = "fattree"            # a family with `params`, or full spec strings
+//! params = { k = [4, 8] }         # scalar or list values; lists expand
+//! elp = ["kbounce:0", "kbounce:1"]
+//! algo = ["clos", "greedy"]
+//! cycle = "bitset"                # optional
+//! trials = 1                      # optional
+//! ```
+
+use crate::cycle::CycleBackend;
+use crate::elp::ElpSpec;
+use crate::error::{Error, Result};
+use crate::tagging::Algo;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use tagger_generators::TopologySpec;
+
+/// Scenarios a spec may expand to unless `--max-scenarios` raises it.
+pub const DEFAULT_MAX_SCENARIOS: usize = 10_000;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSpec {
+    name: String,
+    #[serde(default = "one")]
+    seed: u64,
+    #[serde(default = "one")]
+    trials: u64,
+    #[serde(default)]
+    group: Vec<RawGroup>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGroup {
+    name: String,
+    topology: OneOrMany<String>,
+    #[serde(default)]
+    params: BTreeMap<String, OneOrMany<toml::Value>>,
+    elp: OneOrMany<String>,
+    #[serde(default)]
+    algo: Option<OneOrMany<String>>,
+    #[serde(default)]
+    cycle: Option<OneOrMany<String>>,
+    trials: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, Clone)]
+#[serde(untagged)]
+enum OneOrMany<T> {
+    // Many first: a TOML value can itself be an array.
+    Many(Vec<T>),
+    One(T),
+}
+
+impl<T: Clone> OneOrMany<T> {
+    fn list(&self) -> Vec<T> {
+        match self {
+            OneOrMany::One(x) => vec![x.clone()],
+            OneOrMany::Many(v) => v.clone(),
+        }
+    }
+}
+
+/// One point of the grid, ready to run.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub id: u64,
+    pub group: String,
+    pub trial: u64,
+    pub seed: u64,
+    /// The topology spec string as written in the grid (before seeding).
+    pub topology_text: String,
+    pub topology: TopologySpec,
+    pub elp: ElpSpec,
+    pub algo: Algo,
+    pub cycle: CycleBackend,
+}
+
+/// A validated, expanded sweep.
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    pub name: String,
+    pub text: String,
+    pub scenarios: Vec<Scenario>,
+}
+
+impl Sweep {
+    /// Parses and expands `text` (from `file`, used in errors).
+    ///
+    /// # Errors
+    /// [`Error::SweepSpec`] naming the file, group and key at fault; the grid
+    /// is checked in full before anything runs.
+    pub fn parse(text: &str, file: &str, max_scenarios: usize) -> Result<Self> {
+        let err = |location: String, reason: String| Error::SweepSpec {
+            file: file.to_string(),
+            location,
+            reason,
+        };
+        let raw: RawSpec = toml::from_str(text).map_err(|e| {
+            let loc = e
+                .span()
+                .map(|s| {
+                    let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
+                    format!("line {line}")
+                })
+                .unwrap_or_else(|| "spec".into());
+            err(loc, e.message().to_string())
+        })?;
+        if raw.group.is_empty() {
+            return Err(err(
+                "spec".into(),
+                "no [[group]] given: the grid is empty".into(),
+            ));
+        }
+        if raw.trials == 0 {
+            return Err(err("trials".into(), "must be at least 1".into()));
+        }
+        let mut scenarios = Vec::new();
+        let mut names = std::collections::BTreeSet::new();
+        for (gi, g) in raw.group.iter().enumerate() {
+            let at = |key: &str| format!("group {} ('{}'), key {key}", gi + 1, g.name);
+            if !names.insert(g.name.clone()) {
+                return Err(err(
+                    at("name"),
+                    format!("group name '{}' is used twice", g.name),
+                ));
+            }
+            let topos = expand_topologies(g).map_err(|(k, r)| err(at(&k), r))?;
+            let elps = g.elp.list();
+            let algos = g
+                .algo
+                .as_ref()
+                .map_or(vec!["greedy".to_string()], OneOrMany::list);
+            let cycles = g
+                .cycle
+                .as_ref()
+                .map_or(vec!["bitset".to_string()], OneOrMany::list);
+            let trials = g.trials.unwrap_or(raw.trials);
+            for (key, len) in [
+                ("topology", topos.len()),
+                ("elp", elps.len()),
+                ("algo", algos.len()),
+                ("cycle", cycles.len()),
+            ] {
+                if len == 0 {
+                    return Err(err(at(key), "empty list: the grid is empty".into()));
+                }
+            }
+            if trials == 0 {
+                return Err(err(at("trials"), "must be at least 1".into()));
+            }
+            let parsed_topos = topos
+                .iter()
+                .map(|t| {
+                    TopologySpec::parse(t)
+                        .map(|s| (t.clone(), s))
+                        .map_err(|e| err(at("topology"), e.to_string()))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let parsed_elps = elps
+                .iter()
+                .map(|e| ElpSpec::parse(e).map_err(|x| err(at("elp"), x.to_string())))
+                .collect::<Result<Vec<_>>>()?;
+            let parsed_algos = algos
+                .iter()
+                .map(|a| {
+                    a.parse::<Algo>()
+                        .map_err(|x| err(at("algo"), x.to_string()))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let parsed_cycles = cycles
+                .iter()
+                .map(|c| c.parse::<CycleBackend>().map_err(|x| err(at("cycle"), x)))
+                .collect::<Result<Vec<_>>>()?;
+            let count = (parsed_topos.len() as u128)
+                * parsed_elps.len() as u128
+                * parsed_algos.len() as u128
+                * parsed_cycles.len() as u128
+                * trials as u128;
+            if scenarios.len() as u128 + count > max_scenarios as u128 {
+                return Err(err(
+                    at("trials"),
+                    format!(
+                        "the sweep expands to more than {max_scenarios} scenarios (raise the cap with --max-scenarios)"
+                    ),
+                ));
+            }
+            for (text, topo) in &parsed_topos {
+                for elp in &parsed_elps {
+                    for &algo in &parsed_algos {
+                        for &cycle in &parsed_cycles {
+                            for trial in 0..trials {
+                                let id = scenarios.len() as u64;
+                                let seed = crate::seed::mix(raw.seed, id);
+                                let explicit_seed = text.contains("seed=");
+                                scenarios.push(Scenario {
+                                    id,
+                                    group: g.name.clone(),
+                                    trial,
+                                    seed,
+                                    topology_text: text.clone(),
+                                    topology: if explicit_seed {
+                                        topo.clone()
+                                    } else {
+                                        topo.with_seed(seed)
+                                    },
+                                    elp: elp.with_seed(seed),
+                                    algo,
+                                    cycle,
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(Sweep {
+            name: raw.name,
+            text: text.to_string(),
+            scenarios,
+        })
+    }
+}
+
+/// Topology spec strings of a group: literal specs, or a family crossed with
+/// the cartesian product of its `params` (keys in sorted order).
+fn expand_topologies(g: &RawGroup) -> std::result::Result<Vec<String>, (String, String)> {
+    let list = g.topology.list();
+    if g.params.is_empty() {
+        return Ok(list);
+    }
+    if list.len() != 1 || list[0].contains(':') {
+        return Err((
+            "params".into(),
+            "params need `topology` to be one family name (e.g. topology = \"jellyfish\")".into(),
+        ));
+    }
+    let mut specs = vec![String::new()];
+    for (key, values) in &g.params {
+        let values = values.list();
+        if values.is_empty() {
+            return Err((
+                format!("params.{key}"),
+                "empty list: the grid is empty".into(),
+            ));
+        }
+        let mut next = Vec::with_capacity(specs.len() * values.len());
+        for s in &specs {
+            for v in &values {
+                let v = match v {
+                    toml::Value::Integer(i) => i.to_string(),
+                    toml::Value::String(s) => s.clone(),
+                    other => {
+                        return Err((
+                            format!("params.{key}"),
+                            format!("{other} is not an integer or string"),
+                        ));
+                    }
+                };
+                let sep = if s.is_empty() { "" } else { "," };
+                next.push(format!("{s}{sep}{key}={v}"));
+            }
+        }
+        specs = next;
+    }
+    Ok(specs
+        .into_iter()
+        .map(|p| format!("{}:{p}", list[0]))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(t: &str) -> Result<Sweep> {
+        Sweep::parse(t, "t.toml", 100)
+    }
+
+    #[test]
+    fn expands_the_grid() {
+        let s = parse(
+            r#"name = "x"
+seed = 7
+[[group]]
+name = "jf"
+topology = "jellyfish"
+params = { n = [20, 30], ports = 6, r = [3, 4] }
+elp = "shortest"
+algo = ["greedy", "brute"]
+trials = 2
+"#,
+        )
+        .unwrap();
+        assert_eq!(s.scenarios.len(), 2 * 2 * 2 * 2);
+        assert_eq!(s.scenarios[0].topology_text, "jellyfish:n=20,ports=6,r=3");
+        // Trials get different seeds, and seeds depend only on (seed, id).
+        assert_ne!(s.scenarios[0].topology, s.scenarios[1].topology);
+        let again = parse(&s.text).unwrap();
+        assert_eq!(again.scenarios[5].seed, s.scenarios[5].seed);
+    }
+
+    #[test]
+    fn errors_name_file_group_and_key() {
+        let cases = [
+            ("name = \"x\"\n", "grid is empty"),
+            (
+                "name = \"x\"\n[[group]]\nname = \"a\"\ntopology = \"fattree:k=3\"\nelp = \"shortest\"\n",
+                "group 1 ('a'), key topology",
+            ),
+            (
+                "name = \"x\"\n[[group]]\nname = \"a\"\ntopology = \"fattree:k=4\"\nelp = \"bogus\"\n",
+                "key elp",
+            ),
+            (
+                "name = \"x\"\n[[group]]\nname = \"a\"\ntopology = \"fattree:k=4\"\nelp = \"shortest\"\nalgo = \"magic\"\n",
+                "key algo",
+            ),
+            (
+                "name = \"x\"\n[[group]]\nname = \"a\"\ntopology = \"fattree:k=4\"\nelp = \"shortest\"\ncycle = \"dfs\"\n",
+                "key cycle",
+            ),
+            (
+                "name = \"x\"\n[[group]]\nname = \"a\"\ntopology = \"fattree:k=4\"\nelp = []\n",
+                "key elp",
+            ),
+            (
+                "name = \"x\"\n[[group]]\nname = \"a\"\ntopology = \"fattree:k=4\"\nelp = \"shortest\"\ncolour = 1\n",
+                "unknown field",
+            ),
+            (
+                "name = \"x\"\n[[group]]\nname = \"a\"\ntopology = \"fattree\"\nparams = { k = [] }\nelp = \"shortest\"\n",
+                "params.k",
+            ),
+            (
+                "name = \"x\"\n[[group]]\nname = \"a\"\ntopology = \"fattree:k=4\"\nelp = \"shortest\"\ntrials = 500\n",
+                "more than 100 scenarios",
+            ),
+        ];
+        for (text, want) in cases {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.starts_with("t.toml: "), "{e}");
+            assert!(e.contains(want), "want '{want}' in: {e}");
+        }
+    }
+}

@@ -1,0 +1,78 @@
+//! The hop-ordered walk over the ELP language that every algorithm shares.
+
+use crate::elp::{ElpSet, Prefixes};
+use crate::error::Result;
+use rayon::prelude::*;
+use rustc_hash::FxHashMap as HashMap;
+use tagger_generators::{ChannelId, Topology};
+
+/// Stands for "arrived from a host port" in keys.
+pub const HOST: ChannelId = u32::MAX;
+
+/// Raw output of a walk: decided keys `(c1 or HOST, tag, c2) -> next tag`
+/// and every reached state `(channel, tag)`.
+#[derive(Debug, Default)]
+pub struct Walk {
+    pub keys: HashMap<(ChannelId, u32, ChannelId), u32>,
+    pub states: Vec<(ChannelId, u32)>,
+}
+
+/// Walks the language from every first hop (tag 1), asking `decide` once per
+/// new key `(c1, t, c2)`; `decide` returns the tag the packet carries on
+/// `c2`. Prefix sets already explored at a state are not explored again, so
+/// the work is bounded by states times prefix classes.
+///
+/// Continuations of a hop are computed in parallel; decisions are made
+/// sequentially in ascending `(c1, t, c2)` order.
+///
+/// # Errors
+/// Whatever `decide` returns.
+pub fn walk(
+    topo: &Topology,
+    elp: &ElpSet,
+    mut decide: impl FnMut(ChannelId, u32, ChannelId) -> Result<u32>,
+) -> Result<Walk> {
+    let mut keys: HashMap<(ChannelId, u32, ChannelId), u32> = HashMap::default();
+    let mut seen: HashMap<(ChannelId, u32), Prefixes> = HashMap::default();
+    let mut frontier: Vec<((ChannelId, u32), Prefixes)> = Vec::new();
+    for (c, mut p) in elp.initial(topo) {
+        keys.insert((HOST, 1, c), 1);
+        p.subtract_seen(seen.entry((c, 1)).or_default());
+        frontier.push(((c, 1), p));
+    }
+    let mut hop = 1u32;
+    while !frontier.is_empty() {
+        let succ: Vec<Vec<(ChannelId, Prefixes)>> = frontier
+            .par_iter()
+            .map(|&((c, _), ref p)| elp.successors(topo, c, hop, p))
+            .collect();
+        let mut next: HashMap<(ChannelId, u32), Prefixes> = HashMap::default();
+        for (&((c, t), _), list) in frontier.iter().zip(succ) {
+            for (c2, q) in list {
+                let t2 = match keys.get(&(c, t, c2)) {
+                    Some(&t2) => t2,
+                    None => {
+                        let t2 = decide(c, t, c2)?;
+                        keys.insert((c, t, c2), t2);
+                        t2
+                    }
+                };
+                next.entry((c2, t2)).or_default().union(q);
+            }
+        }
+        let mut next: Vec<_> = next.into_iter().collect();
+        next.sort_unstable_by_key(|(k, _)| *k);
+        frontier.clear();
+        for (k, mut p) in next {
+            p.subtract_seen(seen.entry(k).or_default());
+            if !p.is_empty() {
+                frontier.push((k, p));
+            }
+        }
+        hop += 1;
+    }
+    Ok(Walk {
+        keys,
+        states: seen.into_keys().collect(),
+    })
+}

@@ -1,0 +1,150 @@
+use super::*;
+use crate::elp::ElpSpec;
+use proptest::prelude::*;
+use tagger_generators::TopologySpec;
+
+fn topo(spec: &str) -> Topology {
+    TopologySpec::parse(spec).unwrap().build().unwrap()
+}
+
+fn run(t: &Topology, elp: &str, algo: &str, cycle: CycleBackend) -> Result<Tagging> {
+    let set = ElpSet::build(t, &ElpSpec::parse(elp).unwrap()).unwrap();
+    tag(t, &set, algo.parse().unwrap(), cycle)
+}
+
+fn design_example() -> (Topology, tempfile::NamedTempFile) {
+    let t = topo("leafspine:leaves=4,spines=2,hosts=1");
+    let f = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(f.path(), "1 4 2 5 3\n2 5 1 4 0\n").unwrap();
+    (t, f)
+}
+
+#[test]
+fn design_example_priorities() {
+    let (t, f) = design_example();
+    let elp = format!("file:{}", f.path().display());
+    assert_eq!(
+        run(&t, &elp, "brute", CycleBackend::Bitset)
+            .unwrap()
+            .priorities,
+        4
+    );
+    for c in CycleBackend::ALL {
+        assert_eq!(run(&t, &elp, "greedy", c).unwrap().priorities, 2, "{c}");
+    }
+    assert_eq!(
+        run(&t, &elp, "clos:1", CycleBackend::Bitset)
+            .unwrap()
+            .priorities,
+        2
+    );
+    assert_eq!(
+        run(&t, "kbounce:1", "clos", CycleBackend::Bitset)
+            .unwrap()
+            .priorities,
+        2
+    );
+    // With one lossless priority this network can deadlock: clos:0 refuses.
+    let e = run(&t, &elp, "clos:0", CycleBackend::Bitset)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not within kbounce:0"), "{e}");
+}
+
+#[test]
+fn clos_needs_exactly_k_plus_one() {
+    for k in [4, 6, 8] {
+        let t = topo(&format!("fattree:k={k}"));
+        for bounces in 0..=3 {
+            let r = run(
+                &t,
+                &format!("kbounce:{bounces}"),
+                "clos",
+                CycleBackend::Bitset,
+            )
+            .unwrap();
+            assert_eq!(r.priorities, bounces + 1, "k={k} K={bounces}");
+        }
+    }
+}
+
+#[test]
+fn greedy_on_up_down_needs_one_priority() {
+    for k in [4, 6, 8] {
+        let t = topo(&format!("fattree:k={k}"));
+        for elp in ["shortest", "kbounce:0"] {
+            assert_eq!(
+                run(&t, elp, "greedy", CycleBackend::Bitset)
+                    .unwrap()
+                    .priorities,
+                1,
+                "k={k} {elp}"
+            );
+        }
+    }
+}
+
+#[test]
+fn greedy_never_worse_than_brute() {
+    for (spec, elp) in [
+        ("fattree:k=4", "kbounce:2"),
+        ("jellyfish:n=40,ports=8,r=5,seed=3", "shortest+random:100"),
+        ("bcube:n=3,k=1", "dor"),
+        ("hyperx:l=2,s=4,k=1,t=1", "shortest"),
+    ] {
+        let t = topo(spec);
+        let g = run(&t, elp, "greedy", CycleBackend::Bitset).unwrap();
+        let b = run(&t, elp, "brute", CycleBackend::Bitset).unwrap();
+        assert!(g.priorities <= b.priorities, "{spec} {elp}");
+        let longest = ElpSet::build(&t, &ElpSpec::parse(elp).unwrap())
+            .unwrap()
+            .counts(&t)
+            .longest;
+        assert_eq!(b.priorities, longest, "brute needs longest-ELP priorities");
+    }
+}
+
+#[test]
+fn clos_refuses_topologies_without_levels() {
+    let t = topo("jellyfish:n=10,ports=4,r=3,seed=1");
+    let e = run(&t, "shortest", "clos", CycleBackend::Bitset)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("needs a topology with levels"), "{e}");
+}
+
+#[test]
+fn algo_names_parse() {
+    assert_eq!("clos:2".parse::<Algo>().unwrap(), Algo::Clos { k: Some(2) });
+    assert!("clos:99".parse::<Algo>().is_err());
+    assert!(
+        "fastest"
+            .parse::<Algo>()
+            .unwrap_err()
+            .to_string()
+            .contains("unknown algorithm")
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// The three cycle backends give identical greedy results on random
+    /// small Jellyfish networks with random explicit ELPs, at 1 and 3 threads.
+    #[test]
+    fn backends_and_threads_agree(n in 8u32..24, r in 3u32..5, seed in 0u64..500, paths in 5u32..60) {
+        prop_assume!((n * r) % 2 == 0);
+        let t = topo(&format!("jellyfish:n={n},ports={},r={r},seed={seed}", r + 1));
+        let elp = format!("random:{paths},seed={seed}");
+        let base = run(&t, &elp, "greedy", CycleBackend::Naive).unwrap();
+        for c in [CycleBackend::Bitset, CycleBackend::Petgraph] {
+            let other = run(&t, &elp, "greedy", c).unwrap();
+            prop_assert_eq!(&other.keys, &base.keys);
+            prop_assert_eq!(other.priorities, base.priorities);
+        }
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap()
+            .install(|| run(&t, &format!("shortest+{elp}"), "greedy", CycleBackend::Bitset).unwrap());
+        let three = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap()
+            .install(|| run(&t, &format!("shortest+{elp}"), "greedy", CycleBackend::Bitset).unwrap());
+        prop_assert_eq!(one.keys, three.keys);
+    }
+}

@@ -1,0 +1,301 @@
+//! The `tagger` binary as a user runs it: outputs, exit codes, and clear
+//! errors that leave no half-written files.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn tagger(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tagger"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn topo_writes_and_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("ft.json");
+    let o = tagger(&["topo", "fattree:k=4", "--out", json.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(
+        t.contains("20 switches")
+            && t.contains("links      32")
+            && t.contains("diameter   4 links"),
+        "{t}"
+    );
+    let back = tagger(&["topo", &format!("file:{}", json.display())]);
+    assert!(back.status.success(), "{}", text(&back));
+    assert!(text(&back).contains("20 switches"));
+    let a = tagger::topo::file::read_json_file(&json).unwrap();
+    let b = tagger::topo::build("fattree:k=4").unwrap();
+    assert_eq!((a.nodes(), a.links()), (b.nodes(), b.links()));
+    let el = dir.path().join("ft.txt");
+    assert!(
+        tagger(&[
+            "topo",
+            "fattree:k=4",
+            "--format",
+            "edgelist",
+            "--out",
+            el.to_str().unwrap()
+        ])
+        .status
+        .success()
+    );
+    assert_eq!(std::fs::read_to_string(&el).unwrap().lines().count(), 32);
+}
+
+#[test]
+fn bad_input_fails_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.json");
+    for (args, want) in [
+        (
+            vec!["topo", "fattree:k=5", "--out", out.to_str().unwrap()],
+            "k = 5: must be even",
+        ),
+        (vec!["topo", "jellyfish:n=9,ports=4,r=3"], "must be even"),
+        (
+            vec!["topo", "file:/nonexistent/t.json"],
+            "cannot read topology file",
+        ),
+        (
+            vec![
+                "run",
+                "fattree:k=4",
+                "--elp",
+                "kbounce:1",
+                "--algo",
+                "fastest",
+            ],
+            "unknown algorithm",
+        ),
+        (
+            vec!["run", "fattree:k=4", "--elp", "kbounce:1", "--cycle", "dfs"],
+            "unknown cycle backend",
+        ),
+        (
+            vec![
+                "run",
+                "jellyfish:n=10,ports=4,r=3",
+                "--elp",
+                "shortest",
+                "--algo",
+                "clos",
+            ],
+            "needs a topology with levels",
+        ),
+        (
+            vec!["elp", "fattree:k=4", "--elp", "dor"],
+            "dor needs a HyperX or BCube",
+        ),
+    ] {
+        let o = tagger(&args);
+        assert!(!o.status.success(), "{args:?} should fail");
+        let t = text(&o);
+        assert!(t.contains("error: ") && t.contains(want), "{args:?}: {t}");
+        assert!(!t.contains("panicked"), "{t}");
+    }
+    assert!(files_in(dir.path()).is_empty(), "no output file on failure");
+    let bad = dir.path().join("bad.json");
+    std::fs::write(
+        &bad,
+        "{\"format\": \"tagger-topology/1\", \"nodes\": [], \"links\": [[0, 1]]}",
+    )
+    .unwrap();
+    let t = text(&tagger(&["topo", &format!("file:{}", bad.display())]));
+    assert!(
+        t.contains("bad.json: links[0] = [0, 1]: node 0 does not exist"),
+        "{t}"
+    );
+}
+
+#[test]
+fn run_exports_rules_that_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let (topo, rules, paths) = (
+        dir.path().join("t.json"),
+        dir.path().join("r.json"),
+        dir.path().join("p.txt"),
+    );
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:1",
+        "--algo",
+        "greedy",
+        "--json",
+        "--topology-out",
+        topo.to_str().unwrap(),
+        "--rules-out",
+        rules.to_str().unwrap(),
+        "--paths-out",
+        paths.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for key in [
+        "topology",
+        "elp",
+        "algo",
+        "switches",
+        "servers",
+        "hosts",
+        "links",
+        "endpoints",
+        "paths",
+        "longest_elp",
+        "priorities",
+        "acl_exact_total",
+        "acl_exact_max",
+        "acl_compressed_total",
+        "acl_compressed_max",
+        "rules_total",
+        "rules_max",
+        "verified",
+        "seconds",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key} in {v}");
+    }
+    assert_eq!(v["verified"], true);
+    assert!(v["seconds"]["total"].as_f64().is_some());
+    assert_eq!(
+        std::fs::read_to_string(&paths).unwrap().lines().count() as u64,
+        v["paths"].as_u64().unwrap()
+    );
+    let args = [
+        "verify",
+        "--topology",
+        topo.to_str().unwrap(),
+        "--rules",
+        rules.to_str().unwrap(),
+        "--paths",
+        paths.to_str().unwrap(),
+    ];
+    let ok = tagger(&args);
+    assert!(
+        ok.status.success() && text(&ok).starts_with("verified: deadlock-free"),
+        "{}",
+        text(&ok)
+    );
+    // Break the rules: drop the entries of node 8 (an aggregation switch).
+    let r = std::fs::read_to_string(&rules).unwrap();
+    let broken: String = r
+        .lines()
+        .filter(|l| !l.contains("{\"node\": 8,"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let broken = broken.replace(",\n]}", "\n]}");
+    std::fs::write(&rules, broken).unwrap();
+    let bad = tagger(&args);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        text(&bad).contains("[replay]") && text(&bad).contains("has no lossless entry"),
+        "{}",
+        text(&bad)
+    );
+}
+
+#[test]
+fn elp_json_and_path_limit() {
+    let o = tagger(&["elp", "fattree:k=4", "--elp", "kbounce:1", "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for key in [
+        "paths",
+        "longest_elp",
+        "pairs_covered",
+        "pairs_total",
+        "channels_used",
+        "bf_nodes",
+        "bf_edges",
+        "seconds",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(v["paths"], 2992);
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("p.txt");
+    let o = tagger(&[
+        "elp",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:1",
+        "--paths-out",
+        p.to_str().unwrap(),
+        "--max-paths",
+        "100",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("exceeds the limit of 100"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        files_in(dir.path()).is_empty(),
+        "no half-written paths file"
+    );
+}
+
+#[test]
+fn sweep_records_failures_and_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("s.toml");
+    std::fs::write(
+        &spec,
+        "name = \"t\"\n[[group]]\nname = \"g\"\ntopology = [\"fattree:k=4\", \"jellyfish:n=10,ports=5,r=4\"]\nelp = \"kbounce:1\"\nalgo = \"clos\"\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = tagger(&[
+        "sweep",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--jobs",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("2 scenarios: 1 ok, 1 failed"), "{t}");
+    assert_eq!(files_in(&out), vec!["runs.parquet", "switches.parquet"]);
+    // A spec error stops before any work, naming file, group and key.
+    std::fs::write(
+        &spec,
+        "name = \"t\"\n[[group]]\nname = \"g\"\ntopology = \"fattree:k=4\"\nelp = \"kbounce:x\"\n",
+    )
+    .unwrap();
+    let o = tagger(&[
+        "sweep",
+        spec.to_str().unwrap(),
+        "--out",
+        dir.path().join("out2").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("s.toml: group 1 ('g'), key elp"),
+        "{}",
+        text(&o)
+    );
+    assert!(!dir.path().join("out2").exists());
+}

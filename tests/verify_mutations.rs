@@ -1,0 +1,212 @@
+//! The verifier against deliberately broken rule sets, and round trips of
+//! every algorithm on every family.
+
+use tagger::cycle::CycleBackend;
+use tagger::elp::{ElpSet, ElpSpec};
+use tagger::rules::{Entry, RuleSet, compress};
+use tagger::tagging::{Algo, tag};
+use tagger::topo::{Topology, TopologySpec};
+use tagger::verify::verify;
+
+fn setup(spec: &str, elp: &str, algo: &str) -> (Topology, ElpSet, RuleSet) {
+    let t = TopologySpec::parse(spec).unwrap().build().unwrap();
+    let e = ElpSet::build(&t, &ElpSpec::parse(elp).unwrap()).unwrap();
+    let tg = tag(&t, &e, algo.parse::<Algo>().unwrap(), CycleBackend::Bitset).unwrap();
+    let r = RuleSet::from_tagging(&t, &tg);
+    (t, e, r)
+}
+
+fn kinds(t: &Topology, r: &RuleSet, e: &ElpSet) -> Vec<&'static str> {
+    verify(t, r, Some(e))
+        .violations
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect()
+}
+
+#[test]
+fn valid_rules_verify() {
+    let (t, e, r) = setup("fattree:k=4", "kbounce:1", "clos");
+    let rep = verify(&t, &r, Some(&e));
+    assert!(rep.ok(), "{rep}");
+    assert!(rep.transitions_replayed > 0);
+}
+
+#[test]
+fn closing_a_same_priority_cycle_is_caught() {
+    // Up-down rules on a leaf-spine; add the bounce entries of the DESIGN.md
+    // example at priority 1, closing (1->4)->(4->2)->(2->5)->(5->1)->(1->4).
+    let (t, e, mut r) = setup("leafspine:leaves=4,spines=2,hosts=1", "kbounce:0", "greedy");
+    let link = |a: u32, b: u32| {
+        t.links()
+            .iter()
+            .position(|&l| l == [a.min(b), a.max(b)])
+            .unwrap() as u32
+    };
+    for (node, from, to) in [(4, 1, 2), (2, 4, 5), (5, 2, 1), (1, 5, 4)] {
+        r.entries.push(Entry {
+            node,
+            in_link: Some(link(from, node)),
+            tag: 1,
+            out_link: link(node, to),
+            next_tag: 1,
+            priority: 1,
+            next_priority: 1,
+        });
+    }
+    r.entries.sort();
+    r.entries.dedup();
+    let rep = verify(&t, &r, Some(&e));
+    let (_, msg) = rep
+        .violations
+        .iter()
+        .find(|(k, _)| *k == "cycle")
+        .expect("cycle found");
+    assert!(
+        msg.contains("priority 1 has a cyclic buffer dependency"),
+        "{msg}"
+    );
+    for hop in ["(1->4)", "(4->2)", "(2->5)", "(5->1)"] {
+        assert!(msg.contains(hop), "{msg}");
+    }
+}
+
+#[test]
+fn two_actions_for_one_key_are_caught() {
+    let (t, e, mut r) = setup("fattree:k=4", "kbounce:1", "clos");
+    let mut dup = r.entries[10];
+    dup.next_tag += 1;
+    dup.next_priority += 1;
+    r.entries.push(dup);
+    assert!(kinds(&t, &r, &e).contains(&"key"));
+}
+
+#[test]
+fn a_lowered_priority_is_caught() {
+    let (t, e, mut r) = setup("fattree:k=4", "kbounce:1", "clos");
+    let i = r
+        .entries
+        .iter()
+        .position(|x| x.next_tag == 2 && x.tag == 2)
+        .unwrap();
+    r.entries[i].next_tag = 1;
+    r.entries[i].next_priority = 1;
+    let k = kinds(&t, &r, &e);
+    assert!(k.contains(&"decrease"), "{k:?}");
+}
+
+#[test]
+fn a_missing_entry_is_caught_by_replay() {
+    let (t, e, mut r) = setup("fattree:k=4", "kbounce:1", "greedy");
+    r.entries.remove(r.entries.len() / 2);
+    let rep = verify(&t, &r, Some(&e));
+    let (_, msg) = rep
+        .violations
+        .iter()
+        .find(|(k, _)| *k == "replay")
+        .expect("replay violation");
+    assert!(msg.contains("has no lossless entry"), "{msg}");
+}
+
+#[test]
+fn inconsistent_queue_is_caught() {
+    let (t, e, mut r) = setup("fattree:k=4", "kbounce:1", "clos");
+    r.entries[5].priority += 1;
+    r.entries[5].next_priority += 1;
+    assert!(kinds(&t, &r, &e).contains(&"queue"));
+}
+
+#[test]
+fn every_algorithm_on_every_family_verifies() {
+    for (spec, elps, algos) in [
+        (
+            "fattree:k=4",
+            &["shortest", "kbounce:0", "kbounce:2", "kbounce:1+random:50"][..],
+            &["brute", "greedy", "clos:3"][..],
+        ),
+        (
+            "leafspine:leaves=4,spines=3,hosts=2,links=2",
+            &["kbounce:1", "shortest"],
+            &["brute", "greedy", "clos:1"],
+        ),
+        (
+            "bcube:n=3,k=1",
+            &["dor", "shortest", "dor+random:30"],
+            &["brute", "greedy"],
+        ),
+        (
+            "hyperx:l=2,s=3,k=2,t=1",
+            &["dor", "shortest"],
+            &["brute", "greedy"],
+        ),
+        (
+            "jellyfish:n=30,ports=6,r=4,seed=1",
+            &["shortest", "random:80", "shortest+random:80"],
+            &["brute", "greedy"],
+        ),
+    ] {
+        for elp in elps {
+            for algo in algos {
+                let (t, e, r) = setup(spec, elp, algo);
+                let rep = verify(&t, &r, Some(&e));
+                assert!(rep.ok(), "{spec} {elp} {algo}: {rep}");
+            }
+        }
+    }
+}
+
+#[test]
+fn rules_json_round_trip_and_compression_is_exact() {
+    let (t, _, r) = setup(
+        "jellyfish:n=30,ports=6,r=4,seed=1",
+        "shortest+random:80",
+        "greedy",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("r.json");
+    std::fs::write(&p, r.to_json()).unwrap();
+    let back = RuleSet::read(&p).unwrap();
+    assert_eq!(back.entries, r.entries);
+    assert_eq!(back.priorities, r.priorities);
+    let mut total_c = 0;
+    for es in r.by_node(t.node_count()) {
+        let c = compress(es);
+        total_c += c.len();
+        let mut expanded: Vec<Entry> = c
+            .iter()
+            .flat_map(|x| {
+                x.in_links
+                    .iter()
+                    .flat_map(move |&i| x.out_links.iter().map(move |&o| (i, o, x.tag, x.next_tag)))
+            })
+            .map(|(i, o, tag, next)| Entry {
+                node: es[0].node,
+                in_link: i,
+                tag,
+                out_link: o,
+                next_tag: next,
+                priority: tag,
+                next_priority: next,
+            })
+            .collect();
+        expanded.sort();
+        assert_eq!(
+            expanded,
+            es.to_vec(),
+            "expanding the compressed entries gives the exact ones"
+        );
+    }
+    assert!(
+        total_c < r.entries.len(),
+        "compression helps on this instance"
+    );
+}
+
+#[test]
+fn bad_rules_files_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("r.json");
+    std::fs::write(&p, "{\"format\": \"tagger-rules/1\", \"topology\": \"x\"}").unwrap();
+    let e = RuleSet::read(&p).unwrap_err().to_string();
+    assert!(e.contains("r.json") && e.contains("missing field"), "{e}");
+}
