@@ -121,6 +121,13 @@ enum Command {
         /// Refuse specs that expand to more scenarios than this.
         #[arg(long, default_value_t = sweep::DEFAULT_MAX_SCENARIOS)]
         max_scenarios: usize,
+        /// Skip scenarios whose results are already in --out (same spec).
+        #[arg(long)]
+        resume: bool,
+        /// Run only shard I of N (1-based; scenario ids round-robin) and write
+        /// runs-shard-I-of-N.parquet, e.g. for a cluster job array.
+        #[arg(long)]
+        shard: Option<sweep::Shard>,
     },
 }
 
@@ -236,7 +243,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             out,
             jobs,
             max_scenarios,
-        } => sweep_command(spec.as_deref(), &out, jobs, max_scenarios),
+            resume,
+            shard,
+        } => sweep_command(spec.as_deref(), &out, jobs, max_scenarios, resume, shard),
     }
 }
 
@@ -383,6 +392,8 @@ fn sweep_command(
     out: &Path,
     jobs: Option<usize>,
     max: usize,
+    resume: bool,
+    shard: Option<sweep::Shard>,
 ) -> Result<ExitCode> {
     let (text, file) = match spec {
         Some(p) => (
@@ -396,22 +407,30 @@ fn sweep_command(
         ),
     };
     let sw = Sweep::parse(&text, &file, max)?;
-    let threads = rayon::current_num_threads();
-    let jobs = jobs.unwrap_or(threads);
+    let jobs = jobs.unwrap_or_else(rayon::current_num_threads);
     if jobs == 0 {
         bail!("--jobs must be at least 1");
     }
-    std::fs::create_dir_all(out)
-        .with_context(|| format!("creating output directory {}", out.display()))?;
+    let selected = sw
+        .scenarios
+        .iter()
+        .filter(|s| shard.is_none_or(|sh| sh.contains(s.id)))
+        .count();
     eprintln!(
-        "sweep '{}': {} scenarios, {} at a time, output in {}",
+        "sweep '{}': {} scenarios{}, {} at a time, output in {}",
         sw.name,
-        sw.scenarios.len(),
+        selected,
+        shard.map_or(String::new(), |s| format!(
+            " (shard {}/{} of {})",
+            s.index,
+            s.count,
+            sw.scenarios.len()
+        )),
         jobs,
         out.display()
     );
     let bar = if std::io::stderr().is_terminal() {
-        indicatif::ProgressBar::new(sw.scenarios.len() as u64)
+        indicatif::ProgressBar::new(selected as u64)
     } else {
         indicatif::ProgressBar::hidden()
     };
@@ -422,7 +441,12 @@ fn sweep_command(
         .expect("the template is valid"),
     );
     let failed = std::sync::atomic::AtomicUsize::new(0);
-    let outcomes = sweep::run_all(&sw.scenarios, jobs, |o| {
+    let opts = sweep::Options {
+        jobs,
+        resume,
+        shard,
+    };
+    let done = sweep::execute(out, &sw, &opts, |o| {
         if o.result.is_err() {
             failed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
@@ -431,20 +455,20 @@ fn sweep_command(
             failed.load(std::sync::atomic::Ordering::Relaxed)
         ));
         bar.inc(1);
-    });
+    })?;
     bar.finish_and_clear();
-    sweep::write(out, &sw, &outcomes, threads)?;
-    print!("{}", sweep::summary_table(&outcomes));
-    let failed = outcomes.iter().filter(|o| o.result.is_err()).count();
+    print!("{}", sweep::summary_table(&done.rows));
     println!(
-        "{} scenarios: {} ok, {} failed; wrote {} and {}",
-        outcomes.len(),
-        outcomes.len() - failed,
-        failed,
-        out.join("runs.parquet").display(),
-        out.join("switches.parquet").display()
+        "{} scenarios: {} ok, {} failed ({} run now, {} resumed); wrote {} and {}",
+        done.selected,
+        done.selected - done.failed,
+        done.failed,
+        done.ran,
+        done.skipped,
+        done.runs_path.display(),
+        done.switches_path.display()
     );
-    Ok(if failed == 0 {
+    Ok(if done.failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

@@ -6,7 +6,7 @@ use arrow_array::types::{UInt32Type, UInt64Type};
 use arrow_array::{Array, RecordBatch};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use std::path::Path;
-use tagger::sweep::{self, Sweep};
+use tagger::sweep::{self, Options, Shard, Sweep};
 
 const SPEC: &str = r#"
 name = "test"
@@ -30,17 +30,14 @@ trials = 3
 
 fn read(path: &Path) -> RecordBatch {
     let f = std::fs::File::open(path).unwrap();
-    let reader = ParquetRecordBatchReaderBuilder::try_new(f)
-        .unwrap()
-        .build()
-        .unwrap();
-    let batches: Vec<RecordBatch> = reader.map(Result::unwrap).collect();
-    arrow_select_concat(&batches)
-}
-
-fn arrow_select_concat(batches: &[RecordBatch]) -> RecordBatch {
-    assert_eq!(batches.len(), 1, "small tables come back as one batch");
-    batches[0].clone()
+    let builder = ParquetRecordBatchReaderBuilder::try_new(f).unwrap();
+    let schema = builder.schema().clone();
+    let batches: Vec<RecordBatch> = builder.build().unwrap().map(Result::unwrap).collect();
+    assert!(batches.len() <= 1, "small tables come back as one batch");
+    batches
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| RecordBatch::new_empty(schema))
 }
 
 fn strs(b: &RecordBatch, name: &str) -> Vec<Option<String>> {
@@ -167,4 +164,151 @@ fn same_rows_at_any_job_count() {
         read(&b.path().join("switches.parquet")),
     );
     assert_eq!(na, nb);
+}
+
+/// Columns whose values depend on the machine, not on the spec.
+const VOLATILE: [&str; 9] = [
+    "seconds_generate",
+    "seconds_elp",
+    "seconds_tag",
+    "seconds_rules",
+    "seconds_verify",
+    "seconds_total",
+    "peak_rss_bytes",
+    "threads",
+    "version",
+];
+
+fn stable(b: &RecordBatch) -> RecordBatch {
+    let keep: Vec<usize> = (0..b.num_columns())
+        .filter(|&i| !VOLATILE.contains(&b.schema().field(i).name().as_str()))
+        .collect();
+    b.project(&keep).unwrap()
+}
+
+/// Rows keyed by (scenario_id, and node for switch rows), without volatile columns.
+fn rows_by_key(b: &RecordBatch) -> std::collections::BTreeMap<(u64, u32), RecordBatch> {
+    let s = stable(b);
+    let ids = u64s(b, "scenario_id");
+    let nodes = b.column_by_name("node").map(|_| u32s(b, "node"));
+    (0..b.num_rows())
+        .map(|i| {
+            (
+                (ids[i].unwrap(), nodes.as_ref().map_or(0, |n| n[i].unwrap())),
+                s.slice(i, 1),
+            )
+        })
+        .collect()
+}
+
+fn execute(dir: &Path, resume: bool, shard: Option<Shard>) -> sweep::Done {
+    let sw = Sweep::parse(SPEC, "test.toml", 1000).unwrap();
+    sweep::execute(
+        dir,
+        &sw,
+        &Options {
+            jobs: 2,
+            resume,
+            shard,
+        },
+        |_| {},
+    )
+    .unwrap()
+}
+
+#[test]
+fn interrupted_then_resumed_equals_uninterrupted() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let whole = execute(a.path(), false, None);
+    assert_eq!((whole.ran, whole.skipped, whole.failed), (11, 0, 4));
+    // Interrupt: the final files never appeared and scenarios 2, 5 and 9 had
+    // not finished.
+    execute(b.path(), false, None);
+    std::fs::remove_file(b.path().join("runs.parquet")).unwrap();
+    std::fs::remove_file(b.path().join("switches.parquet")).unwrap();
+    for id in [2, 5, 9] {
+        let parts = b.path().join(".parts/all");
+        std::fs::remove_file(parts.join(format!("{id}.runs.parquet"))).unwrap();
+        let _ = std::fs::remove_file(parts.join(format!("{id}.switches.parquet")));
+    }
+    let resumed = execute(b.path(), true, None);
+    assert_eq!((resumed.ran, resumed.skipped), (3, 8));
+    for f in ["runs.parquet", "switches.parquet"] {
+        assert_eq!(
+            rows_by_key(&read(&a.path().join(f))),
+            rows_by_key(&read(&b.path().join(f))),
+            "{f}"
+        );
+    }
+    // Resuming a finished sweep runs nothing; another spec is refused.
+    assert_eq!(execute(b.path(), true, None).ran, 0);
+    let other = Sweep::parse(&SPEC.replace("seed = 3", "seed = 4"), "other.toml", 1000).unwrap();
+    let e = sweep::execute(
+        b.path(),
+        &other,
+        &Options {
+            jobs: 1,
+            resume: true,
+            shard: None,
+        },
+        |_| {},
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("different sweep spec"), "{e}");
+}
+
+#[test]
+fn shards_together_equal_the_whole() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    execute(a.path(), false, None);
+    let mut runs = std::collections::BTreeMap::new();
+    let mut nodes = std::collections::BTreeMap::new();
+    let mut total = 0;
+    for i in 1..=3 {
+        let d = execute(b.path(), false, Some(Shard { index: i, count: 3 }));
+        total += d.selected;
+        runs.extend(rows_by_key(&read(
+            &b.path().join(format!("runs-shard-{i}-of-3.parquet")),
+        )));
+        nodes.extend(rows_by_key(&read(
+            &b.path().join(format!("switches-shard-{i}-of-3.parquet")),
+        )));
+    }
+    assert_eq!(total, 11);
+    assert_eq!(runs, rows_by_key(&read(&a.path().join("runs.parquet"))));
+    assert_eq!(
+        nodes,
+        rows_by_key(&read(&a.path().join("switches.parquet")))
+    );
+    assert!(
+        "0/3".parse::<Shard>().is_err()
+            && "4/3".parse::<Shard>().is_err()
+            && "x".parse::<Shard>().is_err()
+    );
+}
+
+#[test]
+fn all_failed_sweep_still_writes_typed_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let sw = Sweep::parse(
+        "name = \"f\"\n[[group]]\nname = \"g\"\ntopology = \"fattree:k=4\"\nelp = \"dor\"\n",
+        "f.toml",
+        10,
+    )
+    .unwrap();
+    let d = sweep::execute(
+        dir.path(),
+        &sw,
+        &Options {
+            jobs: 1,
+            resume: false,
+            shard: None,
+        },
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(d.failed, 1);
+    let nodes = read(&dir.path().join("switches.parquet"));
+    assert_eq!(nodes.num_rows(), 0);
+    assert!(nodes.column_by_name("acl_exact").is_some());
 }

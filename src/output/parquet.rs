@@ -39,7 +39,35 @@ pub struct Table {
     pub columns: Vec<(&'static str, Column)>,
 }
 
+/// The type of a declared column.
+#[derive(Clone, Copy, Debug)]
+pub enum Kind {
+    Str,
+    U64,
+    U32,
+    F64,
+    Bool,
+}
+
 impl Table {
+    /// A table whose columns exist (with their types) even with zero rows.
+    pub fn with_columns(cols: &[(&'static str, Kind)]) -> Self {
+        let columns = cols
+            .iter()
+            .map(|&(n, k)| {
+                let c = match k {
+                    Kind::Str => Column::Str(Vec::new()),
+                    Kind::U64 => Column::U64(Vec::new()),
+                    Kind::U32 => Column::U32(Vec::new()),
+                    Kind::F64 => Column::F64(Vec::new()),
+                    Kind::Bool => Column::Bool(Vec::new()),
+                };
+                (n, c)
+            })
+            .collect();
+        Table { columns }
+    }
+
     fn col(&mut self, name: &'static str, make: fn() -> Column) -> &mut Column {
         if let Some(i) = self.columns.iter().position(|(n, _)| *n == name) {
             return &mut self.columns[i].1;
@@ -73,50 +101,97 @@ impl Table {
         }
     }
 
-    /// Writes the table as one Parquet file, atomically, with zstd
-    /// compression, dictionary encoding and `metadata` as key-value pairs.
+    /// Writes the table as one Parquet file (see [`write_batches`]).
     ///
     /// # Errors
     /// [`Error::Parquet`] or [`Error::Io`] naming the path.
     pub fn write(self, path: &Path, metadata: &[(&str, String)]) -> Result<()> {
-        let pq = |e: &dyn std::fmt::Display| Error::Parquet {
+        write_batches(path, &[self.into_batch(path)?], metadata)
+    }
+
+    /// The table as one Arrow record batch.
+    ///
+    /// # Errors
+    /// [`Error::Parquet`] if the columns have different lengths.
+    pub fn into_batch(self, path: &Path) -> Result<RecordBatch> {
+        // Every column is declared nullable, so tables from different runs
+        // (with and without failed rows) share one schema.
+        RecordBatch::try_from_iter_with_nullable(
+            self.columns
+                .into_iter()
+                .map(|(n, c)| (n, c.into_array(), true)),
+        )
+        .map_err(|e| Error::Parquet {
             path: path.to_path_buf(),
             reason: e.to_string(),
-        };
-        let batch =
-            RecordBatch::try_from_iter(self.columns.into_iter().map(|(n, c)| (n, c.into_array())))
-                .map_err(|e| pq(&e))?;
-        let props = WriterProperties::builder()
-            .set_compression(Compression::ZSTD(
-                ZstdLevel::try_new(3).map_err(|e| pq(&e))?,
-            ))
-            .set_dictionary_enabled(true)
-            .set_key_value_metadata(Some(
-                metadata
-                    .iter()
-                    .map(|(k, v)| KeyValue::new(k.to_string(), v.clone()))
-                    .collect(),
-            ))
-            .build();
-        let mut failure = None;
-        crate::output::write_atomic(path, |f| {
-            let run = || -> std::result::Result<(), parquet::errors::ParquetError> {
-                let mut w = ArrowWriter::try_new(f, batch.schema(), Some(props))?;
-                w.write(&batch)?;
-                w.close()?;
-                Ok(())
-            };
-            run().map_err(|e| {
-                failure = Some(e.to_string());
-                std::io::Error::other("parquet")
-            })
-        })
-        .map_err(|e| match failure.take() {
-            Some(reason) => Error::Parquet {
-                path: path.to_path_buf(),
-                reason,
-            },
-            None => e,
         })
     }
+}
+
+/// Reads every record batch of a Parquet file.
+///
+/// # Errors
+/// [`Error::Parquet`] or [`Error::Io`] naming the path.
+pub fn read_batches(path: &Path) -> Result<Vec<RecordBatch>> {
+    let pq = |e: &dyn std::fmt::Display| Error::Parquet {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    };
+    let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)
+        .map_err(|e| pq(&e))?
+        .build()
+        .map_err(|e| pq(&e))?;
+    reader.map(|b| b.map_err(|e| pq(&e))).collect()
+}
+
+/// Writes batches of one schema as one Parquet file, atomically, with zstd
+/// compression, dictionary encoding and `metadata` as key-value pairs.
+///
+/// # Errors
+/// [`Error::Parquet`] or [`Error::Io`] naming the path.
+pub fn write_batches(
+    path: &Path,
+    batches: &[RecordBatch],
+    metadata: &[(&str, String)],
+) -> Result<()> {
+    let pq = |e: &dyn std::fmt::Display| Error::Parquet {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    };
+    let Some(first) = batches.first() else {
+        return Err(pq(&"no record batch to write"));
+    };
+    let schema = first.schema();
+    let props = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(
+            ZstdLevel::try_new(3).map_err(|e| pq(&e))?,
+        ))
+        .set_dictionary_enabled(true)
+        .set_key_value_metadata(Some(
+            metadata
+                .iter()
+                .map(|(k, v)| KeyValue::new(k.to_string(), v.clone()))
+                .collect(),
+        ))
+        .build();
+    let mut failure = None;
+    crate::output::write_atomic(path, |f| {
+        let run = || -> std::result::Result<(), parquet::errors::ParquetError> {
+            let mut w = ArrowWriter::try_new(f, schema.clone(), Some(props))?;
+            for b in batches {
+                w.write(b)?;
+            }
+            w.close()?;
+            Ok(())
+        };
+        run().map_err(|e| {
+            failure = Some(e.to_string());
+            std::io::Error::other("parquet")
+        })
+    })
+    .map_err(|e| match failure.take() {
+        Some(reason) => pq(&reason),
+        None => e,
+    })
 }

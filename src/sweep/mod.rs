@@ -4,11 +4,16 @@
 
 pub mod spec;
 
-use crate::output::parquet::Table;
+use crate::error::{Error, Result};
+use crate::output::parquet::{Kind, Table, read_batches, write_batches};
 use crate::pipeline::{self, RunConfig, Summary};
+use arrow_array::RecordBatch;
 use rayon::prelude::*;
 pub use spec::{DEFAULT_MAX_SCENARIOS, Scenario, Sweep};
-use std::path::Path;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::Mutex;
 use tagger_generators::NodeKind;
 
 /// The sweep that `tagger sweep` runs when given no spec.
@@ -104,8 +109,8 @@ pub fn run_all(
 /// Builds both tables. Timing and memory columns aside, the rows depend only
 /// on the spec.
 pub fn tables(sweep: &str, outcomes: &[Outcome], threads: usize) -> (Table, Table) {
-    let mut runs = Table::default();
-    let mut nodes = Table::default();
+    let mut runs = Table::with_columns(RUNS_COLUMNS);
+    let mut nodes = Table::with_columns(SWITCHES_COLUMNS);
     for o in outcomes {
         let s = &o.scenario;
         let ok = o.result.as_ref().ok();
@@ -187,37 +192,365 @@ fn family_of(t: &tagger_generators::TopologySpec) -> &'static str {
     }
 }
 
-/// Writes `runs.parquet` and `switches.parquet` into `dir` (created if
-/// needed), each atomically, with the spec text and engine version in the
-/// files' key-value metadata.
-///
-/// # Errors
-/// I/O or Parquet errors naming the file.
-pub fn write(dir: &Path, sweep: &Sweep, outcomes: &[Outcome], threads: usize) -> crate::Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| crate::Error::io(dir, e))?;
-    let (runs, nodes) = tables(&sweep.name, outcomes, threads);
-    let meta = [
+/// Columns of `runs.parquet`, in order, with their types.
+pub const RUNS_COLUMNS: &[(&str, Kind)] = &[
+    ("sweep", Kind::Str),
+    ("scenario_id", Kind::U64),
+    ("group", Kind::Str),
+    ("trial", Kind::U64),
+    ("seed", Kind::U64),
+    ("topology", Kind::Str),
+    ("topology_grid", Kind::Str),
+    ("family", Kind::Str),
+    ("elp", Kind::Str),
+    ("algo", Kind::Str),
+    ("cycle", Kind::Str),
+    ("switches", Kind::U64),
+    ("servers", Kind::U64),
+    ("hosts", Kind::U64),
+    ("links", Kind::U64),
+    ("endpoints", Kind::U64),
+    ("paths", Kind::U64),
+    ("paths_exact", Kind::Bool),
+    ("longest_elp", Kind::U32),
+    ("pairs_covered", Kind::U64),
+    ("pairs_total", Kind::U64),
+    ("priorities", Kind::U32),
+    ("acl_exact_total", Kind::U64),
+    ("acl_exact_max", Kind::U64),
+    ("acl_exact_p50", Kind::U64),
+    ("acl_exact_p99", Kind::U64),
+    ("acl_compressed_total", Kind::U64),
+    ("acl_compressed_max", Kind::U64),
+    ("acl_compressed_p50", Kind::U64),
+    ("acl_compressed_p99", Kind::U64),
+    ("queue_rules_total", Kind::U64),
+    ("queue_rules_max", Kind::U64),
+    ("rules_total", Kind::U64),
+    ("rules_max", Kind::U64),
+    ("rules_p50", Kind::U64),
+    ("rules_p99", Kind::U64),
+    ("headroom_max_bytes", Kind::U64),
+    ("verified", Kind::Bool),
+    ("status", Kind::Str),
+    ("error", Kind::Str),
+    ("seconds_generate", Kind::F64),
+    ("seconds_elp", Kind::F64),
+    ("seconds_tag", Kind::F64),
+    ("seconds_rules", Kind::F64),
+    ("seconds_verify", Kind::F64),
+    ("seconds_total", Kind::F64),
+    ("peak_rss_bytes", Kind::U64),
+    ("threads", Kind::U64),
+    ("version", Kind::Str),
+];
+
+/// Columns of `switches.parquet`, in order, with their types.
+pub const SWITCHES_COLUMNS: &[(&str, Kind)] = &[
+    ("scenario_id", Kind::U64),
+    ("node", Kind::U32),
+    ("kind", Kind::Str),
+    ("level", Kind::U32),
+    ("degree", Kind::U32),
+    ("hosts", Kind::U32),
+    ("acl_exact", Kind::U64),
+    ("acl_compressed", Kind::U64),
+    ("queue_rules", Kind::U64),
+    ("rules", Kind::U64),
+    ("priorities", Kind::U32),
+];
+
+/// One of N deterministic slices of a sweep: scenario `id` belongs to shard
+/// `id % count + 1`. Written `I/N`, 1-based, as cluster job arrays count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u64,
+    pub count: u64,
+}
+
+impl Shard {
+    pub fn contains(&self, id: u64) -> bool {
+        id % self.count == self.index - 1
+    }
+    fn tag(&self) -> String {
+        format!("shard-{}-of-{}", self.index, self.count)
+    }
+}
+
+impl FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let bad = || format!("--shard '{s}' must be I/N with 1 <= I <= N (e.g. 3/16)");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count): (u64, u64) = (
+            i.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+/// How to run a sweep.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Scenarios run concurrently.
+    pub jobs: usize,
+    /// Skip scenarios whose results are already in the output directory.
+    pub resume: bool,
+    pub shard: Option<Shard>,
+}
+
+/// What [`execute`] did.
+#[derive(Debug)]
+pub struct Done {
+    pub selected: usize,
+    pub ran: usize,
+    pub skipped: usize,
+    pub failed: usize,
+    pub runs_path: PathBuf,
+    pub switches_path: PathBuf,
+    /// One line per scenario of the final table, for [`summary_table`].
+    pub rows: Vec<Row>,
+}
+
+/// The parts of a `runs.parquet` row the summary table shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub scenario_id: u64,
+    pub topology: String,
+    pub elp: String,
+    pub algo: String,
+    pub error: Option<String>,
+    pub nodes: Option<u64>,
+    pub longest_elp: Option<u32>,
+    pub priorities: Option<u32>,
+    pub acl_exact_max: Option<u64>,
+    pub rules_max: Option<u64>,
+    pub seconds: Option<f64>,
+}
+
+fn meta(sweep: &Sweep) -> [(&'static str, String); 3] {
+    [
         ("tagger.sweep", sweep.name.clone()),
         ("tagger.spec", sweep.text.clone()),
         ("tagger.version", VERSION.to_string()),
-    ];
-    runs.write(&dir.join("runs.parquet"), &meta)?;
-    nodes.write(&dir.join("switches.parquet"), &meta)?;
+    ]
+}
+
+/// Runs a sweep into `dir`.
+///
+/// Each scenario's rows are written as part files under `dir/.parts/` the
+/// moment it finishes, so an interrupted sweep keeps what it finished; with
+/// `resume`, scenarios that have parts are skipped (the parts must come from
+/// the same spec text). At the end the parts are merged, in scenario order,
+/// into `runs.parquet` and `switches.parquet` (`runs-shard-I-of-N.parquet`
+/// with a shard), each by atomic rename. Rows apart from timing and memory
+/// columns depend only on the spec, whatever the job count or sharding.
+///
+/// # Errors
+/// I/O and Parquet errors naming the file, or a resume against parts of a
+/// different spec. A failing scenario is not an error: it is a `failed` row.
+pub fn execute(
+    dir: &Path,
+    sweep: &Sweep,
+    opts: &Options,
+    progress: impl Fn(&Outcome) + Sync,
+) -> Result<Done> {
+    let tag = opts.shard.map_or_else(|| "all".to_string(), |s| s.tag());
+    let parts = dir.join(".parts").join(&tag);
+    let stamp = parts.join("spec.toml");
+    let io = |p: &Path| {
+        let p = p.to_path_buf();
+        move |e| Error::io(p, e)
+    };
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let resuming = opts.resume && stamp.exists();
+    if resuming {
+        let old = std::fs::read_to_string(&stamp).map_err(io(&stamp))?;
+        if old != sweep.text {
+            return Err(Error::SweepSpec {
+                file: dir.display().to_string(),
+                location: "--resume".into(),
+                reason: "the directory holds results of a different sweep spec; run without --resume to start over".into(),
+            });
+        }
+    } else {
+        if parts.exists() {
+            std::fs::remove_dir_all(&parts).map_err(io(&parts))?;
+        }
+        std::fs::create_dir_all(&parts).map_err(io(&parts))?;
+        crate::output::write_string(&stamp, &sweep.text)?;
+    }
+    let selected: Vec<&Scenario> = sweep
+        .scenarios
+        .iter()
+        .filter(|s| opts.shard.is_none_or(|sh| sh.contains(s.id)))
+        .collect();
+    let done: BTreeSet<u64> = if resuming {
+        std::fs::read_dir(&parts)
+            .map_err(io(&parts))?
+            .filter_map(|e| {
+                e.ok()?
+                    .file_name()
+                    .to_str()?
+                    .strip_suffix(".runs.parquet")?
+                    .parse()
+                    .ok()
+            })
+            .collect()
+    } else {
+        BTreeSet::new()
+    };
+    let todo: Vec<Scenario> = selected
+        .iter()
+        .filter(|s| !done.contains(&s.id))
+        .map(|s| (*s).clone())
+        .collect();
+    let errors = Mutex::new(Vec::new());
+    let threads = rayon::current_num_threads();
+    for_each(&todo, opts.jobs, |o| {
+        if let Err(e) = write_part(&parts, sweep, o, threads) {
+            errors
+                .lock()
+                .expect("no panics while holding the lock")
+                .push(e);
+        }
+        progress(o);
+    });
+    if let Some(e) = errors
+        .into_inner()
+        .expect("no panics while holding the lock")
+        .into_iter()
+        .next()
+    {
+        return Err(e);
+    }
+    let (runs_path, switches_path) = match opts.shard {
+        None => (dir.join("runs.parquet"), dir.join("switches.parquet")),
+        Some(sh) => (
+            dir.join(format!("runs-{}.parquet", sh.tag())),
+            dir.join(format!("switches-{}.parquet", sh.tag())),
+        ),
+    };
+    let mut runs: Vec<RecordBatch> = Vec::new();
+    let mut nodes: Vec<RecordBatch> = Vec::new();
+    for s in &selected {
+        runs.extend(read_batches(&parts.join(format!("{}.runs.parquet", s.id)))?);
+        let sw = parts.join(format!("{}.switches.parquet", s.id));
+        if sw.exists() {
+            nodes.extend(read_batches(&sw)?);
+        }
+    }
+    if nodes.is_empty() {
+        nodes.push(Table::with_columns(SWITCHES_COLUMNS).into_batch(&switches_path)?);
+    }
+    if runs.is_empty() {
+        runs.push(Table::with_columns(RUNS_COLUMNS).into_batch(&runs_path)?);
+    }
+    write_batches(&runs_path, &runs, &meta(sweep))?;
+    write_batches(&switches_path, &nodes, &meta(sweep))?;
+    let rows = rows_of(&runs);
+    Ok(Done {
+        selected: selected.len(),
+        ran: todo.len(),
+        skipped: selected.len() - todo.len(),
+        failed: rows.iter().filter(|r| r.error.is_some()).count(),
+        runs_path,
+        switches_path,
+        rows,
+    })
+}
+
+/// Runs scenarios on a pool of `jobs` threads without keeping their
+/// outcomes, calling `each` as each finishes.
+fn for_each(scenarios: &[Scenario], jobs: usize, each: impl Fn(&Outcome) + Sync) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .expect("a thread pool of a positive size builds");
+    pool.install(|| scenarios.par_iter().for_each(|s| each(&run_scenario(s))));
+}
+
+/// Writes one scenario's rows: switches first, then runs, whose presence
+/// marks the scenario done.
+fn write_part(parts: &Path, sweep: &Sweep, o: &Outcome, threads: usize) -> Result<()> {
+    let (runs, nodes) = tables(&sweep.name, std::slice::from_ref(o), threads);
+    let id = o.scenario.id;
+    if !o.nodes.is_empty() {
+        nodes.write(&parts.join(format!("{id}.switches.parquet")), &[])?;
+    }
+    runs.write(&parts.join(format!("{id}.runs.parquet")), &[])
+}
+
+fn rows_of(batches: &[RecordBatch]) -> Vec<Row> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Float64Type, UInt32Type, UInt64Type};
+    use arrow_array::{Array, ArrayRef};
+    let mut rows = Vec::new();
+    for b in batches {
+        let col =
+            |n: &str| -> &ArrayRef { b.column_by_name(n).expect("runs tables have every column") };
+        let s = |n: &str, i: usize| {
+            let c = col(n).as_string::<i32>();
+            c.is_valid(i).then(|| c.value(i).to_string())
+        };
+        let u64_ = |n: &str, i: usize| {
+            let c = col(n).as_primitive::<UInt64Type>();
+            c.is_valid(i).then(|| c.value(i))
+        };
+        let u32_ = |n: &str, i: usize| {
+            let c = col(n).as_primitive::<UInt32Type>();
+            c.is_valid(i).then(|| c.value(i))
+        };
+        for i in 0..b.num_rows() {
+            let secs = col("seconds_total").as_primitive::<Float64Type>();
+            rows.push(Row {
+                scenario_id: u64_("scenario_id", i).unwrap_or(0),
+                topology: s("topology_grid", i).unwrap_or_default(),
+                elp: s("elp", i).unwrap_or_default(),
+                algo: s("algo", i).unwrap_or_default(),
+                error: s("error", i),
+                nodes: u64_("switches", i)
+                    .zip(u64_("servers", i))
+                    .map(|(a, b)| a + b),
+                longest_elp: u32_("longest_elp", i),
+                priorities: u32_("priorities", i),
+                acl_exact_max: u64_("acl_exact_max", i),
+                rules_max: u64_("rules_max", i),
+                seconds: secs.is_valid(i).then(|| secs.value(i)),
+            });
+        }
+    }
+    rows
+}
+
+/// Writes `runs.parquet` and `switches.parquet` for outcomes already in
+/// memory (no parts, no resume); see [`execute`] for the sweep runner.
+///
+/// # Errors
+/// I/O or Parquet errors naming the file.
+pub fn write(dir: &Path, sweep: &Sweep, outcomes: &[Outcome], threads: usize) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let (runs, nodes) = tables(&sweep.name, outcomes, threads);
+    runs.write(&dir.join("runs.parquet"), &meta(sweep))?;
+    nodes.write(&dir.join("switches.parquet"), &meta(sweep))?;
     Ok(())
 }
 
-/// The summary table: one line per (topology, ELP, algorithm), medians over
-/// trials.
-pub fn summary_table(outcomes: &[Outcome]) -> String {
+/// The summary table: one line per (topology, ELP, algorithm) in grid order,
+/// medians over trials.
+pub fn summary_table(rows: &[Row]) -> String {
     use std::collections::BTreeMap;
     use std::fmt::Write as _;
-    let mut groups: BTreeMap<(u64, String, String, String), Vec<&Outcome>> = BTreeMap::new();
+    let mut groups: BTreeMap<(u64, String, String, String), Vec<&Row>> = BTreeMap::new();
     let mut first_id: BTreeMap<(String, String, String), u64> = BTreeMap::new();
-    for o in outcomes {
-        let s = &o.scenario;
-        let k = (s.topology_text.clone(), s.elp.text.clone(), s.algo.name());
-        let id = *first_id.entry(k.clone()).or_insert(s.id);
-        groups.entry((id, k.0, k.1, k.2)).or_default().push(o);
+    for r in rows {
+        let k = (r.topology.clone(), r.elp.clone(), r.algo.clone());
+        let id = *first_id.entry(k.clone()).or_insert(r.scenario_id);
+        groups.entry((id, k.0, k.1, k.2)).or_default().push(r);
     }
     let med = |mut v: Vec<f64>| -> Option<f64> {
         if v.is_empty() {
@@ -241,21 +574,22 @@ pub fn summary_table(outcomes: &[Outcome]) -> String {
         "rules_max",
         "seconds"
     );
-    for ((_, topo, elp, algo), os) in groups {
-        let ok: Vec<&Summary> = os.iter().filter_map(|o| o.result.as_ref().ok()).collect();
-        let failed = os.len() - ok.len();
-        let f = |get: fn(&Summary) -> f64| med(ok.iter().map(|r| get(r)).collect());
+    for ((_, topo, elp, algo), rs) in groups {
+        let ok: Vec<&&Row> = rs.iter().filter(|r| r.error.is_none()).collect();
+        let failed = rs.len() - ok.len();
+        let f = |get: fn(&Row) -> Option<f64>| med(ok.iter().filter_map(|r| get(r)).collect());
         let show =
             |x: Option<f64>, prec: usize| x.map_or("-".to_string(), |v| format!("{v:.prec$}"));
         let status = if failed == 0 {
             "ok".to_string()
         } else {
-            let first = os
+            let first: String = rs
                 .iter()
-                .find_map(|o| o.result.as_ref().err())
-                .cloned()
-                .unwrap_or_default();
-            let first: String = first.chars().take(70).collect();
+                .find_map(|r| r.error.clone())
+                .unwrap_or_default()
+                .chars()
+                .take(70)
+                .collect();
             format!("{failed} FAILED: {first}")
         };
         let _ = writeln!(
@@ -264,13 +598,13 @@ pub fn summary_table(outcomes: &[Outcome]) -> String {
             topo.chars().take(38).collect::<String>(),
             elp.chars().take(24).collect::<String>(),
             algo,
-            os.len(),
-            show(f(|r| (r.switches + r.servers) as f64), 0),
-            show(f(|r| r.longest_elp as f64), 0),
-            show(f(|r| r.priorities as f64), 0),
-            show(f(|r| r.acl_exact_max as f64), 0),
-            show(f(|r| r.rules_max as f64), 0),
-            show(f(|r| r.seconds.total), 3),
+            rs.len(),
+            show(f(|r| r.nodes.map(|x| x as f64)), 0),
+            show(f(|r| r.longest_elp.map(f64::from)), 0),
+            show(f(|r| r.priorities.map(f64::from)), 0),
+            show(f(|r| r.acl_exact_max.map(|x| x as f64)), 0),
+            show(f(|r| r.rules_max.map(|x| x as f64)), 0),
+            show(f(|r| r.seconds), 3),
         );
     }
     out
