@@ -140,7 +140,7 @@ fn tagging_stage(c: &mut Criterion) {
             &(t, e),
             |b, (t, e)| {
                 b.iter(|| {
-                    black_box(tagging::tag(t, e, Algo::Greedy, CycleBackend::Bitset).unwrap())
+                    black_box(tagging::tag(t, e, Algo::GREEDY, CycleBackend::Bitset).unwrap())
                 })
             },
         );
@@ -148,7 +148,7 @@ fn tagging_stage(c: &mut Criterion) {
     for (label, spec) in fixtures::fattree() {
         let t = topo(spec);
         let e = elp(&t, "kbounce:2");
-        for algo in [Algo::Clos { k: None }, Algo::Greedy] {
+        for algo in [Algo::Clos { k: None }, Algo::GREEDY] {
             g.bench_with_input(
                 BenchmarkId::new(format!("fattree-kbounce2-{algo}"), label),
                 &(&t, &e),
@@ -187,7 +187,7 @@ fn rules_and_verify(c: &mut Criterion) {
     for (label, spec) in fixtures::jellyfish() {
         let t = topo(spec);
         let e = elp(&t, "shortest");
-        let tg = tagging::tag(&t, &e, Algo::Greedy, CycleBackend::Bitset).unwrap();
+        let tg = tagging::tag(&t, &e, Algo::GREEDY, CycleBackend::Bitset).unwrap();
         g.bench_with_input(
             BenchmarkId::new("rules+compress", label),
             &(&t, &tg),

@@ -23,7 +23,7 @@ RUNS = {
     "acl_exact_max": "UBIGINT", "acl_exact_p50": "UBIGINT", "acl_exact_p99": "UBIGINT",
     "acl_compressed_total": "UBIGINT", "acl_compressed_max": "UBIGINT",
     "rules_total": "UBIGINT", "rules_max": "UBIGINT", "rules_p50": "UBIGINT",
-    "rules_p99": "UBIGINT", "verified": "BOOLEAN", "status": "VARCHAR", "error": "VARCHAR",
+    "rules_p99": "UBIGINT", "headroom_max_bytes": "UBIGINT", "dscp_conflicts": "UBIGINT", "verified": "BOOLEAN", "status": "VARCHAR", "error": "VARCHAR",
     "seconds_generate": "DOUBLE", "seconds_elp": "DOUBLE", "seconds_tag": "DOUBLE",
     "seconds_rules": "DOUBLE", "seconds_verify": "DOUBLE", "seconds_total": "DOUBLE",
     "peak_rss_bytes": "UBIGINT", "threads": "UBIGINT", "version": "VARCHAR",

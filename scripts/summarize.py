@@ -12,10 +12,14 @@ trials, plus failures. Reads a file or a directory of shard files.
     python3 scripts/summarize.py sweep-out/runs.parquet
     uv run scripts/summarize.py sweep-out            # a directory works too
 """
+import signal
 import sys
 from pathlib import Path
 
 import duckdb
+
+# Exit quietly when the reader goes away (`... | head`).
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 
 def main() -> int:

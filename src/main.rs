@@ -359,6 +359,11 @@ fn print_run(r: &pipeline::RunResult) {
     );
     println!("algorithm     {} (cycle detection: {})", s.algo, s.cycle);
     println!("priorities    {} lossless", s.priorities);
+    if let Some(n) = s.dscp_conflicts {
+        println!(
+            "              TTL rules; {n} keys would conflict if these priorities were rewritten DSCP tags (rules no switch could hold)"
+        );
+    }
     for (i, p) in r.tagging.per_priority.iter().enumerate() {
         println!(
             "  priority {}: {} channels, {} same-priority dependencies",

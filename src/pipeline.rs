@@ -82,6 +82,9 @@ pub struct Summary {
     /// Bytes of PFC headroom the busiest node must reserve at 40 Gb/s, 300 m,
     /// MTU 1500: its ports times the lossless priorities present there.
     pub headroom_max_bytes: u64,
+    /// `greedy-ttl` only: keys that would clash if its priorities were used
+    /// as rewritten DSCP tags (rules no switch could hold).
+    pub dscp_conflicts: Option<u64>,
     pub verified: bool,
     pub seconds: Timings,
 }
@@ -142,7 +145,7 @@ fn summarize(
     let headroom_max = (0..topo.node_count())
         .map(|v| {
             let ports = topo.degree(v as u32) as f64 + topo.nodes()[v].hosts as f64;
-            ports * rules.ingress_tags[v].len() as f64 * headroom
+            ports * rules.priorities_at(v) as f64 * headroom
         })
         .fold(0.0, f64::max);
     Summary {
@@ -177,6 +180,7 @@ fn summarize(
         rules_p50: rs.rules.p50,
         rules_p99: rs.rules.p99,
         headroom_max_bytes: headroom_max.round() as u64,
+        dscp_conflicts: tagging.dscp_conflicts,
         verified: true,
         seconds,
     }

@@ -35,9 +35,11 @@ pub struct RuleSet {
     pub initial_tag: u32,
     /// Sorted by (node, in_link, tag, out_link).
     pub entries: Vec<Entry>,
-    /// Per node, the lossless tags that arrive at its ingress ports (the
-    /// ingress map), including packets delivered to hosts there.
-    pub ingress_tags: Vec<Vec<u32>>,
+    /// Per node, the ingress map: the distinct `(tag, lossless queue)` pairs
+    /// of packets arriving at its ports, including packets delivered to
+    /// hosts there. Under DSCP the queue is the tag; under TTL one entry
+    /// matches a hop count on a set of ports.
+    pub ingress: Vec<Vec<(u32, u32)>>,
 }
 
 /// Rule counts of one node.
@@ -62,11 +64,13 @@ pub struct Compressed {
     pub tag: u32,
     pub out_links: Vec<LinkId>,
     pub next_tag: u32,
+    pub priority: u32,
+    pub next_priority: u32,
 }
 
 impl RuleSet {
     pub fn from_tagging(topo: &Topology, t: &Tagging) -> Self {
-        let entries: Vec<Entry> = t
+        let mut entries: Vec<Entry> = t
             .keys
             .iter()
             .map(|k| Entry {
@@ -75,31 +79,41 @@ impl RuleSet {
                 tag: k.tag,
                 out_link: k.out_channel >> 1,
                 next_tag: k.next_tag,
-                priority: k.tag,
-                next_priority: k.next_tag,
+                priority: k.priority,
+                next_priority: k.next_priority,
             })
             .collect();
-        let mut ingress: Vec<Vec<u32>> = vec![Vec::new(); topo.node_count()];
-        for &(c, tag) in &t.states {
-            ingress[topo.channel_dst(c) as usize].push(tag);
+        entries.sort_unstable();
+        let mut ingress: Vec<Vec<(u32, u32)>> = vec![Vec::new(); topo.node_count()];
+        for &(c, tag, p) in &t.states {
+            ingress[topo.channel_dst(c) as usize].push((tag, p));
         }
         for k in t.keys.iter().filter(|k| k.in_channel.is_none()) {
-            ingress[k.node as usize].push(k.tag);
+            ingress[k.node as usize].push((k.tag, k.priority));
         }
         for v in &mut ingress {
             v.sort_unstable();
             v.dedup();
         }
-        let mut entries = entries;
-        entries.sort_unstable();
         RuleSet {
             topology: topo.name().to_string(),
             algo: t.algo.name(),
             priorities: t.priorities,
             initial_tag: 1,
             entries,
-            ingress_tags: ingress,
+            ingress,
         }
+    }
+
+    /// Lossless priorities present at `node`'s ingress ports.
+    pub fn priorities_at(&self, node: usize) -> usize {
+        let mut p: Vec<u32> = self
+            .ingress
+            .get(node)
+            .map_or(Vec::new(), |v| v.iter().map(|x| x.1).collect());
+        p.sort_unstable();
+        p.dedup();
+        p.len()
     }
 
     /// Entries of each node, as slices of the sorted list.
@@ -125,7 +139,7 @@ impl RuleSet {
             .map(|(v, es)| NodeCounts {
                 acl_exact: es.len() as u64,
                 acl_compressed: compress(es).len() as u64,
-                queue_rules: self.ingress_tags.get(v).map_or(0, Vec::len) as u64,
+                queue_rules: self.ingress.get(v).map_or(0, Vec::len) as u64,
             })
             .collect()
     }
@@ -190,20 +204,18 @@ impl RuleSet {
         }
         let mut entries = raw.entries;
         entries.sort_unstable();
-        let mut ingress: BTreeMap<NodeId, Vec<u32>> = BTreeMap::new();
-        for e in &entries {
-            ingress.entry(e.node).or_default().push(e.tag);
-        }
         let nodes = entries
             .iter()
             .map(|e| e.node as usize + 1)
             .max()
             .unwrap_or(0);
-        let mut ingress_tags = vec![Vec::new(); nodes];
-        for (v, mut tags) in ingress {
-            tags.sort_unstable();
-            tags.dedup();
-            ingress_tags[v as usize] = tags;
+        let mut ingress = vec![Vec::new(); nodes];
+        for e in &entries {
+            ingress[e.node as usize].push((e.tag, e.priority));
+        }
+        for v in &mut ingress {
+            v.sort_unstable();
+            v.dedup();
         }
         Ok(RuleSet {
             topology: raw.topology,
@@ -211,29 +223,29 @@ impl RuleSet {
             priorities: raw.priorities,
             initial_tag: raw.initial_tag,
             entries,
-            ingress_tags,
+            ingress,
         })
     }
 }
 
 /// Compresses one node's entries into port-set entries, as TCAM port bitmaps
-/// allow: per action `(tag, next_tag)`, in ports with the same set of out
-/// ports share one entry (and symmetrically; the smaller cover wins). Each
+/// allow: per action (tag, next tag and queues), in ports with the same set
+/// of out ports share one entry (and symmetrically; the smaller cover wins). Each
 /// result is a biclique of the (in, out) relation and together they cover it
 /// exactly once.
 ///
 /// Complexity: O(m log m) for m entries.
 pub fn compress(entries: &[Entry]) -> Vec<Compressed> {
     type Pairs = Vec<(Option<LinkId>, LinkId)>;
-    let mut by_action: BTreeMap<(u32, u32), Pairs> = BTreeMap::new();
+    let mut by_action: BTreeMap<(u32, u32, u32, u32), Pairs> = BTreeMap::new();
     for e in entries {
         by_action
-            .entry((e.tag, e.next_tag))
+            .entry((e.tag, e.next_tag, e.priority, e.next_priority))
             .or_default()
             .push((e.in_link, e.out_link));
     }
     let mut out = Vec::new();
-    for ((tag, next_tag), pairs) in by_action {
+    for ((tag, next_tag, priority, next_priority), pairs) in by_action {
         let mut by_in: BTreeMap<Option<LinkId>, Vec<LinkId>> = BTreeMap::new();
         let mut by_out: BTreeMap<LinkId, Vec<Option<LinkId>>> = BTreeMap::new();
         for &(i, o) in &pairs {
@@ -258,6 +270,8 @@ pub fn compress(entries: &[Entry]) -> Vec<Compressed> {
                 tag,
                 out_links: outs,
                 next_tag,
+                priority,
+                next_priority,
             }));
         } else {
             out.extend(out_groups.into_iter().map(|(ins, outs)| Compressed {
@@ -265,6 +279,8 @@ pub fn compress(entries: &[Entry]) -> Vec<Compressed> {
                 tag,
                 out_links: outs,
                 next_tag,
+                priority,
+                next_priority,
             }));
         }
     }

@@ -278,7 +278,10 @@ fn sweep_records_failures_and_goes_on() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let t = text(&o);
     assert!(t.contains("2 scenarios: 1 ok, 1 failed"), "{t}");
-    assert_eq!(files_in(&out), vec!["runs.parquet", "switches.parquet"]);
+    assert_eq!(
+        files_in(&out),
+        vec![".parts", "runs.parquet", "switches.parquet"]
+    );
     // A spec error stops before any work, naming file, group and key.
     std::fs::write(
         &spec,

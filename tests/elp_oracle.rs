@@ -396,7 +396,7 @@ fn elp_stage_is_thread_count_independent() {
             .unwrap()
             .install(|| {
                 let elp = ElpSet::build(&t, &spec).unwrap();
-                let bf = tag(&t, &elp, Algo::Greedy, CycleBackend::Bitset).unwrap();
+                let bf = tag(&t, &elp, Algo::GREEDY, CycleBackend::Bitset).unwrap();
                 (elp.counts(&t), bf.keys, bf.states)
             })
     };

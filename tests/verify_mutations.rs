@@ -175,18 +175,17 @@ fn rules_json_round_trip_and_compression_is_exact() {
         let mut expanded: Vec<Entry> = c
             .iter()
             .flat_map(|x| {
-                x.in_links
-                    .iter()
-                    .flat_map(move |&i| x.out_links.iter().map(move |&o| (i, o, x.tag, x.next_tag)))
-            })
-            .map(|(i, o, tag, next)| Entry {
-                node: es[0].node,
-                in_link: i,
-                tag,
-                out_link: o,
-                next_tag: next,
-                priority: tag,
-                next_priority: next,
+                x.in_links.iter().flat_map(move |&i| {
+                    x.out_links.iter().map(move |&o| Entry {
+                        node: es[0].node,
+                        in_link: i,
+                        tag: x.tag,
+                        out_link: o,
+                        next_tag: x.next_tag,
+                        priority: x.priority,
+                        next_priority: x.next_priority,
+                    })
+                })
             })
             .collect();
         expanded.sort();

@@ -28,6 +28,9 @@ pub trait IncrementalDag: Send {
     /// when the edge would close a cycle. Adding an existing edge is a no-op
     /// that returns true.
     fn try_add_edge(&mut self, a: u32, b: u32) -> bool;
+    fn has_edge(&self, a: u32, b: u32) -> bool;
+    /// Removes `a -> b` if present (an acyclic graph stays acyclic).
+    fn remove_edge(&mut self, a: u32, b: u32);
     fn edge_count(&self) -> usize;
 }
 
@@ -94,9 +97,26 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// Inserts `edges` in order; every third accepted edge is removed again
+    /// right away, so removal is exercised against the oracle too.
     fn run<D: IncrementalDag>(n: usize, edges: &[(u32, u32)]) -> Vec<bool> {
         let mut d = D::with_vertices(n);
-        edges.iter().map(|&(a, b)| d.try_add_edge(a, b)).collect()
+        let mut accepted = 0;
+        edges
+            .iter()
+            .map(|&(a, b)| {
+                let fresh = !d.has_edge(a, b);
+                let ok = d.try_add_edge(a, b);
+                if ok && fresh {
+                    accepted += 1;
+                    if accepted % 3 == 0 {
+                        d.remove_edge(a, b);
+                        assert!(!d.has_edge(a, b));
+                    }
+                }
+                ok
+            })
+            .collect()
     }
 
     proptest! {

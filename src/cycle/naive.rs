@@ -37,6 +37,17 @@ impl IncrementalDag for NaiveDag {
         true
     }
 
+    fn has_edge(&self, a: u32, b: u32) -> bool {
+        self.out[a as usize].contains(&b)
+    }
+
+    fn remove_edge(&mut self, a: u32, b: u32) {
+        if let Some(i) = self.out[a as usize].iter().position(|&x| x == b) {
+            self.out[a as usize].swap_remove(i);
+            self.edges -= 1;
+        }
+    }
+
     fn edge_count(&self) -> usize {
         self.edges
     }

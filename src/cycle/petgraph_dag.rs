@@ -39,6 +39,22 @@ impl IncrementalDag for PetgraphDag {
         }
     }
 
+    fn has_edge(&self, a: u32, b: u32) -> bool {
+        self.g
+            .find_edge(NodeIndex::new(a as usize), NodeIndex::new(b as usize))
+            .is_some()
+    }
+
+    fn remove_edge(&mut self, a: u32, b: u32) {
+        if let Some(e) = self
+            .g
+            .find_edge(NodeIndex::new(a as usize), NodeIndex::new(b as usize))
+        {
+            self.g.remove_edge(e);
+            self.edges -= 1;
+        }
+    }
+
     fn edge_count(&self) -> usize {
         self.edges
     }

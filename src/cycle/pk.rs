@@ -56,10 +56,6 @@ impl BitsetPk {
         }
     }
 
-    fn has_edge(&self, a: u32, b: u32) -> bool {
-        self.out[a as usize].contains(&b)
-    }
-
     fn push_edge(&mut self, a: u32, b: u32) {
         self.out[a as usize].push(b);
         self.inn[b as usize].push(a);
@@ -162,6 +158,23 @@ impl IncrementalDag for BitsetPk {
         self.unmark();
         self.push_edge(a, b);
         true
+    }
+
+    fn has_edge(&self, a: u32, b: u32) -> bool {
+        self.out[a as usize].contains(&b)
+    }
+
+    fn remove_edge(&mut self, a: u32, b: u32) {
+        // A topological order stays valid when edges go, so `ord` is kept.
+        if let Some(i) = self.out[a as usize].iter().position(|&x| x == b) {
+            self.out[a as usize].swap_remove(i);
+            let j = self.inn[b as usize]
+                .iter()
+                .position(|&x| x == a)
+                .expect("in and out lists agree");
+            self.inn[b as usize].swap_remove(j);
+            self.edges -= 1;
+        }
     }
 
     fn edge_count(&self) -> usize {

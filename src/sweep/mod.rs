@@ -67,7 +67,7 @@ pub fn run_scenario(s: &Scenario) -> Outcome {
                         acl_exact: c.acl_exact,
                         acl_compressed: c.acl_compressed,
                         queue_rules: c.queue_rules,
-                        priorities: r.rules.ingress_tags[v].len() as u32,
+                        priorities: r.rules.priorities_at(v) as u32,
                     }
                 })
                 .collect();
@@ -151,6 +151,7 @@ pub fn tables(sweep: &str, outcomes: &[Outcome], threads: usize) -> (Table, Tabl
         runs.u64("rules_p50", ok.map(|r| r.rules_p50));
         runs.u64("rules_p99", ok.map(|r| r.rules_p99));
         runs.u64("headroom_max_bytes", ok.map(|r| r.headroom_max_bytes));
+        runs.u64("dscp_conflicts", ok.and_then(|r| r.dscp_conflicts));
         runs.bool("verified", Some(ok.is_some_and(|r| r.verified)));
         runs.str("status", Some(if ok.is_some() { "ok" } else { "failed" }));
         runs.str("error", o.result.as_ref().err().map(String::as_str));
@@ -562,7 +563,7 @@ pub fn summary_table(rows: &[Row]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<38} {:<24} {:<8} {:>4} {:>7} {:>7} {:>4} {:>9} {:>9} {:>8}  status",
+        "{:<36} {:<22} {:<14} {:>4} {:>7} {:>7} {:>4} {:>9} {:>9} {:>8}  status",
         "topology",
         "elp",
         "algo",
@@ -594,10 +595,10 @@ pub fn summary_table(rows: &[Row]) -> String {
         };
         let _ = writeln!(
             out,
-            "{:<38} {:<24} {:<8} {:>4} {:>7} {:>7} {:>4} {:>9} {:>9} {:>8}  {status}",
-            topo.chars().take(38).collect::<String>(),
-            elp.chars().take(24).collect::<String>(),
-            algo,
+            "{:<36} {:<22} {:<14} {:>4} {:>7} {:>7} {:>4} {:>9} {:>9} {:>8}  {status}",
+            topo.chars().take(36).collect::<String>(),
+            elp.chars().take(22).collect::<String>(),
+            algo.chars().take(14).collect::<String>(),
             rs.len(),
             show(f(|r| r.nodes.map(|x| x as f64)), 0),
             show(f(|r| r.longest_elp.map(f64::from)), 0),

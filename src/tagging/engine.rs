@@ -2,6 +2,9 @@
 
 use crate::elp::{ElpSet, Prefixes};
 use crate::error::Result;
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 use tagger_generators::{ChannelId, Topology};
@@ -22,14 +25,16 @@ pub struct Walk {
 /// `c2`. Prefix sets already explored at a state are not explored again, so
 /// the work is bounded by states times prefix classes.
 ///
-/// Continuations of a hop are computed in parallel; decisions are made
-/// sequentially in ascending `(c1, t, c2)` order.
+/// Continuations of a hop are computed in parallel; the hop's new keys are
+/// decided sequentially in ascending `(c1, t, c2)` order, or, with `order`,
+/// in an order shuffled by that seed (greedy restarts).
 ///
 /// # Errors
 /// Whatever `decide` returns.
 pub fn walk(
     topo: &Topology,
     elp: &ElpSet,
+    order: Option<u64>,
     mut decide: impl FnMut(ChannelId, u32, ChannelId) -> Result<u32>,
 ) -> Result<Walk> {
     let mut keys: HashMap<(ChannelId, u32, ChannelId), u32> = HashMap::default();
@@ -46,18 +51,26 @@ pub fn walk(
             .par_iter()
             .map(|&((c, _), ref p)| elp.successors(topo, c, hop, p))
             .collect();
+        let mut fresh: Vec<(ChannelId, u32, ChannelId)> = Vec::new();
+        for (&((c, t), _), list) in frontier.iter().zip(&succ) {
+            for (c2, _) in list {
+                if !keys.contains_key(&(c, t, *c2)) {
+                    fresh.push((c, t, *c2));
+                }
+            }
+        }
+        if let Some(seed) = order {
+            let mut rng = ChaCha8Rng::seed_from_u64(crate::seed::mix(seed, hop as u64));
+            fresh.shuffle(&mut rng);
+        }
+        for (c, t, c2) in fresh {
+            let t2 = decide(c, t, c2)?;
+            keys.insert((c, t, c2), t2);
+        }
         let mut next: HashMap<(ChannelId, u32), Prefixes> = HashMap::default();
         for (&((c, t), _), list) in frontier.iter().zip(succ) {
             for (c2, q) in list {
-                let t2 = match keys.get(&(c, t, c2)) {
-                    Some(&t2) => t2,
-                    None => {
-                        let t2 = decide(c, t, c2)?;
-                        keys.insert((c, t, c2), t2);
-                        t2
-                    }
-                };
-                next.entry((c2, t2)).or_default().union(q);
+                next.entry((c2, keys[&(c, t, c2)])).or_default().union(q);
             }
         }
         let mut next: Vec<_> = next.into_iter().collect();

@@ -12,6 +12,7 @@
 //! independent of thread count.
 
 pub mod engine;
+mod ttl;
 
 use crate::cycle::{BitsetPk, CycleBackend, IncrementalDag, NaiveDag, PetgraphDag};
 use crate::elp::ElpSet;
@@ -27,18 +28,33 @@ pub use engine::Walk;
 pub enum Algo {
     /// Tag = hop number (Tagger Algorithm 1). Needs `longest ELP` priorities.
     Brute,
-    /// Rule-level greedy merging with incremental cycle detection.
-    Greedy,
+    /// Rule-level greedy merging with incremental cycle detection; with
+    /// `restarts > 1`, that many runs under seeded key orders (run 0 in the
+    /// canonical order), keeping the best.
+    Greedy { restarts: u32, seed: u64 },
+    /// The paper's node-level greedy (Algorithm 2) on `(channel, hop)` nodes,
+    /// realised with rules that match the hop count (TTL).
+    GreedyTtl,
     /// Clos bounce tagging: +1 on every down-then-up bounce. `k` caps the
     /// bounces (default: the ELP spec's `kbounce:K`, or 0).
     Clos { k: Option<u32> },
 }
 
+/// Restarts one greedy run may ask for.
+pub const MAX_RESTARTS: u32 = 1024;
+
 impl Algo {
+    pub const GREEDY: Algo = Algo::Greedy {
+        restarts: 1,
+        seed: 0,
+    };
+
     pub fn name(&self) -> String {
         match self {
             Algo::Brute => "brute".into(),
-            Algo::Greedy => "greedy".into(),
+            Algo::Greedy { restarts: 1, .. } => "greedy".into(),
+            Algo::Greedy { restarts, seed } => format!("greedy:restarts={restarts},seed={seed}"),
+            Algo::GreedyTtl => "greedy-ttl".into(),
             Algo::Clos { k: None } => "clos".into(),
             Algo::Clos { k: Some(k) } => format!("clos:{k}"),
         }
@@ -54,31 +70,62 @@ impl fmt::Display for Algo {
 impl FromStr for Algo {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
-        let bad = |reason: &str| Error::Algo {
+        let bad = |reason: String| Error::Algo {
             algo: s.to_string(),
-            reason: reason.to_string(),
+            reason,
         };
-        match s.trim() {
-            "brute" => Ok(Algo::Brute),
-            "greedy" => Ok(Algo::Greedy),
-            "clos" => Ok(Algo::Clos { k: None }),
-            other => match other.strip_prefix("clos:") {
-                Some(k) => k
-                    .parse::<u32>()
-                    .ok()
-                    .filter(|&k| k <= crate::elp::MAX_BOUNCES)
-                    .map(|k| Algo::Clos { k: Some(k) })
-                    .ok_or_else(|| bad("clos:K needs K in 0..=15")),
-                None => Err(bad(
-                    "unknown algorithm (expected brute, greedy, clos or clos:K)",
-                )),
-            },
+        let (name, rest) = s.trim().split_once(':').unwrap_or((s.trim(), ""));
+        match name {
+            "brute" | "greedy-ttl" | "clos" if rest.is_empty() => Ok(match name {
+                "brute" => Algo::Brute,
+                "greedy-ttl" => Algo::GreedyTtl,
+                _ => Algo::Clos { k: None },
+            }),
+            "clos" => rest
+                .parse::<u32>()
+                .ok()
+                .filter(|&k| k <= crate::elp::MAX_BOUNCES)
+                .map(|k| Algo::Clos { k: Some(k) })
+                .ok_or_else(|| bad(format!("clos:K needs K in 0..={}", crate::elp::MAX_BOUNCES))),
+            "greedy" => {
+                let (mut restarts, mut seed) = (1u64, 0u64);
+                for kv in rest.split(',').map(str::trim).filter(|x| !x.is_empty()) {
+                    let (k, v) = kv.split_once('=').ok_or_else(|| bad(format!("'{kv}' is not key=value")))?;
+                    let v: u64 = v.trim().parse().map_err(|_| bad(format!("{k} = {v} is not a non-negative integer")))?;
+                    match k.trim() {
+                        "restarts" => restarts = v,
+                        "seed" => seed = v,
+                        other => return Err(bad(format!("unknown parameter '{other}' (expected restarts, seed)"))),
+                    }
+                }
+                if restarts == 0 || restarts > MAX_RESTARTS as u64 {
+                    return Err(bad(format!("restarts = {restarts} must be in 1..={MAX_RESTARTS}")));
+                }
+                Ok(Algo::Greedy {
+                    restarts: restarts as u32,
+                    seed,
+                })
+            }
+            _ => Err(bad(
+                "unknown algorithm (expected brute, greedy, greedy:restarts=R,seed=X, greedy-ttl, clos or clos:K)".into(),
+            )),
         }
     }
 }
 
+/// How a packet's state is carried and matched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scheme {
+    /// The tag is the lossless priority, rewritten (DSCP).
+    Dscp,
+    /// The tag is the hop count (TTL); the priority is a function of the
+    /// ingress port and the hop count.
+    Ttl,
+}
+
 /// One decided key: a packet in `in_channel` (or from a host port, `None`)
-/// with `tag` that leaves on `out_channel` gets `next_tag`.
+/// with `tag` that leaves on `out_channel` gets `next_tag`; it sits in queue
+/// `priority` here and `next_priority` at the next node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Key {
     pub node: NodeId,
@@ -86,6 +133,8 @@ pub struct Key {
     pub tag: u32,
     pub out_channel: ChannelId,
     pub next_tag: u32,
+    pub priority: u32,
+    pub next_priority: u32,
 }
 
 /// Per-priority size of the dependency graph.
@@ -100,13 +149,18 @@ pub struct PriorityStats {
 pub struct Tagging {
     pub algo: Algo,
     pub cycle: CycleBackend,
-    /// Lossless priorities used: the largest tag.
+    pub scheme: Scheme,
+    /// Lossless priorities used: the largest priority.
     pub priorities: u32,
     /// Decided keys sorted by (node, in channel, tag, out channel).
     pub keys: Vec<Key>,
-    /// Every reached packet state `(channel, tag)`, sorted.
-    pub states: Vec<(ChannelId, u32)>,
+    /// Every reached packet state `(channel, tag, priority)`, sorted.
+    pub states: Vec<(ChannelId, u32, u32)>,
     pub per_priority: Vec<PriorityStats>,
+    /// `greedy-ttl` only: keys `(in channel, priority, out channel)` that
+    /// would need two different next priorities if the priorities were used
+    /// as rewritten DSCP tags, i.e. rules no switch could hold.
+    pub dscp_conflicts: Option<u64>,
 }
 
 /// Tags must fit the DSCP field with room for the lossy class.
@@ -117,10 +171,16 @@ pub const MAX_TAG: u32 = 63;
 /// # Errors
 /// [`Error::Algo`] when the algorithm does not apply (clos on a topology
 /// without levels, or an ELP beyond `kbounce:K`) or needs more than
-/// [`MAX_TAG`] tags; [`Error::SelfCheck`] if the result fails its own checks.
+/// [`MAX_TAG`] priorities; [`Error::SelfCheck`] if the result fails its own
+/// checks.
 pub fn tag(topo: &Topology, elp: &ElpSet, algo: Algo, cycle: CycleBackend) -> Result<Tagging> {
-    let walk = match algo {
-        Algo::Brute => engine::walk(topo, elp, |_, t, _| Ok(t + 1))?,
+    let t = match algo {
+        Algo::Brute => finish(
+            topo,
+            algo,
+            cycle,
+            engine::walk(topo, elp, None, |_, t, _| Ok(t + 1))?,
+        ),
         Algo::Clos { k } => {
             if !topo.has_levels() {
                 return Err(Error::Algo {
@@ -134,7 +194,7 @@ pub fn tag(topo: &Topology, elp: &ElpSet, algo: Algo, cycle: CycleBackend) -> Re
             let k = k.or(elp.kbounce.as_ref().map(|kb| kb.k)).unwrap_or(0);
             let level = |c: ChannelId| topo.level(topo.channel_dst(c)).unwrap_or(0);
             let up = |c: ChannelId| level(c) > topo.level(topo.channel_src(c)).unwrap_or(0);
-            engine::walk(topo, elp, |c1, t, c2| {
+            let walk = engine::walk(topo, elp, None, |c1, t, c2| {
                 let t2 = t + u32::from(!up(c1) && up(c2));
                 if t2 > k + 1 {
                     return Err(Error::Algo {
@@ -147,25 +207,53 @@ pub fn tag(topo: &Topology, elp: &ElpSet, algo: Algo, cycle: CycleBackend) -> Re
                     });
                 }
                 Ok(t2)
-            })?
+            })?;
+            finish(topo, algo, cycle, walk)
         }
-        Algo::Greedy => match cycle {
-            CycleBackend::Bitset => greedy::<BitsetPk>(topo, elp)?,
-            CycleBackend::Petgraph => greedy::<PetgraphDag>(topo, elp)?,
-            CycleBackend::Naive => greedy::<NaiveDag>(topo, elp)?,
+        Algo::Greedy { restarts, seed } => {
+            let run = |r: u32| -> Result<Tagging> {
+                let order = (r > 0).then(|| crate::seed::mix(seed, r as u64));
+                let walk = match cycle {
+                    CycleBackend::Bitset => greedy::<BitsetPk>(topo, elp, order)?,
+                    CycleBackend::Petgraph => greedy::<PetgraphDag>(topo, elp, order)?,
+                    CycleBackend::Naive => greedy::<NaiveDag>(topo, elp, order)?,
+                };
+                Ok(finish(topo, algo, cycle, walk))
+            };
+            if restarts == 1 {
+                run(0)?
+            } else {
+                use rayon::prelude::*;
+                let all: Vec<Tagging> = (0..restarts)
+                    .into_par_iter()
+                    .map(run)
+                    .collect::<Result<_>>()?;
+                // Fewest priorities, then fewest rules; ties keep the lowest
+                // run, so the choice is independent of thread timing.
+                all.into_iter()
+                    .enumerate()
+                    .min_by_key(|(r, t)| (t.priorities, t.keys.len(), *r))
+                    .map(|(_, t)| t)
+                    .expect("restarts >= 1")
+            }
+        }
+        Algo::GreedyTtl => match cycle {
+            CycleBackend::Bitset => ttl::greedy_ttl::<BitsetPk>(topo, elp, cycle)?,
+            CycleBackend::Petgraph => ttl::greedy_ttl::<PetgraphDag>(topo, elp, cycle)?,
+            CycleBackend::Naive => ttl::greedy_ttl::<NaiveDag>(topo, elp, cycle)?,
         },
     };
-    let t = finish(topo, algo, cycle, walk);
     self_check(&t)?;
     Ok(t)
 }
 
 /// Greedy: keep the tag when the edge `(c1, t) -> (c2, t)` leaves priority
-/// `t`'s dependency graph acyclic, else move to `t + 1`.
-fn greedy<D: IncrementalDag>(topo: &Topology, elp: &ElpSet) -> Result<Walk> {
+/// `t`'s dependency graph acyclic, else move to `t + 1`. `order` shuffles the
+/// keys within each hop (restarts).
+fn greedy<D: IncrementalDag>(topo: &Topology, elp: &ElpSet, order: Option<u64>) -> Result<Walk> {
     let n = topo.channel_count();
     let mut dags: Vec<D> = Vec::new();
-    engine::walk(topo, elp, |c1, t, c2| {
+    engine::walk(topo, elp, order, |c1, t, c2| {
         while dags.len() < t as usize {
             dags.push(D::with_vertices(n));
         }
@@ -187,7 +275,7 @@ pub fn greedy_insertions(topo: &Topology, elp: &ElpSet) -> Result<Vec<(u32, u32,
     let n = topo.channel_count();
     let mut dags: Vec<BitsetPk> = Vec::new();
     let mut seq = Vec::new();
-    engine::walk(topo, elp, |c1, t, c2| {
+    engine::walk(topo, elp, None, |c1, t, c2| {
         while dags.len() < t as usize {
             dags.push(BitsetPk::with_vertices(n));
         }
@@ -201,43 +289,89 @@ pub fn greedy_insertions(topo: &Topology, elp: &ElpSet) -> Result<Vec<(u32, u32,
     Ok(seq)
 }
 
+/// Builds the result of a DSCP-scheme walk: the priority is the tag.
 fn finish(topo: &Topology, algo: Algo, cycle: CycleBackend, walk: Walk) -> Tagging {
+    build(
+        topo,
+        algo,
+        cycle,
+        Scheme::Dscp,
+        walk,
+        |_, t| t,
+        |_, t| t,
+        None,
+    )
+}
+
+/// Builds a [`Tagging`] from a walk and the priority of each state; `host`
+/// gives the queue of a first-hop packet from `(out channel, tag)`.
+#[allow(clippy::too_many_arguments)]
+fn build(
+    topo: &Topology,
+    algo: Algo,
+    cycle: CycleBackend,
+    scheme: Scheme,
+    walk: Walk,
+    prio: impl Fn(ChannelId, u32) -> u32,
+    host: impl Fn(ChannelId, u32) -> u32,
+    dscp_conflicts: Option<u64>,
+) -> Tagging {
     let mut keys: Vec<Key> = walk
         .keys
         .into_iter()
-        .map(|((c1, t, c2), t2)| Key {
-            node: topo.channel_src(c2),
-            in_channel: (c1 != engine::HOST).then_some(c1),
-            tag: t,
-            out_channel: c2,
-            next_tag: t2,
+        .map(|((c1, t, c2), t2)| {
+            let in_channel = (c1 != engine::HOST).then_some(c1);
+            Key {
+                node: topo.channel_src(c2),
+                in_channel,
+                tag: t,
+                out_channel: c2,
+                next_tag: t2,
+                priority: in_channel.map_or_else(|| host(c2, t), |c1| prio(c1, t)),
+                next_priority: prio(c2, t2),
+            }
         })
         .collect();
     keys.sort_unstable();
-    let mut states = walk.states;
+    let mut states: Vec<(ChannelId, u32, u32)> = walk
+        .states
+        .into_iter()
+        .map(|(c, t)| (c, t, prio(c, t)))
+        .collect();
     states.sort_unstable();
-    let priorities = states.iter().map(|s| s.1).max().unwrap_or(0);
+    let priorities = states.iter().map(|s| s.2).max().unwrap_or(0);
     let mut per = vec![PriorityStats::default(); priorities as usize];
-    for &(_, t) in &states {
-        per[t as usize - 1].channels += 1;
+    let mut chans: Vec<(u32, ChannelId)> = states.iter().map(|s| (s.2, s.0)).collect();
+    chans.sort_unstable();
+    chans.dedup();
+    for (p, _) in chans {
+        per[p as usize - 1].channels += 1;
     }
-    for k in &keys {
-        if k.in_channel.is_some() && k.tag == k.next_tag {
-            per[k.tag as usize - 1].edges += 1;
-        }
+    let mut same: Vec<(u32, ChannelId, ChannelId)> = keys
+        .iter()
+        .filter_map(|k| {
+            (k.priority == k.next_priority).then_some((k.priority, k.in_channel?, k.out_channel))
+        })
+        .collect();
+    same.sort_unstable();
+    same.dedup();
+    for (p, _, _) in same {
+        per[p as usize - 1].edges += 1;
     }
     Tagging {
         algo,
         cycle,
+        scheme,
         priorities,
         keys,
         states,
         per_priority: per,
+        dscp_conflicts,
     }
 }
 
-/// Checks what the stage promises: tags start at 1, never decrease, fit the
-/// DSCP field, and every key has one decision.
+/// Checks what the stage promises: tags and priorities start at 1 and never
+/// decrease, priorities fit the DSCP field, every key has one decision.
 fn self_check(t: &Tagging) -> Result<()> {
     let fail = |reason: String| {
         Err(Error::SelfCheck {
@@ -246,11 +380,11 @@ fn self_check(t: &Tagging) -> Result<()> {
         })
     };
     for k in &t.keys {
-        if k.next_tag < k.tag || k.tag == 0 {
-            return fail(format!("key {k:?} lowers the tag"));
+        if k.next_tag < k.tag || k.tag == 0 || k.next_priority < k.priority || k.priority == 0 {
+            return fail(format!("key {k:?} lowers the tag or priority"));
         }
-        if k.in_channel.is_none() && (k.tag != 1 || k.next_tag != 1) {
-            return fail(format!("first-hop key {k:?} does not keep tag 1"));
+        if k.in_channel.is_none() && k.tag != 1 {
+            return fail(format!("first-hop key {k:?} does not start at tag 1"));
         }
     }
     for w in t.keys.windows(2) {
@@ -264,7 +398,7 @@ fn self_check(t: &Tagging) -> Result<()> {
         return Err(Error::Algo {
             algo: t.algo.name(),
             reason: format!(
-                "needs {} tags, more than the {MAX_TAG} a DSCP field leaves",
+                "needs {} priorities, more than the {MAX_TAG} a DSCP field leaves",
                 t.priorities
             ),
         });
