@@ -32,6 +32,7 @@ ELP specs (combine with +, e.g. shortest+random:20000):
   shortest                             all shortest paths between every ordered endpoint pair
   kbounce:K                            up-down walks with at most K bounces (needs levels)
   dor                                  dimension-order routing (HyperX, BCube)
+  ksp:K[,pairs=N][,seed=X]             K shortest simple paths per endpoint pair (Yen), optionally N sampled pairs
   random:N[,maxlen=M][,seed=X]         N random self-avoiding walks between random endpoint pairs
   file:PATH                            one path per line, node ids separated by spaces";
 
@@ -77,7 +78,7 @@ enum Command {
         max_paths: u64,
     },
     /// Run the whole pipeline on one scenario: generate, ELP, tag, rules, verify.
-    #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}\n\nAlgorithms: brute, greedy (default), clos, clos:K"))]
+    #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}\n\nAlgorithms: brute, greedy (default), greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K"))]
     Run {
         topology: String,
         #[arg(long)]

@@ -402,3 +402,87 @@ fn elp_stage_is_thread_count_independent() {
     };
     assert_eq!(run(1), run(4));
 }
+
+/// All simple paths between two nodes, by DFS (the oracle for Yen).
+fn all_simple_paths(t: &Topology, s: u32, d: u32) -> Vec<Vec<u32>> {
+    let mut out = Vec::new();
+    let mut stack = vec![vec![s]];
+    while let Some(p) = stack.pop() {
+        let v = *p.last().unwrap();
+        if v == d {
+            out.push(p);
+            continue;
+        }
+        let nbrs: BTreeSet<u32> = t.neighbors(v).collect();
+        for w in nbrs {
+            if !p.contains(&w) {
+                let mut q = p.clone();
+                q.push(w);
+                stack.push(q);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn ksp_matches_oracle() {
+    for (spec, k) in [
+        ("jellyfish:n=10,ports=4,r=3,seed=2", 5),
+        ("leafspine:leaves=3,spines=2,hosts=1,links=2", 3),
+        ("hyperx:l=2,s=3,k=1,t=1", 4),
+        ("bcube:n=2,k=1", 2),
+    ] {
+        let t = topo(spec);
+        let (elp, got, _) = language_paths(&t, &format!("ksp:{k}"));
+        let ex = elp.explicit.as_ref().unwrap();
+        assert_eq!(got.len(), ex.len(), "{spec}");
+        for &s in t.endpoints() {
+            for &d in t.endpoints() {
+                if s == d {
+                    continue;
+                }
+                let mut all: Vec<usize> = all_simple_paths(&t, s, d).iter().map(Vec::len).collect();
+                all.sort_unstable();
+                all.truncate(k);
+                let mut mine: Vec<usize> = got
+                    .iter()
+                    .filter(|p| p[0] == s && *p.last().unwrap() == d)
+                    .map(Vec::len)
+                    .collect();
+                mine.sort_unstable();
+                assert_eq!(
+                    mine, all,
+                    "{spec}: {s} -> {d}: Yen gives the K shortest lengths"
+                );
+            }
+        }
+        for p in &got {
+            let distinct: BTreeSet<_> = p.iter().collect();
+            assert_eq!(distinct.len(), p.len(), "{spec}: simple path");
+        }
+    }
+    // Sampled pairs: exactly N pairs, the same at any thread count.
+    let t = topo("jellyfish:n=40,ports=6,r=4,seed=1");
+    let (elp, got, _) = language_paths(&t, "ksp:3,pairs=50,seed=9");
+    let pairs: BTreeSet<(u32, u32)> = got.iter().map(|p| (p[0], *p.last().unwrap())).collect();
+    assert_eq!(pairs.len(), 50);
+    assert_eq!(elp.counts(&t).pairs_covered, 50);
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap()
+        .install(|| language_paths(&t, "ksp:3,pairs=50,seed=9").1);
+    assert_eq!(one, got);
+    for (bad, msg) in [
+        ("ksp", "needs K"),
+        ("ksp:0", "K = 0"),
+        ("ksp:2,pairs=0", "pairs = 0"),
+        ("ksp:2,foo=1", "unknown parameter 'foo'"),
+    ] {
+        assert!(
+            ElpSpec::parse(bad).unwrap_err().to_string().contains(msg),
+            "{bad}"
+        );
+    }
+}

@@ -141,7 +141,13 @@ fn every_algorithm_on_every_family_verifies() {
         ),
         (
             "jellyfish:n=30,ports=6,r=4,seed=1",
-            &["shortest", "random:80", "shortest+random:80"],
+            &[
+                "shortest",
+                "random:80",
+                "shortest+random:80",
+                "ksp:4",
+                "ksp:3,pairs=100+shortest",
+            ],
             &["brute", "greedy"],
         ),
     ] {

@@ -20,7 +20,7 @@ pub struct PathList {
 const MAX_WALKS: u32 = 200_000;
 
 impl PathList {
-    fn from_paths(mut paths: Vec<Vec<NodeId>>) -> Self {
+    pub(crate) fn from_paths(mut paths: Vec<Vec<NodeId>>) -> Self {
         paths.sort_unstable();
         paths.dedup();
         let mut list = PathList {

@@ -20,6 +20,7 @@ pub mod dor;
 pub mod enumerate;
 pub mod explicit;
 pub mod kbounce;
+pub mod ksp;
 pub mod shortest;
 
 use crate::bits::Bits;
@@ -44,6 +45,11 @@ pub enum FamilySpec {
     Random {
         n: u32,
         maxlen: Option<u32>,
+        seed: u64,
+    },
+    Ksp {
+        k: u32,
+        pairs: Option<u64>,
         seed: u64,
     },
     File {
@@ -167,20 +173,46 @@ impl ElpSpec {
                     }
                 }
                 "ksp" => {
-                    return Err(bad(
-                        "ksp (Yen's k shortest paths) is not implemented yet".into()
-                    ));
+                    let (mut k, mut pairs, mut seed) = (None, None, 1);
+                    for (i, (key, v)) in params.iter().enumerate() {
+                        match (i, *key) {
+                            (0, None) | (_, Some("k")) => k = Some(num("K", v)?),
+                            (_, Some("pairs")) => pairs = Some(num("pairs", v)?),
+                            (_, Some("seed")) => seed = num("seed", v)?,
+                            (_, key) => {
+                                return Err(bad(format!(
+                                    "ksp: unknown parameter '{}'",
+                                    key.unwrap_or(v)
+                                )));
+                            }
+                        }
+                    }
+                    let k = k.ok_or_else(|| bad("ksp needs K, e.g. ksp:8".into()))?;
+                    if k == 0 || k > 1024 {
+                        return Err(bad(format!("ksp: K = {k} must be in 1..=1024")));
+                    }
+                    if pairs == Some(0) {
+                        return Err(bad("ksp: pairs = 0 must be at least 1".into()));
+                    }
+                    FamilySpec::Ksp {
+                        k: k as u32,
+                        pairs,
+                        seed,
+                    }
                 }
                 other => {
                     return Err(bad(format!(
-                        "unknown family '{other}' (expected shortest, kbounce:K, dor, random:N, file:PATH)"
+                        "unknown family '{other}' (expected shortest, kbounce:K, dor, ksp:K, random:N, file:PATH)"
                     )));
                 }
             };
             if families
                 .iter()
                 .any(|f| std::mem::discriminant(f) == std::mem::discriminant(&fam))
-                && !matches!(fam, FamilySpec::Random { .. } | FamilySpec::File { .. })
+                && !matches!(
+                    fam,
+                    FamilySpec::Random { .. } | FamilySpec::File { .. } | FamilySpec::Ksp { .. }
+                )
             {
                 return Err(bad(format!("family '{name}' given twice")));
             }
@@ -211,6 +243,13 @@ impl ElpSpec {
                 FamilySpec::Random { n, maxlen, .. } => FamilySpec::Random {
                     n: *n,
                     maxlen: *maxlen,
+                    seed: crate::seed::mix(seed, i as u64),
+                },
+                FamilySpec::Ksp {
+                    k, pairs: Some(p), ..
+                } => FamilySpec::Ksp {
+                    k: *k,
+                    pairs: Some(*p),
                     seed: crate::seed::mix(seed, i as u64),
                 },
                 other => other.clone(),
@@ -361,6 +400,7 @@ impl ElpSet {
                     lists.push(PathList::random(topo, *n, *maxlen, *seed).map_err(bad)?)
                 }
                 FamilySpec::File { path } => lists.push(PathList::read(topo, path)?),
+                FamilySpec::Ksp { k, pairs, seed } => lists.push(ksp::ksp(topo, *k, *pairs, *seed)),
             }
         }
         if !lists.is_empty() {
