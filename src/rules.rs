@@ -264,25 +264,23 @@ pub fn compress(entries: &[Entry]) -> Vec<Compressed> {
             ins.dedup();
             out_groups.entry(ins).or_default().push(o);
         }
-        if in_groups.len() <= out_groups.len() {
-            out.extend(in_groups.into_iter().map(|(outs, ins)| Compressed {
-                in_links: ins,
-                tag,
-                out_links: outs,
-                next_tag,
-                priority,
-                next_priority,
-            }));
+        let groups: Vec<(Vec<Option<LinkId>>, Vec<LinkId>)> = if in_groups.len() <= out_groups.len()
+        {
+            in_groups
+                .into_iter()
+                .map(|(outs, ins)| (ins, outs))
+                .collect()
         } else {
-            out.extend(out_groups.into_iter().map(|(ins, outs)| Compressed {
-                in_links: ins,
-                tag,
-                out_links: outs,
-                next_tag,
-                priority,
-                next_priority,
-            }));
-        }
+            out_groups.into_iter().collect()
+        };
+        out.extend(groups.into_iter().map(|(in_links, out_links)| Compressed {
+            in_links,
+            tag,
+            out_links,
+            next_tag,
+            priority,
+            next_priority,
+        }));
     }
     out
 }

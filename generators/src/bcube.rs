@@ -25,13 +25,9 @@ pub fn bcube(n: u32, k: u32) -> Topology {
             links.push([a, servers + i * per_level + switch_index(a, n, i)]);
         }
     }
-    Topology::new(
-        format!("bcube:n={n},k={k}"),
-        Family::BCube { n, k },
-        nodes,
-        links,
-    )
-    .expect("BCube construction is valid by design")
+    let family = Family::BCube { n, k };
+    Topology::new(family.canonical(), family, nodes, links)
+        .expect("BCube construction is valid by design")
 }
 
 /// Index within its level of the level-`i` switch that serves address `a`.

@@ -41,13 +41,9 @@ pub fn fat_tree(k: u32) -> Topology {
             }
         }
     }
-    Topology::new(
-        format!("fattree:k={k}"),
-        Family::FatTree { k },
-        nodes,
-        links,
-    )
-    .expect("fat-tree construction is valid by design")
+    let family = Family::FatTree { k };
+    Topology::new(family.canonical(), family, nodes, links)
+        .expect("fat-tree construction is valid by design")
 }
 
 #[cfg(test)]

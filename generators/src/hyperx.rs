@@ -27,13 +27,9 @@ pub fn hyperx(l: u32, s: u32, k: u32, t: u32) -> Topology {
             stride *= s;
         }
     }
-    Topology::new(
-        format!("hyperx:l={l},s={s},k={k},t={t}"),
-        Family::HyperX { l, s, k, t },
-        nodes,
-        links,
-    )
-    .expect("HyperX construction is valid by design")
+    let family = Family::HyperX { l, s, k, t };
+    Topology::new(family.canonical(), family, nodes, links)
+        .expect("HyperX construction is valid by design")
 }
 
 /// The dimension in which two adjacent HyperX switches differ.

@@ -34,12 +34,8 @@ pub fn jellyfish(n: u32, ports: u32, r: u32, seed: u64) -> Result<Topology> {
     let mut links: Vec<[NodeId; 2]> = b.links.iter().map(|&[a, c]| [a.min(c), a.max(c)]).collect();
     links.sort_unstable();
     let nodes = vec![Node::switch(None, ports - r); n as usize];
-    let topo = Topology::new(
-        format!("jellyfish:n={n},ports={ports},r={r},seed={seed}"),
-        Family::Jellyfish { n, ports, r, seed },
-        nodes,
-        links,
-    )?;
+    let family = Family::Jellyfish { n, ports, r, seed };
+    let topo = Topology::new(family.canonical(), family, nodes, links)?;
     if !topo.is_connected() {
         return Err(TopologyError::Construction {
             family: "jellyfish",

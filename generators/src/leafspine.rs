@@ -20,18 +20,14 @@ pub fn leaf_spine(leaves: u32, spines: u32, hosts: u32, links: u32) -> Topology 
             }
         }
     }
-    Topology::new(
-        format!("leafspine:leaves={leaves},spines={spines},hosts={hosts},links={links}"),
-        Family::LeafSpine {
-            leaves,
-            spines,
-            hosts,
-            links,
-        },
-        nodes,
-        ls,
-    )
-    .expect("leaf-spine construction is valid by design")
+    let family = Family::LeafSpine {
+        leaves,
+        spines,
+        hosts,
+        links,
+    };
+    Topology::new(family.canonical(), family, nodes, ls)
+        .expect("leaf-spine construction is valid by design")
 }
 
 #[cfg(test)]

@@ -93,6 +93,26 @@ pub enum Family {
 }
 
 impl Family {
+    /// The spec string that generates this family (`fattree:k=8`); `file`
+    /// for topologies read from a file.
+    pub fn canonical(&self) -> String {
+        match self {
+            Family::FatTree { k } => format!("fattree:k={k}"),
+            Family::LeafSpine {
+                leaves,
+                spines,
+                hosts,
+                links,
+            } => format!("leafspine:leaves={leaves},spines={spines},hosts={hosts},links={links}"),
+            Family::BCube { n, k } => format!("bcube:n={n},k={k}"),
+            Family::HyperX { l, s, k, t } => format!("hyperx:l={l},s={s},k={k},t={t}"),
+            Family::Jellyfish { n, ports, r, seed } => {
+                format!("jellyfish:n={n},ports={ports},r={r},seed={seed}")
+            }
+            Family::File => "file".into(),
+        }
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             Family::FatTree { .. } => "fattree",

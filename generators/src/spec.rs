@@ -1,41 +1,16 @@
 //! Topology spec strings: `family:key=value,key=value` (or `file:PATH`).
 
 use crate::error::{Result, TopologyError};
-use crate::model::{MAX_LINKS, MAX_NODES, Topology};
+use crate::model::{Family, MAX_LINKS, MAX_NODES, Topology};
 use std::path::PathBuf;
 
-/// A parsed, validated topology spec. Building it is then infallible except for
-/// random constructions that may get stuck, and file I/O.
+/// A parsed, validated topology spec: a generated family with its
+/// parameters, or a file. Building it is then infallible except for random
+/// constructions that may get stuck, and file I/O.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TopologySpec {
-    FatTree {
-        k: u32,
-    },
-    LeafSpine {
-        leaves: u32,
-        spines: u32,
-        hosts: u32,
-        links: u32,
-    },
-    BCube {
-        n: u32,
-        k: u32,
-    },
-    HyperX {
-        l: u32,
-        s: u32,
-        k: u32,
-        t: u32,
-    },
-    Jellyfish {
-        n: u32,
-        ports: u32,
-        r: u32,
-        seed: u64,
-    },
-    File {
-        path: PathBuf,
-    },
+    Generated(Family),
+    File { path: PathBuf },
 }
 
 /// Key-value parameters of one spec, consumed one by one so leftovers can be
@@ -187,7 +162,7 @@ impl TopologySpec {
                 let k64 = k as u128;
                 too_large(fam, "switches", 5 * k64 * k64 / 4, MAX_NODES)?;
                 too_large(fam, "links", k64 * k64 * k64 / 2, MAX_LINKS)?;
-                TopologySpec::FatTree { k }
+                TopologySpec::Generated(Family::FatTree { k })
             }
             "leafspine" => {
                 let leaves = p.take_u32("leaves", 1, MAX_NODES)?;
@@ -201,12 +176,12 @@ impl TopologySpec {
                     leaves as u128 * spines as u128 * links as u128,
                     MAX_LINKS,
                 )?;
-                TopologySpec::LeafSpine {
+                TopologySpec::Generated(Family::LeafSpine {
                     leaves,
                     spines,
                     hosts,
                     links,
-                }
+                })
             }
             "bcube" => {
                 let n = p.take_u32("n", 2, 1 << 12)?;
@@ -216,7 +191,7 @@ impl TopologySpec {
                 let switches = servers / n as u128 * (k as u128 + 1);
                 too_large(fam, "nodes", servers + switches, MAX_NODES)?;
                 too_large(fam, "links", servers * (k as u128 + 1), MAX_LINKS)?;
-                TopologySpec::BCube { n, k }
+                TopologySpec::Generated(Family::BCube { n, k })
             }
             "hyperx" => {
                 let l = p.take_u32("l", 1, 24)?;
@@ -227,7 +202,7 @@ impl TopologySpec {
                 too_large(fam, "switches", sw, MAX_NODES)?;
                 let links = sw * l as u128 * (s as u128 - 1) / 2 * k as u128;
                 too_large(fam, "links", links, MAX_LINKS)?;
-                TopologySpec::HyperX { l, s, k, t }
+                TopologySpec::Generated(Family::HyperX { l, s, k, t })
             }
             "jellyfish" => {
                 let n = p.take_u32("n", 2, MAX_NODES)?;
@@ -251,7 +226,7 @@ impl TopologySpec {
                     return Err(p.bad("r", r, "r = 1 cannot connect more than 2 switches"));
                 }
                 too_large(fam, "links", n as u128 * r as u128 / 2, MAX_LINKS)?;
-                TopologySpec::Jellyfish { n, ports, r, seed }
+                TopologySpec::Generated(Family::Jellyfish { n, ports, r, seed })
             }
             _ => unreachable!(),
         };
@@ -265,39 +240,39 @@ impl TopologySpec {
     /// File errors for `file:`, or a [`TopologyError::Construction`] when a
     /// random construction cannot complete.
     pub fn build(&self) -> Result<Topology> {
-        match *self {
-            TopologySpec::FatTree { k } => Ok(crate::fattree::fat_tree(k)),
-            TopologySpec::LeafSpine {
-                leaves,
-                spines,
-                hosts,
-                links,
-            } => Ok(crate::leafspine::leaf_spine(leaves, spines, hosts, links)),
-            TopologySpec::BCube { n, k } => Ok(crate::bcube::bcube(n, k)),
-            TopologySpec::HyperX { l, s, k, t } => Ok(crate::hyperx::hyperx(l, s, k, t)),
-            TopologySpec::Jellyfish { n, ports, r, seed } => {
-                crate::jellyfish::jellyfish(n, ports, r, seed)
-            }
-            TopologySpec::File { ref path } => crate::file::read_json_file(path),
+        match self {
+            TopologySpec::Generated(f) => match *f {
+                Family::FatTree { k } => Ok(crate::fattree::fat_tree(k)),
+                Family::LeafSpine {
+                    leaves,
+                    spines,
+                    hosts,
+                    links,
+                } => Ok(crate::leafspine::leaf_spine(leaves, spines, hosts, links)),
+                Family::BCube { n, k } => Ok(crate::bcube::bcube(n, k)),
+                Family::HyperX { l, s, k, t } => Ok(crate::hyperx::hyperx(l, s, k, t)),
+                Family::Jellyfish { n, ports, r, seed } => {
+                    crate::jellyfish::jellyfish(n, ports, r, seed)
+                }
+                Family::File => unreachable!("parse never makes a generated File family"),
+            },
+            TopologySpec::File { path } => crate::file::read_json_file(path),
         }
     }
 
     /// The canonical spec string (`fattree:k=8`), used as the topology's name.
     pub fn canonical(&self) -> String {
         match self {
-            TopologySpec::FatTree { k } => format!("fattree:k={k}"),
-            TopologySpec::LeafSpine {
-                leaves,
-                spines,
-                hosts,
-                links,
-            } => format!("leafspine:leaves={leaves},spines={spines},hosts={hosts},links={links}"),
-            TopologySpec::BCube { n, k } => format!("bcube:n={n},k={k}"),
-            TopologySpec::HyperX { l, s, k, t } => format!("hyperx:l={l},s={s},k={k},t={t}"),
-            TopologySpec::Jellyfish { n, ports, r, seed } => {
-                format!("jellyfish:n={n},ports={ports},r={r},seed={seed}")
-            }
+            TopologySpec::Generated(f) => f.canonical(),
             TopologySpec::File { path } => format!("file:{}", path.display()),
+        }
+    }
+
+    /// The family name (`fattree`, ..., `file`).
+    pub fn family_name(&self) -> &'static str {
+        match self {
+            TopologySpec::Generated(f) => f.name(),
+            TopologySpec::File { .. } => "file",
         }
     }
 
@@ -305,18 +280,20 @@ impl TopologySpec {
     /// trial. Families without a seed are returned unchanged.
     pub fn with_seed(&self, seed: u64) -> Self {
         match self {
-            TopologySpec::Jellyfish { n, ports, r, .. } => TopologySpec::Jellyfish {
-                n: *n,
-                ports: *ports,
-                r: *r,
-                seed,
-            },
+            TopologySpec::Generated(Family::Jellyfish { n, ports, r, .. }) => {
+                TopologySpec::Generated(Family::Jellyfish {
+                    n: *n,
+                    ports: *ports,
+                    r: *r,
+                    seed,
+                })
+            }
             other => other.clone(),
         }
     }
 
     pub fn is_random(&self) -> bool {
-        matches!(self, TopologySpec::Jellyfish { .. })
+        matches!(self, TopologySpec::Generated(Family::Jellyfish { .. }))
     }
 }
 
@@ -340,7 +317,7 @@ mod tests {
     fn parses_every_family() {
         assert_eq!(
             TopologySpec::parse("fattree:k=8").unwrap(),
-            TopologySpec::FatTree { k: 8 }
+            TopologySpec::Generated(Family::FatTree { k: 8 })
         );
         assert_eq!(
             TopologySpec::parse("jellyfish:n=1000,ports=64,r=12,seed=1")
@@ -350,16 +327,16 @@ mod tests {
         );
         assert_eq!(
             TopologySpec::parse("hyperx:l=2,s=4,k=2,t=1").unwrap(),
-            TopologySpec::HyperX {
+            TopologySpec::Generated(Family::HyperX {
                 l: 2,
                 s: 4,
                 k: 2,
                 t: 1
-            }
+            })
         );
         assert_eq!(
             TopologySpec::parse("bcube:n=4,k=1").unwrap(),
-            TopologySpec::BCube { n: 4, k: 1 }
+            TopologySpec::Generated(Family::BCube { n: 4, k: 1 })
         );
         assert!(matches!(
             TopologySpec::parse("file:x.json").unwrap(),

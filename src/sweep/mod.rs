@@ -121,7 +121,7 @@ pub fn tables(sweep: &str, outcomes: &[Outcome], threads: usize) -> (Table, Tabl
         runs.u64("seed", Some(s.seed));
         runs.str("topology", Some(s.topology.canonical()));
         runs.str("topology_grid", Some(s.topology_text.as_str()));
-        runs.str("family", Some(family_of(&s.topology)));
+        runs.str("family", Some(s.topology.family_name()));
         runs.str("elp", Some(s.elp.text.as_str()));
         runs.str("algo", Some(s.algo.name()));
         runs.str("cycle", Some(s.cycle.as_str()));
@@ -179,18 +179,6 @@ pub fn tables(sweep: &str, outcomes: &[Outcome], threads: usize) -> (Table, Tabl
         }
     }
     (runs, nodes)
-}
-
-fn family_of(t: &tagger_generators::TopologySpec) -> &'static str {
-    use tagger_generators::TopologySpec as T;
-    match t {
-        T::FatTree { .. } => "fattree",
-        T::LeafSpine { .. } => "leafspine",
-        T::BCube { .. } => "bcube",
-        T::HyperX { .. } => "hyperx",
-        T::Jellyfish { .. } => "jellyfish",
-        T::File { .. } => "file",
-    }
 }
 
 /// Columns of `runs.parquet`, in order, with their types.
