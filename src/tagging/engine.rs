@@ -20,14 +20,38 @@ pub struct Walk {
     pub states: Vec<(ChannelId, u32)>,
 }
 
+/// Decides the next tag of keys `(c1, t, c2)`.
+pub trait Decide {
+    /// Decides one hop's new keys, given in decision order; returns their
+    /// next tags in the same order. Every key of a hop is known before any
+    /// is decided, so a decider may split the batch where decisions are
+    /// independent.
+    ///
+    /// # Errors
+    /// When a key cannot be decided (the algorithm does not apply).
+    fn decide_hop(&mut self, keys: &[(ChannelId, u32, ChannelId)]) -> Result<Vec<u32>>;
+}
+
+/// A decider that takes keys one at a time, in order.
+#[derive(Debug)]
+pub struct PerKey<F>(pub F);
+
+impl<F: FnMut(ChannelId, u32, ChannelId) -> Result<u32>> Decide for PerKey<F> {
+    fn decide_hop(&mut self, keys: &[(ChannelId, u32, ChannelId)]) -> Result<Vec<u32>> {
+        keys.iter()
+            .map(|&(c1, t, c2)| (self.0)(c1, t, c2))
+            .collect()
+    }
+}
+
 /// Walks the language from every first hop (tag 1), asking `decide` once per
 /// new key `(c1, t, c2)`; `decide` returns the tag the packet carries on
 /// `c2`. Prefix sets already explored at a state are not explored again, so
 /// the work is bounded by states times prefix classes.
 ///
-/// Continuations of a hop are computed in parallel; the hop's new keys are
-/// decided sequentially in ascending `(c1, t, c2)` order, or, with `order`,
-/// in an order shuffled by that seed (greedy restarts).
+/// Continuations of a hop are computed in parallel; the hop's new keys go to
+/// the decider in ascending `(c1, t, c2)` order, or, with `order`, in an
+/// order shuffled by that seed (greedy restarts).
 ///
 /// # Errors
 /// Whatever `decide` returns.
@@ -35,7 +59,7 @@ pub fn walk(
     topo: &Topology,
     elp: &ElpSet,
     order: Option<u64>,
-    mut decide: impl FnMut(ChannelId, u32, ChannelId) -> Result<u32>,
+    decide: &mut impl Decide,
 ) -> Result<Walk> {
     let mut keys: HashMap<(ChannelId, u32, ChannelId), u32> = HashMap::default();
     let mut seen: HashMap<(ChannelId, u32), Prefixes> = HashMap::default();
@@ -63,10 +87,8 @@ pub fn walk(
             let mut rng = ChaCha8Rng::seed_from_u64(crate::seed::mix(seed, hop as u64));
             fresh.shuffle(&mut rng);
         }
-        for (c, t, c2) in fresh {
-            let t2 = decide(c, t, c2)?;
-            keys.insert((c, t, c2), t2);
-        }
+        let tags = decide.decide_hop(&fresh)?;
+        keys.extend(fresh.into_iter().zip(tags));
         let mut next: HashMap<(ChannelId, u32), Prefixes> = HashMap::default();
         for (&((c, t), _), list) in frontier.iter().zip(succ) {
             for (c2, q) in list {

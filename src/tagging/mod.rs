@@ -8,8 +8,9 @@
 //! packet state `(channel c1, tag t)` meets a continuation `c2`, the key
 //! `(c1, t, c2)` is decided the first time it is met, by the algorithm's
 //! decider; later prefixes with the same key share the decision. Inside a hop,
-//! keys are decided in ascending `(c1, t, c2)` order, so results are
-//! independent of thread count.
+//! keys are decided in ascending `(c1, t, c2)` order (greedy: per priority,
+//! in parallel, which is the same since a key at tag t touches only priority
+//! t's graph), so results are independent of thread count.
 
 pub mod engine;
 mod ttl;
@@ -21,7 +22,7 @@ use std::fmt;
 use std::str::FromStr;
 use tagger_generators::{ChannelId, NodeId, Topology};
 
-pub use engine::Walk;
+pub use engine::{Decide, PerKey, Walk};
 
 /// Tagging algorithm (`--algo`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -179,7 +180,7 @@ pub fn tag(topo: &Topology, elp: &ElpSet, algo: Algo, cycle: CycleBackend) -> Re
             topo,
             algo,
             cycle,
-            engine::walk(topo, elp, None, |_, t, _| Ok(t + 1))?,
+            engine::walk(topo, elp, None, &mut PerKey(|_, t, _| Ok(t + 1)))?,
         ),
         Algo::Clos { k } => {
             if !topo.has_levels() {
@@ -194,20 +195,25 @@ pub fn tag(topo: &Topology, elp: &ElpSet, algo: Algo, cycle: CycleBackend) -> Re
             let k = k.or(elp.kbounce.as_ref().map(|kb| kb.k)).unwrap_or(0);
             let level = |c: ChannelId| topo.level(topo.channel_dst(c)).unwrap_or(0);
             let up = |c: ChannelId| level(c) > topo.level(topo.channel_src(c)).unwrap_or(0);
-            let walk = engine::walk(topo, elp, None, |c1, t, c2| {
-                let t2 = t + u32::from(!up(c1) && up(c2));
-                if t2 > k + 1 {
-                    return Err(Error::Algo {
-                        algo: algo.name(),
-                        reason: format!(
-                            "the ELPs are not within kbounce:{k}: a path bounces at node {} (channel {c1} -> {c2}) past tag {}",
-                            topo.channel_dst(c1),
-                            k + 1
-                        ),
-                    });
-                }
-                Ok(t2)
-            })?;
+            let walk = engine::walk(
+                topo,
+                elp,
+                None,
+                &mut PerKey(|c1, t, c2| {
+                    let t2 = t + u32::from(!up(c1) && up(c2));
+                    if t2 > k + 1 {
+                        return Err(Error::Algo {
+                            algo: algo.name(),
+                            reason: format!(
+                                "the ELPs are not within kbounce:{k}: a path bounces at node {} (channel {c1} -> {c2}) past tag {}",
+                                topo.channel_dst(c1),
+                                k + 1
+                            ),
+                        });
+                    }
+                    Ok(t2)
+                }),
+            )?;
             finish(topo, algo, cycle, walk)
         }
         Algo::Greedy { restarts, seed } => {
@@ -251,18 +257,51 @@ pub fn tag(topo: &Topology, elp: &ElpSet, algo: Algo, cycle: CycleBackend) -> Re
 /// `t`'s dependency graph acyclic, else move to `t + 1`. `order` shuffles the
 /// keys within each hop (restarts).
 fn greedy<D: IncrementalDag>(topo: &Topology, elp: &ElpSet, order: Option<u64>) -> Result<Walk> {
-    let n = topo.channel_count();
-    let mut dags: Vec<D> = Vec::new();
-    engine::walk(topo, elp, order, |c1, t, c2| {
-        while dags.len() < t as usize {
-            dags.push(D::with_vertices(n));
+    let mut g = GreedyDecider::<D> {
+        n: topo.channel_count(),
+        dags: Vec::new(),
+    };
+    engine::walk(topo, elp, order, &mut g)
+}
+
+/// One dependency graph per priority. A key at tag `t` reads and writes only
+/// graph `t`, so a hop's keys are decided per priority in parallel, each
+/// priority seeing its keys in the hop's order: the same decisions as one
+/// thread taking the keys in order.
+struct GreedyDecider<D> {
+    n: usize,
+    dags: Vec<D>,
+}
+
+impl<D: IncrementalDag> Decide for GreedyDecider<D> {
+    fn decide_hop(&mut self, keys: &[(ChannelId, u32, ChannelId)]) -> Result<Vec<u32>> {
+        use rayon::prelude::*;
+        let top = keys.iter().map(|k| k.1).max().unwrap_or(0) as usize;
+        while self.dags.len() < top {
+            self.dags.push(D::with_vertices(self.n));
         }
-        Ok(if dags[t as usize - 1].try_add_edge(c1, c2) {
-            t
-        } else {
-            t + 1
-        })
-    })
+        let mut by_tag: Vec<Vec<usize>> = vec![Vec::new(); top];
+        for (i, k) in keys.iter().enumerate() {
+            by_tag[k.1 as usize - 1].push(i);
+        }
+        let decided: Vec<Vec<(usize, u32)>> = self.dags[..top]
+            .par_iter_mut()
+            .zip(by_tag.par_iter())
+            .map(|(dag, idx)| {
+                idx.iter()
+                    .map(|&i| {
+                        let (c1, t, c2) = keys[i];
+                        (i, if dag.try_add_edge(c1, c2) { t } else { t + 1 })
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut out = vec![0; keys.len()];
+        for (i, t2) in decided.into_iter().flatten() {
+            out[i] = t2;
+        }
+        Ok(out)
+    }
 }
 
 /// The incremental cycle-detection workload of a greedy run: every
@@ -275,7 +314,7 @@ pub fn greedy_insertions(topo: &Topology, elp: &ElpSet) -> Result<Vec<(u32, u32,
     let n = topo.channel_count();
     let mut dags: Vec<BitsetPk> = Vec::new();
     let mut seq = Vec::new();
-    engine::walk(topo, elp, None, |c1, t, c2| {
+    let mut record = PerKey(|c1, t, c2| {
         while dags.len() < t as usize {
             dags.push(BitsetPk::with_vertices(n));
         }
@@ -285,7 +324,8 @@ pub fn greedy_insertions(topo: &Topology, elp: &ElpSet) -> Result<Vec<(u32, u32,
         } else {
             t + 1
         })
-    })?;
+    });
+    engine::walk(topo, elp, None, &mut record)?;
     Ok(seq)
 }
 

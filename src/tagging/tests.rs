@@ -227,3 +227,40 @@ proptest! {
         prop_assert_eq!(one.keys, three.keys);
     }
 }
+
+/// The per-priority parallel decider gives exactly the decisions of one
+/// thread taking every key in order.
+#[test]
+fn parallel_decider_equals_sequential_greedy() {
+    for (spec, elp) in [
+        ("fattree:k=6", "kbounce:2"),
+        ("jellyfish:n=80,ports=10,r=6,seed=5", "shortest+random:300"),
+    ] {
+        let t = topo(spec);
+        let set = ElpSet::build(&t, &ElpSpec::parse(elp).unwrap()).unwrap();
+        let n = t.channel_count();
+        let mut dags: Vec<BitsetPk> = Vec::new();
+        let mut seq = PerKey(|c1, tg, c2| {
+            while dags.len() < tg as usize {
+                dags.push(BitsetPk::with_vertices(n));
+            }
+            Ok(if dags[tg as usize - 1].try_add_edge(c1, c2) {
+                tg
+            } else {
+                tg + 1
+            })
+        });
+        let sequential = finish(
+            &t,
+            Algo::GREEDY,
+            CycleBackend::Bitset,
+            engine::walk(&t, &set, None, &mut seq).unwrap(),
+        );
+        let parallel = tag(&t, &set, Algo::GREEDY, CycleBackend::Bitset).unwrap();
+        assert!(
+            sequential.priorities > 1,
+            "{spec}: the instance exercises several priorities"
+        );
+        assert_eq!(parallel.keys, sequential.keys, "{spec} {elp}");
+    }
+}

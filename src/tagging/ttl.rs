@@ -29,7 +29,7 @@ pub fn greedy_ttl<D: IncrementalDag>(
     elp: &ElpSet,
     cycle: CycleBackend,
 ) -> Result<Tagging> {
-    let walk = engine::walk(topo, elp, None, |_, t, _| Ok(t + 1))?;
+    let walk = engine::walk(topo, elp, None, &mut engine::PerKey(|_, t, _| Ok(t + 1)))?;
     let mut preds: HashMap<(ChannelId, u32), Vec<ChannelId>> = HashMap::default();
     for (&(c1, _, c2), &t2) in &walk.keys {
         if c1 != engine::HOST {
