@@ -3,6 +3,9 @@
 
 use crate::bits::Bits;
 use rayon::prelude::*;
+
+/// Sources counted together in one DP pass.
+const LANES: usize = 8;
 use tagger_generators::{ChannelId, Topology};
 
 /// Which endpoints a walk can still end at: none, exactly one, or several.
@@ -191,57 +194,27 @@ impl KBounce {
     }
 
     /// Exact walk counts by a forward DP per source over the acyclic state
-    /// graph: (paths, saturated, longest, covered pairs as (source, dest)
-    /// endpoint bitsets per source).
+    /// graph: (paths, saturated, longest, covered destinations per source).
     ///
-    /// Complexity: O(E * (K+1) * C * deg) for E endpoints and C channels.
+    /// Sources go through the DP eight at a time with saturating `u64`
+    /// counters, which the compiler vectorises; a batch in which any counter
+    /// saturates is redone one source at a time in `u128`, so results stay
+    /// exact.
+    ///
+    /// Complexity: O(E/8 * (K+1) * C * deg) for E endpoints and C channels.
     pub fn count(&self, topo: &Topology) -> (u128, bool, u32, Vec<Bits>) {
         let eps = topo.endpoints();
-        let nc = self.up.len();
-        let per: Vec<(u128, bool, u32, Bits)> = eps
-            .par_iter()
-            .enumerate()
-            .map_init(
-                || (vec![0u128; self.ends.len()], vec![0u32; self.ends.len()]),
-                |(cnt, len), (i, &s)| {
-                    cnt.iter_mut().for_each(|x| *x = 0);
-                    len.iter_mut().for_each(|x| *x = 0);
-                    for &c in topo.out_channels(s) {
-                        cnt[c as usize] = 1;
-                        len[c as usize] = 1;
-                    }
-                    let (mut paths, mut sat, mut longest) = (0u128, false, 0u32);
-                    let mut dests = Bits::new(eps.len());
-                    for &(b, c) in &self.order {
-                        let at = b as usize * nc + c as usize;
-                        let n = cnt[at];
-                        if n == 0 {
-                            continue;
-                        }
-                        let v = topo.channel_dst(c);
-                        if !self.up[c as usize] && v != s && topo.is_endpoint(v) {
-                            paths = paths.checked_add(n).unwrap_or_else(|| {
-                                sat = true;
-                                u128::MAX
-                            });
-                            longest = longest.max(len[at]);
-                            dests.set(topo.endpoint_index(v) as usize);
-                        }
-                        for &c2 in topo.out_channels(v) {
-                            if let Some(b2) = self.next_bounces(c, b, c2) {
-                                let to = b2 as usize * nc + c2 as usize;
-                                cnt[to] = cnt[to].checked_add(n).unwrap_or_else(|| {
-                                    sat = true;
-                                    u128::MAX
-                                });
-                                len[to] = len[to].max(len[at] + 1);
-                            }
-                        }
-                    }
-                    let _ = i;
-                    (paths, sat, longest, dests)
-                },
-            )
+        let sources: Vec<(usize, u32)> = eps.iter().copied().enumerate().collect();
+        let per: Vec<(u128, bool, u32, Bits)> = sources
+            .par_chunks(LANES)
+            .flat_map_iter(|batch| {
+                self.count_batch(topo, batch).unwrap_or_else(|| {
+                    batch
+                        .iter()
+                        .map(|&(_, s)| self.count_one(topo, s))
+                        .collect()
+                })
+            })
             .collect();
         let mut total = 0u128;
         let mut sat = false;
@@ -257,5 +230,113 @@ impl KBounce {
             pairs.push(d);
         }
         (total, sat, longest, pairs)
+    }
+
+    /// Up to [`LANES`] sources in one pass, or `None` if a counter saturated.
+    fn count_batch(
+        &self,
+        topo: &Topology,
+        batch: &[(usize, u32)],
+    ) -> Option<Vec<(u128, bool, u32, Bits)>> {
+        let nc = self.up.len();
+        let eps = topo.endpoints().len();
+        let mut cnt = vec![[0u64; LANES]; self.ends.len()];
+        let mut len = vec![[0u16; LANES]; self.ends.len()];
+        for (j, &(_, s)) in batch.iter().enumerate() {
+            for &c in topo.out_channels(s) {
+                cnt[c as usize][j] = 1;
+                len[c as usize][j] = 1;
+            }
+        }
+        let mut paths = [0u128; LANES];
+        let mut longest = [0u16; LANES];
+        let mut dests: Vec<Bits> = batch.iter().map(|_| Bits::new(eps)).collect();
+        for &(b, c) in &self.order {
+            let at = b as usize * nc + c as usize;
+            let n = cnt[at];
+            if n == [0; LANES] {
+                continue;
+            }
+            if n.contains(&u64::MAX) {
+                return None;
+            }
+            let l = len[at];
+            let v = topo.channel_dst(c);
+            if !self.up[c as usize] && topo.is_endpoint(v) {
+                let d = topo.endpoint_index(v) as usize;
+                for (j, &(_, s)) in batch.iter().enumerate() {
+                    if n[j] > 0 && v != s {
+                        paths[j] += n[j] as u128;
+                        longest[j] = longest[j].max(l[j]);
+                        dests[j].set(d);
+                    }
+                }
+            }
+            for &c2 in topo.out_channels(v) {
+                if let Some(b2) = self.next_bounces(c, b, c2) {
+                    let to = b2 as usize * nc + c2 as usize;
+                    let (ct, lt) = (&mut cnt[to], &mut len[to]);
+                    for j in 0..LANES {
+                        ct[j] = ct[j].saturating_add(n[j]);
+                        let reach = if n[j] > 0 { l[j] + 1 } else { 0 };
+                        lt[j] = lt[j].max(reach);
+                    }
+                }
+            }
+        }
+        Some(
+            batch
+                .iter()
+                .enumerate()
+                .map(|(j, _)| {
+                    (
+                        paths[j],
+                        false,
+                        longest[j] as u32,
+                        std::mem::replace(&mut dests[j], Bits::new(0)),
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    /// One source in `u128`, reporting saturation.
+    fn count_one(&self, topo: &Topology, s: u32) -> (u128, bool, u32, Bits) {
+        let nc = self.up.len();
+        let mut cnt = vec![0u128; self.ends.len()];
+        let mut len = vec![0u32; self.ends.len()];
+        for &c in topo.out_channels(s) {
+            cnt[c as usize] = 1;
+            len[c as usize] = 1;
+        }
+        let (mut paths, mut sat, mut longest) = (0u128, false, 0u32);
+        let mut dests = Bits::new(topo.endpoints().len());
+        for &(b, c) in &self.order {
+            let at = b as usize * nc + c as usize;
+            let n = cnt[at];
+            if n == 0 {
+                continue;
+            }
+            let v = topo.channel_dst(c);
+            if !self.up[c as usize] && v != s && topo.is_endpoint(v) {
+                paths = paths.checked_add(n).unwrap_or_else(|| {
+                    sat = true;
+                    u128::MAX
+                });
+                longest = longest.max(len[at]);
+                dests.set(topo.endpoint_index(v) as usize);
+            }
+            for &c2 in topo.out_channels(v) {
+                if let Some(b2) = self.next_bounces(c, b, c2) {
+                    let to = b2 as usize * nc + c2 as usize;
+                    cnt[to] = cnt[to].checked_add(n).unwrap_or_else(|| {
+                        sat = true;
+                        u128::MAX
+                    });
+                    len[to] = len[to].max(len[at] + 1);
+                }
+            }
+        }
+        (paths, sat, longest, dests)
     }
 }

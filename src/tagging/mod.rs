@@ -411,7 +411,10 @@ fn build(
 }
 
 /// Checks what the stage promises: tags and priorities start at 1 and never
-/// decrease, priorities fit the DSCP field, every key has one decision.
+/// decrease, priorities fit the DSCP field, every key has one decision, and
+/// each priority's same-priority dependencies are acyclic (a guard against a
+/// faulty cycle-detection backend; the independent verifier checks the rules
+/// again with its own code).
 fn self_check(t: &Tagging) -> Result<()> {
     let fail = |reason: String| {
         Err(Error::SelfCheck {
@@ -443,8 +446,86 @@ fn self_check(t: &Tagging) -> Result<()> {
             ),
         });
     }
+    if let Some(p) = cyclic_priority(&t.keys) {
+        return fail(format!("priority {p}'s dependency graph has a cycle"));
+    }
     Ok(())
+}
+
+/// The first priority whose same-priority edges `(in channel, out channel)`
+/// contain a cycle, by repeatedly removing vertices without incoming edges.
+fn cyclic_priority(keys: &[Key]) -> Option<u32> {
+    use rustc_hash::FxHashMap;
+    let mut by_prio: FxHashMap<u32, Vec<(ChannelId, ChannelId)>> = FxHashMap::default();
+    for k in keys {
+        if let Some(c1) = k.in_channel
+            && k.priority == k.next_priority
+        {
+            by_prio
+                .entry(k.priority)
+                .or_default()
+                .push((c1, k.out_channel));
+        }
+    }
+    let mut prios: Vec<u32> = by_prio.keys().copied().collect();
+    prios.sort_unstable();
+    prios.into_iter().find(|p| {
+        let edges = &by_prio[p];
+        let mut indeg: FxHashMap<ChannelId, u32> = FxHashMap::default();
+        let mut out: FxHashMap<ChannelId, Vec<ChannelId>> = FxHashMap::default();
+        for &(a, b) in edges {
+            *indeg.entry(b).or_default() += 1;
+            indeg.entry(a).or_default();
+            out.entry(a).or_default().push(b);
+        }
+        let mut ready: Vec<ChannelId> = indeg.iter().filter(|e| *e.1 == 0).map(|e| *e.0).collect();
+        let mut removed = 0;
+        while let Some(v) = ready.pop() {
+            removed += 1;
+            for &w in out.get(&v).map_or(&[][..], Vec::as_slice) {
+                let d = indeg.get_mut(&w).expect("every head has an in-degree");
+                *d -= 1;
+                if *d == 0 {
+                    ready.push(w);
+                }
+            }
+        }
+        removed != indeg.len()
+    })
 }
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod self_check_tests {
+    use super::*;
+
+    fn key(c1: ChannelId, c2: ChannelId, p: u32) -> Key {
+        Key {
+            node: 0,
+            in_channel: Some(c1),
+            tag: p,
+            out_channel: c2,
+            next_tag: p,
+            priority: p,
+            next_priority: p,
+        }
+    }
+
+    #[test]
+    fn finds_a_cycle_only_within_one_priority() {
+        assert_eq!(
+            cyclic_priority(&[key(0, 2, 1), key(2, 4, 1), key(4, 0, 1)]),
+            Some(1)
+        );
+        assert_eq!(
+            cyclic_priority(&[key(0, 2, 1), key(2, 4, 1), key(4, 0, 2)]),
+            None
+        );
+        assert_eq!(
+            cyclic_priority(&[key(0, 2, 2), key(2, 0, 2), key(6, 8, 1)]),
+            Some(2)
+        );
+    }
+}
