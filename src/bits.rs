@@ -21,11 +21,6 @@ impl Bits {
     pub fn words(&self) -> &[u64] {
         &self.words
     }
-    pub fn from_words(words: &[u64]) -> Self {
-        Bits {
-            words: words.into(),
-        }
-    }
     pub fn set(&mut self, i: usize) {
         self.words[i / 64] |= 1 << (i % 64);
     }

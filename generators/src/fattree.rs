@@ -15,7 +15,10 @@ use crate::model::{Family, Node, NodeId, Topology};
 /// # Panics
 /// If `k` is odd or zero; [`crate::TopologySpec::parse`] rejects those first.
 pub fn fat_tree(k: u32) -> Topology {
-    assert!(k >= 2 && k % 2 == 0, "fat-tree k must be even and >= 2");
+    assert!(
+        k >= 2 && k.is_multiple_of(2),
+        "fat-tree k must be even and >= 2"
+    );
     let h = k / 2;
     let pods = k;
     let tors = pods * h;

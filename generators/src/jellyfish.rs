@@ -25,7 +25,7 @@ use rand_chacha::ChaCha8Rng;
 /// [`TopologyError::Construction`] when splicing finds no usable link, which
 /// happens only for tiny, nearly complete graphs.
 pub fn jellyfish(n: u32, ports: u32, r: u32, seed: u64) -> Result<Topology> {
-    assert!(r < n && r <= ports && (n as u64 * r as u64) % 2 == 0);
+    assert!(r < n && r <= ports && (n as u64 * r as u64).is_multiple_of(2));
     let mut b = Builder::new(n, r, seed);
     b.pair_and_splice()?;
     if r >= 2 {

@@ -289,9 +289,6 @@ impl Topology {
     pub fn channel_dst(&self, c: ChannelId) -> NodeId {
         self.links[(c >> 1) as usize][1 - (c & 1) as usize]
     }
-    pub fn channel_link(c: ChannelId) -> LinkId {
-        c >> 1
-    }
     pub fn reverse(c: ChannelId) -> ChannelId {
         c ^ 1
     }

@@ -215,7 +215,7 @@ impl TopologySpec {
                 if r > ports {
                     return Err(p.bad("r", r, format!("must be at most ports = {ports}")));
                 }
-                if (n as u64 * r as u64) % 2 != 0 {
+                if !(n as u64 * r as u64).is_multiple_of(2) {
                     return Err(p.bad(
                         "r",
                         r,
@@ -290,10 +290,6 @@ impl TopologySpec {
             }
             other => other.clone(),
         }
-    }
-
-    pub fn is_random(&self) -> bool {
-        matches!(self, TopologySpec::Generated(Family::Jellyfish { .. }))
     }
 }
 

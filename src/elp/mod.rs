@@ -260,12 +260,6 @@ impl ElpSpec {
             families,
         }
     }
-
-    pub fn has_random(&self) -> bool {
-        self.families
-            .iter()
-            .any(|f| matches!(f, FamilySpec::Random { .. }))
-    }
 }
 
 /// The built ELP set for one topology.
@@ -509,10 +503,6 @@ impl ElpSet {
     /// Path counts, longest ELP and pair coverage by dynamic programming.
     pub fn counts(&self, topo: &Topology) -> ElpCounts {
         count::counts(self, topo)
-    }
-
-    pub fn is_implicit_only(&self) -> bool {
-        self.explicit.is_none()
     }
 }
 
