@@ -102,6 +102,26 @@ impl ElpSpec {
                     .parse::<u64>()
                     .map_err(|_| bad(format!("{name}: {key} = {v} is not a non-negative integer")))
             };
+            // Named numeric parameters in `keys` order; the first may also be
+            // given bare (`random:1000`).
+            let named = |keys: &[(&str, &str)]| -> Result<Vec<Option<u64>>> {
+                let mut out = vec![None; keys.len()];
+                for (i, (k, v)) in params.iter().enumerate() {
+                    let slot = match k {
+                        None if i == 0 => Some(0),
+                        Some(k) => keys.iter().position(|(key, _)| key == k),
+                        None => None,
+                    };
+                    let Some(j) = slot else {
+                        return Err(bad(format!(
+                            "{name}: unknown parameter '{}'",
+                            k.unwrap_or(v)
+                        )));
+                    };
+                    out[j] = Some(num(keys[j].1, v)?);
+                }
+                Ok(out)
+            };
             let fam = match name {
                 "shortest" | "dor" => {
                     if let Some((k, v)) = params.first() {
@@ -131,20 +151,8 @@ impl ElpSpec {
                     FamilySpec::KBounce { k: k as u32 }
                 }
                 "random" => {
-                    let (mut n, mut maxlen, mut seed) = (None, None, 1);
-                    for (i, (k, v)) in params.iter().enumerate() {
-                        match (i, *k) {
-                            (0, None) | (_, Some("n")) => n = Some(num("N", v)?),
-                            (_, Some("maxlen")) => maxlen = Some(num("maxlen", v)?),
-                            (_, Some("seed")) => seed = num("seed", v)?,
-                            (_, k) => {
-                                return Err(bad(format!(
-                                    "random: unknown parameter '{}'",
-                                    k.unwrap_or(v)
-                                )));
-                            }
-                        }
-                    }
+                    let p = named(&[("n", "N"), ("maxlen", "maxlen"), ("seed", "seed")])?;
+                    let (n, maxlen, seed) = (p[0], p[1], p[2].unwrap_or(1));
                     let n =
                         n.ok_or_else(|| bad("random needs a path count, e.g. random:1000".into()))?;
                     if n == 0 || n > MAX_RANDOM_PATHS as u64 {
@@ -173,20 +181,8 @@ impl ElpSpec {
                     }
                 }
                 "ksp" => {
-                    let (mut k, mut pairs, mut seed) = (None, None, 1);
-                    for (i, (key, v)) in params.iter().enumerate() {
-                        match (i, *key) {
-                            (0, None) | (_, Some("k")) => k = Some(num("K", v)?),
-                            (_, Some("pairs")) => pairs = Some(num("pairs", v)?),
-                            (_, Some("seed")) => seed = num("seed", v)?,
-                            (_, key) => {
-                                return Err(bad(format!(
-                                    "ksp: unknown parameter '{}'",
-                                    key.unwrap_or(v)
-                                )));
-                            }
-                        }
-                    }
+                    let p = named(&[("k", "K"), ("pairs", "pairs"), ("seed", "seed")])?;
+                    let (k, pairs, seed) = (p[0], p[1], p[2].unwrap_or(1));
                     let k = k.ok_or_else(|| bad("ksp needs K, e.g. ksp:8".into()))?;
                     if k == 0 || k > 1024 {
                         return Err(bad(format!("ksp: K = {k} must be in 1..=1024")));
