@@ -417,11 +417,7 @@ fn sweep_command(
     if jobs == 0 {
         bail!("--jobs must be at least 1");
     }
-    let selected = sw
-        .scenarios
-        .iter()
-        .filter(|s| shard.is_none_or(|sh| sh.contains(s.id)))
-        .count();
+    let selected = sweep::selected(&sw, shard).len();
     eprintln!(
         "sweep '{}': {} scenarios{}, {} at a time, output in {}",
         sw.name,

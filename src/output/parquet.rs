@@ -34,7 +34,7 @@ impl Column {
 }
 
 /// Named columns in a fixed order.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Table {
     pub columns: Vec<(&'static str, Column)>,
 }
@@ -68,35 +68,38 @@ impl Table {
         Table { columns }
     }
 
-    fn col(&mut self, name: &'static str, make: fn() -> Column) -> &mut Column {
-        if let Some(i) = self.columns.iter().position(|(n, _)| *n == name) {
-            return &mut self.columns[i].1;
-        }
-        self.columns.push((name, make()));
-        &mut self.columns.last_mut().unwrap().1
+    /// The declared column `name`; pushing to an undeclared one is a bug
+    /// (it would silently add a column out of the documented order).
+    fn col(&mut self, name: &str) -> &mut Column {
+        let i = self
+            .columns
+            .iter()
+            .position(|(n, _)| *n == name)
+            .unwrap_or_else(|| panic!("column {name} is not declared"));
+        &mut self.columns[i].1
     }
     pub fn str(&mut self, name: &'static str, v: Option<impl Into<String>>) {
-        if let Column::Str(c) = self.col(name, || Column::Str(Vec::new())) {
+        if let Column::Str(c) = self.col(name) {
             c.push(v.map(Into::into));
         }
     }
     pub fn u64(&mut self, name: &'static str, v: Option<u64>) {
-        if let Column::U64(c) = self.col(name, || Column::U64(Vec::new())) {
+        if let Column::U64(c) = self.col(name) {
             c.push(v);
         }
     }
     pub fn u32(&mut self, name: &'static str, v: Option<u32>) {
-        if let Column::U32(c) = self.col(name, || Column::U32(Vec::new())) {
+        if let Column::U32(c) = self.col(name) {
             c.push(v);
         }
     }
     pub fn f64(&mut self, name: &'static str, v: Option<f64>) {
-        if let Column::F64(c) = self.col(name, || Column::F64(Vec::new())) {
+        if let Column::F64(c) = self.col(name) {
             c.push(v);
         }
     }
     pub fn bool(&mut self, name: &'static str, v: Option<bool>) {
-        if let Column::Bool(c) = self.col(name, || Column::Bool(Vec::new())) {
+        if let Column::Bool(c) = self.col(name) {
             c.push(v);
         }
     }

@@ -90,11 +90,7 @@ pub fn run_all(
     jobs: usize,
     progress: impl Fn(&Outcome) + Sync,
 ) -> Vec<Outcome> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
-        .build()
-        .expect("a thread pool of a positive size builds");
-    pool.install(|| {
+    pool(jobs).install(|| {
         scenarios
             .par_iter()
             .map(|s| {
@@ -220,6 +216,7 @@ pub const RUNS_COLUMNS: &[(&str, Kind)] = &[
     ("rules_p50", Kind::U64),
     ("rules_p99", Kind::U64),
     ("headroom_max_bytes", Kind::U64),
+    ("dscp_conflicts", Kind::U64),
     ("verified", Kind::Bool),
     ("status", Kind::Str),
     ("error", Kind::Str),
@@ -373,11 +370,7 @@ pub fn execute(
         std::fs::create_dir_all(&parts).map_err(io(&parts))?;
         crate::output::write_string(&stamp, &sweep.text)?;
     }
-    let selected: Vec<&Scenario> = sweep
-        .scenarios
-        .iter()
-        .filter(|s| opts.shard.is_none_or(|sh| sh.contains(s.id)))
-        .collect();
+    let selected = selected(sweep, opts.shard);
     let done: BTreeSet<u64> = if resuming {
         std::fs::read_dir(&parts)
             .map_err(io(&parts))?
@@ -456,11 +449,25 @@ pub fn execute(
 /// Runs scenarios on a pool of `jobs` threads without keeping their
 /// outcomes, calling `each` as each finishes.
 fn for_each(scenarios: &[Scenario], jobs: usize, each: impl Fn(&Outcome) + Sync) {
-    let pool = rayon::ThreadPoolBuilder::new()
+    pool(jobs).install(|| scenarios.par_iter().for_each(|s| each(&run_scenario(s))));
+}
+
+/// A pool of `jobs` threads (at least one) for scenarios.
+fn pool(jobs: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
         .build()
-        .expect("a thread pool of a positive size builds");
-    pool.install(|| scenarios.par_iter().for_each(|s| each(&run_scenario(s))));
+        .expect("a thread pool of a positive size builds")
+}
+
+/// The scenarios of `sweep` that `shard` runs (all without a shard), in
+/// scenario order.
+pub fn selected(sweep: &Sweep, shard: Option<Shard>) -> Vec<&Scenario> {
+    sweep
+        .scenarios
+        .iter()
+        .filter(|s| shard.is_none_or(|sh| sh.contains(s.id)))
+        .collect()
 }
 
 /// Writes one scenario's rows: switches first, then runs, whose presence
