@@ -331,21 +331,12 @@ pub fn greedy_insertions(topo: &Topology, elp: &ElpSet) -> Result<Vec<(u32, u32,
 
 /// Builds the result of a DSCP-scheme walk: the priority is the tag.
 fn finish(topo: &Topology, algo: Algo, cycle: CycleBackend, walk: Walk) -> Tagging {
-    build(
-        topo,
-        algo,
-        cycle,
-        Scheme::Dscp,
-        walk,
-        |_, t| t,
-        |_, t| t,
-        None,
-    )
+    build(topo, algo, cycle, Scheme::Dscp, walk, |_, t| t, None)
 }
 
-/// Builds a [`Tagging`] from a walk and the priority of each state; `host`
-/// gives the queue of a first-hop packet from `(out channel, tag)`.
-#[allow(clippy::too_many_arguments)]
+/// Builds a [`Tagging`] from a walk and the priority of each state. A
+/// packet from a host port starts in queue 1 under every scheme (it carries
+/// the initial tag 1, which [`self_check`] enforces).
 fn build(
     topo: &Topology,
     algo: Algo,
@@ -353,7 +344,6 @@ fn build(
     scheme: Scheme,
     walk: Walk,
     prio: impl Fn(ChannelId, u32) -> u32,
-    host: impl Fn(ChannelId, u32) -> u32,
     dscp_conflicts: Option<u64>,
 ) -> Tagging {
     let mut keys: Vec<Key> = walk
@@ -367,7 +357,7 @@ fn build(
                 tag: t,
                 out_channel: c2,
                 next_tag: t2,
-                priority: in_channel.map_or_else(|| host(c2, t), |c1| prio(c1, t)),
+                priority: in_channel.map_or(1, |c1| prio(c1, t)),
                 next_priority: prio(c2, t2),
             }
         })

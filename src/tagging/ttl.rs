@@ -5,7 +5,7 @@ use super::{Scheme, Tagging, build, engine};
 use crate::cycle::{CycleBackend, IncrementalDag};
 use crate::elp::ElpSet;
 use crate::error::Result;
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use tagger_generators::{ChannelId, Topology};
 
 /// Merges the brute-force tagged graph's nodes `(channel, hop)`, hop by hop,
@@ -90,7 +90,7 @@ pub fn greedy_ttl<D: IncrementalDag>(
     }
     // The finding: keys that clash when levels are used as rewritten tags.
     let mut as_dscp: HashMap<(ChannelId, u32, ChannelId), u32> = HashMap::default();
-    let mut clashing: HashMap<(ChannelId, u32, ChannelId), ()> = HashMap::default();
+    let mut clashing: HashSet<(ChannelId, u32, ChannelId)> = HashSet::default();
     for (&(c1, t, c2), &t2) in &walk.keys {
         if c1 == engine::HOST {
             continue;
@@ -98,7 +98,7 @@ pub fn greedy_ttl<D: IncrementalDag>(
         let key = (c1, prio[&(c1, t)], c2);
         let next = prio[&(c2, t2)];
         if *as_dscp.entry(key).or_insert(next) != next {
-            clashing.insert(key, ());
+            clashing.insert(key);
         }
     }
     let conflicts = clashing.len() as u64;
@@ -109,7 +109,6 @@ pub fn greedy_ttl<D: IncrementalDag>(
         Scheme::Ttl,
         walk,
         |c, t| prio[&(c, t)],
-        |_, _| 1,
         Some(conflicts),
     ))
 }
