@@ -265,20 +265,27 @@ fn elp_command(
     let counts = elp.counts(topo);
     let count_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let bf = tagger::tagging::tag(topo, &elp, Algo::Brute, CycleBackend::Bitset)?;
+    let bf = tagger::tagging::tagged_graph(topo, &elp)?;
     let bf_s = t.elapsed().as_secs_f64();
-    let mut channels: Vec<u32> = bf.states.iter().map(|s| s.0).collect();
-    channels.dedup();
-    let bf_edges = bf.keys.iter().filter(|k| k.in_channel.is_some()).count();
+    let mut used = vec![false; topo.channel_count()];
+    for &(c, _) in &bf.states {
+        used[c as usize] = true;
+    }
+    let channels = used.iter().filter(|&&u| u).count();
+    let bf_edges = bf.key_count() - bf.first_hops.len();
     if let Some(p) = paths_out {
         write_paths(topo, &elp, p, max)?;
     }
     if json {
         let v = serde_json::json!({
             "topology": topo.name(), "elp": spec.text,
-            "paths": u64::try_from(counts.paths).unwrap_or(u64::MAX), "paths_exact": counts.paths_exact,
+            // JSON numbers stop at u64 here; the full count is in
+            // paths_decimal, as in `tagger run` (paths saturates, exact false).
+            "paths": u64::try_from(counts.paths).unwrap_or(u64::MAX),
+            "paths_exact": counts.paths_exact && counts.paths <= u64::MAX as u128,
+            "paths_decimal": counts.paths.to_string(),
             "longest_elp": counts.longest, "pairs_covered": counts.pairs_covered, "pairs_total": counts.pairs_total,
-            "channels_used": channels.len(), "bf_nodes": bf.states.len(), "bf_edges": bf_edges,
+            "channels_used": channels, "bf_nodes": bf.states.len(), "bf_edges": bf_edges,
             "seconds": {"build": build, "count": count_s, "tagged_graph": bf_s},
         });
         println!("{}", serde_json::to_string_pretty(&v)?);
@@ -299,11 +306,7 @@ fn elp_command(
             "pairs covered   {} / {}",
             counts.pairs_covered, counts.pairs_total
         );
-        println!(
-            "channels used   {} / {}",
-            channels.len(),
-            topo.channel_count()
-        );
+        println!("channels used   {} / {}", channels, topo.channel_count());
         println!(
             "brute-force tagged graph: {} nodes, {} edges",
             bf.states.len(),

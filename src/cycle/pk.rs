@@ -38,6 +38,8 @@ pub struct BitsetPk {
     fwd: Vec<u32>,
     bwd: Vec<u32>,
     pool: Vec<u32>,
+    keys_f: Vec<u64>,
+    keys_b: Vec<u64>,
     edges: usize,
     front: u32,
     back: u32,
@@ -116,6 +118,8 @@ impl IncrementalDag for BitsetPk {
             fwd: Vec::new(),
             bwd: Vec::new(),
             pool: Vec::new(),
+            keys_f: Vec::new(),
+            keys_b: Vec::new(),
             edges: 0,
             front: MIDDLE,
             back: MIDDLE,
@@ -145,15 +149,33 @@ impl IncrementalDag for BitsetPk {
             self.unmark();
             return false;
         }
+        // Each side sorted by position as packed (position, vertex) words,
+        // which sort without indirection; the pooled positions are then the
+        // merge of two sorted lists.
         let ord = &self.ord;
-        self.fwd.sort_unstable_by_key(|&v| ord[v as usize]);
-        self.bwd.sort_unstable_by_key(|&v| ord[v as usize]);
+        let pack = |v: &u32| (u64::from(ord[*v as usize]) << 32) | u64::from(*v);
+        self.keys_b.clear();
+        self.keys_b.extend(self.bwd.iter().map(pack));
+        self.keys_b.sort_unstable();
+        self.keys_f.clear();
+        self.keys_f.extend(self.fwd.iter().map(pack));
+        self.keys_f.sort_unstable();
         self.pool.clear();
-        self.pool
-            .extend(self.bwd.iter().chain(&self.fwd).map(|&v| ord[v as usize]));
-        self.pool.sort_unstable();
-        for (i, &v) in self.bwd.iter().chain(&self.fwd).enumerate() {
-            self.ord[v as usize] = self.pool[i];
+        let (mut i, mut j) = (0, 0);
+        while i < self.keys_b.len() || j < self.keys_f.len() {
+            let take_b = j == self.keys_f.len()
+                || (i < self.keys_b.len() && self.keys_b[i] < self.keys_f[j]);
+            let k = if take_b {
+                i += 1;
+                self.keys_b[i - 1]
+            } else {
+                j += 1;
+                self.keys_f[j - 1]
+            };
+            self.pool.push((k >> 32) as u32);
+        }
+        for (&k, &p) in self.keys_b.iter().chain(&self.keys_f).zip(&self.pool) {
+            self.ord[k as u32 as usize] = p;
         }
         self.unmark();
         self.push_edge(a, b);

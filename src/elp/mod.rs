@@ -11,7 +11,8 @@
 //! * `shortest`: the set of sources (as a bitset over endpoints); after `hop`
 //!   channels a source's prefix ends at distance `hop`, so the source alone
 //!   fixes the continuations.
-//! * `kbounce:K`: one source bitset per bounce count `b = 0..=K`.
+//! * `kbounce:K`: per bounce count `b = 0..=K`, the sources abstracted to
+//!   none, one or many ([`kbounce::KbSources`]), which is exact for k-bounce.
 //! * `dor`: a flag; dimension-order continuations depend on the channel only.
 //! * explicit paths (`random`, `file`): the path ids, whose position is `hop`.
 
@@ -31,7 +32,7 @@ use tagger_generators::{ChannelId, NodeId, Topology};
 
 pub use dor::Dor;
 pub use explicit::PathList;
-pub use kbounce::KBounce;
+pub use kbounce::{KBounce, KbSources};
 pub use shortest::Shortest;
 
 /// One family of a spec such as `shortest+random:200,seed=3`.
@@ -66,8 +67,11 @@ pub struct ElpSpec {
 
 /// The largest explicit path count one spec may ask for.
 pub const MAX_RANDOM_PATHS: u32 = 50_000_000;
-/// The largest bounce count: tags beyond 16 exceed any switch's queues.
-pub const MAX_BOUNCES: u32 = 15;
+/// The largest bounce count. `kbounce:K` needs K + 1 lossless priorities
+/// under bounce tagging, and PFC has 8 priority classes, so K = 7 is the
+/// most any switch could run; a small cap also keeps each state's prefix
+/// record ([`kbounce::KbSources`]) at 32 bytes.
+pub const MAX_BOUNCES: u32 = 7;
 
 impl ElpSpec {
     /// Parses `family[+family...]`.
@@ -274,28 +278,20 @@ pub struct ElpSet {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Prefixes {
     pub shortest: Option<Bits>,
-    pub kbounce: Vec<Option<Bits>>,
+    pub kbounce: KbSources,
     pub dor: bool,
     pub paths: Vec<u32>,
 }
 
 impl Prefixes {
     pub fn is_empty(&self) -> bool {
-        self.shortest.is_none()
-            && self.kbounce.iter().all(Option::is_none)
-            && !self.dor
-            && self.paths.is_empty()
+        self.shortest.is_none() && self.kbounce.is_empty() && !self.dor && self.paths.is_empty()
     }
 
     /// Adds every prefix of `other`.
     pub fn union(&mut self, other: Prefixes) {
         merge_bits(&mut self.shortest, other.shortest);
-        if self.kbounce.len() < other.kbounce.len() {
-            self.kbounce.resize(other.kbounce.len(), None);
-        }
-        for (a, b) in self.kbounce.iter_mut().zip(other.kbounce) {
-            merge_bits(a, b);
-        }
+        self.kbounce.union(&other.kbounce);
         self.dor |= other.dor;
         self.paths.extend(other.paths);
     }
@@ -305,12 +301,7 @@ impl Prefixes {
     /// paths are kept: each path id is at one position per hop.
     pub fn subtract_seen(&mut self, seen: &mut Prefixes) {
         sub_bits(&mut self.shortest, &mut seen.shortest);
-        if seen.kbounce.len() < self.kbounce.len() {
-            seen.kbounce.resize(self.kbounce.len(), None);
-        }
-        for (a, s) in self.kbounce.iter_mut().zip(seen.kbounce.iter_mut()) {
-            sub_bits(a, s);
-        }
+        self.kbounce.subtract_seen(&mut seen.kbounce);
         if self.dor && seen.dor {
             self.dor = false;
         }
@@ -410,7 +401,7 @@ impl ElpSet {
                     p.shortest = sp.first_hop(topo, i, c);
                 }
                 if let Some(kb) = &self.kbounce {
-                    p.kbounce = kb.first_hop(topo, i, c);
+                    p.kbounce = kb.first_hop(i, c);
                 }
                 if let Some(d) = &self.dor {
                     p.dor = d.first_hop(topo, c);
@@ -438,8 +429,22 @@ impl ElpSet {
         hop: u32,
         p: &Prefixes,
     ) -> Vec<(ChannelId, Prefixes)> {
+        let mut out = Vec::new();
+        self.successors_into(topo, c, hop, p, &mut out);
+        out
+    }
+
+    /// [`ElpSet::successors`], appended to `out`.
+    pub fn successors_into(
+        &self,
+        topo: &Topology,
+        c: ChannelId,
+        hop: u32,
+        p: &Prefixes,
+        all: &mut Vec<(ChannelId, Prefixes)>,
+    ) {
         let v: NodeId = topo.channel_dst(c);
-        let mut out: Vec<(ChannelId, Prefixes)> = Vec::new();
+        let start = all.len();
         for &c2 in topo.out_channels(v) {
             let mut q = Prefixes::default();
             if let (Some(sp), Some(src)) = (&self.shortest, &p.shortest) {
@@ -448,22 +453,22 @@ impl ElpSet {
             if let Some(kb) = &self.kbounce
                 && !p.kbounce.is_empty()
             {
-                q.kbounce = kb.step(topo, &p.kbounce, c, c2);
+                q.kbounce = kb.step(&p.kbounce, c, c2);
             }
             if let Some(d) = &self.dor {
                 q.dor = p.dor && d.step(topo, c, c2);
             }
             if !q.is_empty() {
-                out.push((c2, q));
+                all.push((c2, q));
             }
         }
         if let Some(ex) = &self.explicit
             && !p.paths.is_empty()
         {
             for (c2, ids) in ex.step(topo, &p.paths, hop) {
-                match out.iter_mut().find(|(x, _)| *x == c2) {
+                match all[start..].iter_mut().find(|(x, _)| *x == c2) {
                     Some((_, q)) => q.paths = ids,
-                    None => out.push((
+                    None => all.push((
                         c2,
                         Prefixes {
                             paths: ids,
@@ -472,9 +477,8 @@ impl ElpSet {
                     )),
                 }
             }
-            out.sort_by_key(|(x, _)| *x);
+            all[start..].sort_by_key(|(x, _)| *x);
         }
-        out
     }
 
     /// True when the prefixes `p` ending in channel `c` after `hop` channels

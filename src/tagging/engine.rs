@@ -6,18 +6,53 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
-use rustc_hash::FxHashMap as HashMap;
 use tagger_generators::{ChannelId, Topology};
 
 /// Stands for "arrived from a host port" in keys.
 pub const HOST: ChannelId = u32::MAX;
 
-/// Raw output of a walk: decided keys `(c1 or HOST, tag, c2) -> next tag`
-/// and every reached state `(channel, tag)`.
+/// Raw output of a walk: every reached state `(channel, tag)` (in order of
+/// first reach) and the decided keys, held per state as next tags over the
+/// out-ports of the channel's head (see [`Walk::keys`]).
 #[derive(Debug, Default)]
 pub struct Walk {
-    pub keys: HashMap<(ChannelId, u32, ChannelId), u32>,
     pub states: Vec<(ChannelId, u32)>,
+    /// First channels of ELPs: keys `(HOST, 1, c) -> 1`.
+    pub first_hops: Vec<ChannelId>,
+    /// Per state, where its decisions start in `decisions` (`usize::MAX`:
+    /// none).
+    decision_off: Vec<usize>,
+    /// Next tag per (state, out-port); 0 = no key.
+    decisions: Vec<u32>,
+}
+
+impl Walk {
+    /// Every decided key `((c1 or HOST, tag, c2), next tag)`: first hops,
+    /// then by state in order of first reach and by port.
+    pub fn keys<'a>(
+        &'a self,
+        topo: &'a Topology,
+    ) -> impl Iterator<Item = ((ChannelId, u32, ChannelId), u32)> + 'a {
+        let first = self.first_hops.iter().map(|&c| ((HOST, 1, c), 1));
+        let rest = self
+            .states
+            .iter()
+            .zip(&self.decision_off)
+            .filter(|(_, off)| **off != usize::MAX)
+            .flat_map(move |(&(c, t), &off)| {
+                let out = topo.out_channels(topo.channel_dst(c));
+                out.iter()
+                    .zip(&self.decisions[off..off + out.len()])
+                    .filter(|(_, t2)| **t2 != 0)
+                    .map(move |(&c2, &t2)| ((c, t, c2), t2))
+            });
+        first.chain(rest)
+    }
+
+    /// Number of decided keys, host ports included.
+    pub fn key_count(&self) -> usize {
+        self.first_hops.len() + self.decisions.iter().filter(|&&t| t != 0).count()
+    }
 }
 
 /// Decides the next tag of keys `(c1, t, c2)`.
@@ -53,6 +88,11 @@ impl<F: FnMut(ChannelId, u32, ChannelId) -> Result<u32>> Decide for PerKey<F> {
 /// the decider in ascending `(c1, t, c2)` order, or, with `order`, in an
 /// order shuffled by that seed (greedy restarts).
 ///
+/// States live in dense tables (one slot per reached `(channel, tag)`, found
+/// through a per-tag array over channels) and a state's decisions in an
+/// array over the out-ports of its channel's head, so the walk does no
+/// hashing: at tens of millions of keys, hash maps were most of its time.
+///
 /// # Errors
 /// Whatever `decide` returns.
 pub fn walk(
@@ -61,53 +101,212 @@ pub fn walk(
     order: Option<u64>,
     decide: &mut impl Decide,
 ) -> Result<Walk> {
-    let mut keys: HashMap<(ChannelId, u32, ChannelId), u32> = HashMap::default();
-    let mut seen: HashMap<(ChannelId, u32), Prefixes> = HashMap::default();
-    let mut frontier: Vec<((ChannelId, u32), Prefixes)> = Vec::new();
+    let mut st = States::new(topo);
+    let mut first_hops = Vec::new();
+    let mut frontier: Vec<(u32, Prefixes)> = Vec::new();
     for (c, mut p) in elp.initial(topo) {
-        keys.insert((HOST, 1, c), 1);
-        p.subtract_seen(seen.entry((c, 1)).or_default());
-        frontier.push(((c, 1), p));
+        first_hops.push(c);
+        let s = st.slot(c, 1);
+        p.subtract_seen(&mut st.seen[s as usize]);
+        frontier.push((s, p));
     }
+    let mut pending: Vec<u32> = Vec::new();
+    // Continuations, one buffer per chunk of the frontier, kept across hops
+    // so their memory is reused rather than freed and faulted in again.
+    let mut bufs: Vec<Chunk> = Vec::new();
+    let mut next: Vec<(u32, Prefixes)> = Vec::new();
     let mut hop = 1u32;
     while !frontier.is_empty() {
-        let succ: Vec<Vec<(ChannelId, Prefixes)>> = frontier
-            .par_iter()
-            .map(|&((c, _), ref p)| elp.successors(topo, c, hop, p))
-            .collect();
-        let mut fresh: Vec<(ChannelId, u32, ChannelId)> = Vec::new();
-        for (&((c, t), _), list) in frontier.iter().zip(&succ) {
-            for (c2, _) in list {
-                if !keys.contains_key(&(c, t, *c2)) {
-                    fresh.push((c, t, *c2));
+        let chunks = frontier.len().div_ceil(CHUNK);
+        if bufs.len() < chunks {
+            bufs.resize_with(chunks, Chunk::default);
+        }
+        frontier
+            .par_chunks(CHUNK)
+            .zip(bufs[..chunks].par_iter_mut())
+            .for_each(|(fr, buf)| {
+                buf.items.clear();
+                buf.ends.clear();
+                for (s, p) in fr {
+                    elp.successors_into(topo, st.key[*s as usize].0, hop, p, &mut buf.items);
+                    buf.ends.push(buf.items.len());
                 }
+            });
+        // The hop's new keys and where their decisions go, in frontier order
+        // (ascending (c1, t, c2)); found in parallel once every state with
+        // continuations has its decision array.
+        for (fr, buf) in frontier.chunks(CHUNK).zip(&bufs) {
+            let mut from = 0;
+            for ((s, _), &to) in fr.iter().zip(&buf.ends) {
+                if to > from {
+                    st.decisions_of(*s);
+                }
+                from = to;
             }
+        }
+        let (port, decisions, key, offs) = (&st.port, &st.decisions, &st.key, &st.decision_off);
+        let parts: Vec<(Vec<RuleKey>, Vec<usize>)> = frontier
+            .par_chunks(CHUNK)
+            .zip(bufs[..chunks].par_iter())
+            .map(|(fr, buf)| {
+                let (mut ks, mut ats) = (Vec::new(), Vec::new());
+                for ((s, _), list) in fr.iter().zip(buf.lists()) {
+                    let (c, t) = key[*s as usize];
+                    let off = offs[*s as usize];
+                    for (c2, _) in list {
+                        let at = off + port[*c2 as usize] as usize;
+                        if decisions[at] == 0 {
+                            ks.push((c, t, *c2));
+                            ats.push(at);
+                        }
+                    }
+                }
+                (ks, ats)
+            })
+            .collect();
+        let n: usize = parts.iter().map(|p| p.0.len()).sum();
+        let (mut asked, mut at) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for (ks, ats) in parts {
+            asked.extend(ks);
+            at.extend(ats);
         }
         if let Some(seed) = order {
             let mut rng = ChaCha8Rng::seed_from_u64(crate::seed::mix(seed, hop as u64));
-            fresh.shuffle(&mut rng);
+            let mut perm: Vec<usize> = (0..asked.len()).collect();
+            perm.shuffle(&mut rng);
+            asked = perm.iter().map(|&i| asked[i]).collect();
+            at = perm.iter().map(|&i| at[i]).collect();
         }
-        let tags = decide.decide_hop(&fresh)?;
-        keys.extend(fresh.into_iter().zip(tags));
-        let mut next: HashMap<(ChannelId, u32), Prefixes> = HashMap::default();
-        for (&((c, t), _), list) in frontier.iter().zip(succ) {
-            for (c2, q) in list {
-                next.entry((c2, keys[&(c, t, c2)])).or_default().union(q);
+        let tags = decide.decide_hop(&asked)?;
+        for (at, t2) in at.into_iter().zip(tags) {
+            st.decisions[at] = t2;
+        }
+        next.clear();
+        for (fr, buf) in frontier.chunks(CHUNK).zip(&mut bufs) {
+            let mut from = 0;
+            let mut items = buf.items.drain(..);
+            for ((s, _), &to) in fr.iter().zip(&buf.ends) {
+                let off = st.decision_off[*s as usize];
+                for (c2, q) in items.by_ref().take(to - from) {
+                    let t2 = st.decisions[off + st.port[c2 as usize] as usize];
+                    let s2 = st.slot(c2, t2) as usize;
+                    if pending.len() <= s2 {
+                        pending.resize(st.key.len(), NONE);
+                    }
+                    match pending[s2] {
+                        NONE => {
+                            pending[s2] = next.len() as u32;
+                            next.push((s2 as u32, q));
+                        }
+                        i => next[i as usize].1.union(q),
+                    }
+                }
+                from = to;
             }
         }
-        let mut next: Vec<_> = next.into_iter().collect();
-        next.sort_unstable_by_key(|(k, _)| *k);
+        next.sort_unstable_by_key(|(s, _)| st.key[*s as usize]);
         frontier.clear();
-        for (k, mut p) in next {
-            p.subtract_seen(seen.entry(k).or_default());
+        for (s, mut p) in next.drain(..) {
+            pending[s as usize] = NONE;
+            p.subtract_seen(&mut st.seen[s as usize]);
             if !p.is_empty() {
-                frontier.push((k, p));
+                frontier.push((s, p));
             }
         }
         hop += 1;
     }
     Ok(Walk {
-        keys,
-        states: seen.into_keys().collect(),
+        states: st.key,
+        first_hops,
+        decision_off: st.decision_off,
+        decisions: st.decisions,
     })
+}
+
+const NONE: u32 = u32::MAX;
+/// `(c1 or HOST, tag, c2)`.
+type RuleKey = (ChannelId, u32, ChannelId);
+/// Frontier states per parallel task.
+const CHUNK: usize = 1024;
+
+/// Continuations of a chunk of the frontier: `items[ends[i-1]..ends[i]]`
+/// belong to its `i`-th state.
+#[derive(Default)]
+struct Chunk {
+    items: Vec<(ChannelId, Prefixes)>,
+    ends: Vec<usize>,
+}
+
+impl Chunk {
+    fn lists(&self) -> impl Iterator<Item = &[(ChannelId, Prefixes)]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(a, &b)| &self.items[a..b])
+    }
+}
+
+/// The walk's reached states and their decisions.
+struct States<'a> {
+    topo: &'a Topology,
+    /// `slot_of[t][c]`: the slot of state `(c, t)`, or `NONE`; one array per
+    /// tag value, allocated when the tag first appears.
+    slot_of: Vec<Vec<u32>>,
+    key: Vec<(ChannelId, u32)>,
+    /// Prefixes already explored from each state.
+    seen: Vec<Prefixes>,
+    /// Where a state's decisions start in `decisions`, or `usize::MAX`.
+    decision_off: Vec<usize>,
+    /// Next tag per (state, out-port of the channel's head); 0 = undecided.
+    decisions: Vec<u32>,
+    /// A channel's port number at its tail.
+    port: Vec<u32>,
+}
+
+impl<'a> States<'a> {
+    fn new(topo: &'a Topology) -> Self {
+        let mut port = vec![0; topo.channel_count()];
+        for v in 0..topo.node_count() as u32 {
+            for (i, &c) in topo.out_channels(v).iter().enumerate() {
+                port[c as usize] = i as u32;
+            }
+        }
+        States {
+            topo,
+            slot_of: Vec::new(),
+            key: Vec::new(),
+            seen: Vec::new(),
+            decision_off: Vec::new(),
+            decisions: Vec::new(),
+            port,
+        }
+    }
+
+    fn slot(&mut self, c: ChannelId, t: u32) -> u32 {
+        let t = t as usize;
+        if self.slot_of.len() <= t {
+            self.slot_of.resize_with(t + 1, Vec::new);
+        }
+        if self.slot_of[t].is_empty() {
+            self.slot_of[t] = vec![NONE; self.topo.channel_count()];
+        }
+        let at = &mut self.slot_of[t][c as usize];
+        if *at == NONE {
+            *at = self.key.len() as u32;
+            self.key.push((c, t as u32));
+            self.seen.push(Prefixes::default());
+            self.decision_off.push(usize::MAX);
+        }
+        *at
+    }
+
+    /// Offset of state `s`'s decisions, allocating them on first use.
+    fn decisions_of(&mut self, s: u32) -> usize {
+        let off = &mut self.decision_off[s as usize];
+        if *off == usize::MAX {
+            let c = self.key[s as usize].0;
+            *off = self.decisions.len();
+            let deg = self.topo.degree(self.topo.channel_dst(c));
+            self.decisions.resize(self.decisions.len() + deg, 0);
+        }
+        *off
+    }
 }

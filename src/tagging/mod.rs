@@ -176,12 +176,7 @@ pub const MAX_TAG: u32 = 63;
 /// checks.
 pub fn tag(topo: &Topology, elp: &ElpSet, algo: Algo, cycle: CycleBackend) -> Result<Tagging> {
     let t = match algo {
-        Algo::Brute => finish(
-            topo,
-            algo,
-            cycle,
-            engine::walk(topo, elp, None, &mut PerKey(|_, t, _| Ok(t + 1)))?,
-        ),
+        Algo::Brute => finish(topo, algo, cycle, tagged_graph(topo, elp)?),
         Algo::Clos { k } => {
             if !topo.has_levels() {
                 return Err(Error::Algo {
@@ -251,6 +246,15 @@ pub fn tag(topo: &Topology, elp: &ElpSet, algo: Algo, cycle: CycleBackend) -> Re
     };
     self_check(&t)?;
     Ok(t)
+}
+
+/// The brute-force tagged graph: nodes `(channel, hop)` are the walk's
+/// states and edges its keys from a channel (tag = hop number).
+///
+/// # Errors
+/// None in practice; the walk's deciders can fail, this one cannot.
+pub fn tagged_graph(topo: &Topology, elp: &ElpSet) -> Result<Walk> {
+    engine::walk(topo, elp, None, &mut PerKey(|_, t, _| Ok(t + 1)))
 }
 
 /// Greedy: keep the tag when the edge `(c1, t) -> (c2, t)` leaves priority
@@ -346,9 +350,9 @@ fn build(
     prio: impl Fn(ChannelId, u32) -> u32,
     dscp_conflicts: Option<u64>,
 ) -> Tagging {
+    use rayon::slice::ParallelSliceMut;
     let mut keys: Vec<Key> = walk
-        .keys
-        .into_iter()
+        .keys(topo)
         .map(|((c1, t, c2), t2)| {
             let in_channel = (c1 != engine::HOST).then_some(c1);
             Key {
@@ -362,13 +366,13 @@ fn build(
             }
         })
         .collect();
-    keys.sort_unstable();
+    keys.par_sort_unstable();
     let mut states: Vec<(ChannelId, u32, u32)> = walk
         .states
         .into_iter()
         .map(|(c, t)| (c, t, prio(c, t)))
         .collect();
-    states.sort_unstable();
+    states.par_sort_unstable();
     let priorities = states.iter().map(|s| s.2).max().unwrap_or(0);
     let mut per = vec![PriorityStats::default(); priorities as usize];
     let mut chans: Vec<(u32, ChannelId)> = states.iter().map(|s| (s.2, s.0)).collect();

@@ -29,9 +29,9 @@ pub fn greedy_ttl<D: IncrementalDag>(
     elp: &ElpSet,
     cycle: CycleBackend,
 ) -> Result<Tagging> {
-    let walk = engine::walk(topo, elp, None, &mut engine::PerKey(|_, t, _| Ok(t + 1)))?;
+    let walk = super::tagged_graph(topo, elp)?;
     let mut preds: HashMap<(ChannelId, u32), Vec<ChannelId>> = HashMap::default();
-    for (&(c1, _, c2), &t2) in &walk.keys {
+    for ((c1, _, c2), t2) in walk.keys(topo) {
         if c1 != engine::HOST {
             preds.entry((c2, t2)).or_default().push(c1);
         }
@@ -91,7 +91,7 @@ pub fn greedy_ttl<D: IncrementalDag>(
     // The finding: keys that clash when levels are used as rewritten tags.
     let mut as_dscp: HashMap<(ChannelId, u32, ChannelId), u32> = HashMap::default();
     let mut clashing: HashSet<(ChannelId, u32, ChannelId)> = HashSet::default();
-    for (&(c1, t, c2), &t2) in &walk.keys {
+    for ((c1, t, c2), t2) in walk.keys(topo) {
         if c1 == engine::HOST {
             continue;
         }
