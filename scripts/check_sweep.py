@@ -26,6 +26,7 @@ RUNS = {
     "rules_p99": "UBIGINT", "headroom_max_bytes": "UBIGINT", "dscp_conflicts": "UBIGINT", "verified": "BOOLEAN", "status": "VARCHAR", "error": "VARCHAR",
     "seconds_generate": "DOUBLE", "seconds_elp": "DOUBLE", "seconds_tag": "DOUBLE",
     "seconds_rules": "DOUBLE", "seconds_verify": "DOUBLE", "seconds_total": "DOUBLE",
+    "memory_budget_bytes": "UBIGINT", "memory_estimate_bytes": "UBIGINT",
     "peak_rss_bytes": "UBIGINT", "threads": "UBIGINT", "version": "VARCHAR",
 }
 SWITCHES = {

@@ -54,6 +54,17 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A scenario whose estimated memory exceeds its budget.
+    #[error(
+        "memory budget exceeded in {stage}: needs an estimated {} (the budget is {})",
+        crate::budget::human(*needed),
+        crate::budget::human(*budget)
+    )]
+    MemoryBudget {
+        stage: &'static str,
+        needed: u64,
+        budget: u64,
+    },
     #[error("writing Parquet {}: {reason}", path.display())]
     Parquet { path: PathBuf, reason: String },
 }

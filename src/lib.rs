@@ -12,6 +12,7 @@
 //! -> [`output`]; [`pipeline`] runs one scenario and [`sweep`] a batch.
 
 pub mod bits;
+pub mod budget;
 pub mod cycle;
 pub mod elp;
 pub mod error;

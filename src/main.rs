@@ -98,6 +98,9 @@ enum Command {
         paths_out: Option<PathBuf>,
         #[arg(long, default_value_t = 10_000_000)]
         max_paths: u64,
+        /// Fail if the run's estimated memory exceeds this (e.g. 8GiB).
+        #[arg(long, value_parser = parse_budget)]
+        memory_budget: Option<u64>,
     },
     /// Independently verify a rule set against a topology (and paths).
     Verify {
@@ -129,7 +132,15 @@ enum Command {
         /// runs-shard-I-of-N.parquet, e.g. for a cluster job array.
         #[arg(long)]
         shard: Option<sweep::Shard>,
+        /// Per-scenario memory budget (e.g. 8GiB), overriding the spec's; a
+        /// scenario whose estimate exceeds it is recorded as failed.
+        #[arg(long, value_parser = parse_budget)]
+        memory_budget: Option<u64>,
     },
+}
+
+fn parse_budget(s: &str) -> std::result::Result<u64, String> {
+    tagger::budget::parse_size(s)
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -191,12 +202,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             rules_out,
             paths_out,
             max_paths,
+            memory_budget,
         } => {
             let cfg = RunConfig {
                 topology: TopologySpec::parse(&topology)?,
                 elp: ElpSpec::parse(&elp)?,
                 algo: algo.parse::<Algo>()?,
                 cycle: cycle.parse::<CycleBackend>().map_err(anyhow::Error::msg)?,
+                memory_budget,
             };
             let r = pipeline::run(&cfg)?;
             if let Some(p) = &topology_out {
@@ -246,7 +259,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
             max_scenarios,
             resume,
             shard,
-        } => sweep_command(spec.as_deref(), &out, jobs, max_scenarios, resume, shard),
+            memory_budget,
+        } => sweep_command(
+            spec.as_deref(),
+            &out,
+            jobs,
+            max_scenarios,
+            resume,
+            shard,
+            memory_budget,
+        ),
     }
 }
 
@@ -265,7 +287,7 @@ fn elp_command(
     let counts = elp.counts(topo);
     let count_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let bf = tagger::tagging::tagged_graph(topo, &elp)?;
+    let bf = tagger::tagging::tagged_graph(topo, &elp, &tagger::budget::Budget::unlimited())?;
     let bf_s = t.elapsed().as_secs_f64();
     let mut used = vec![false; topo.channel_count()];
     for &(c, _) in &bf.states {
@@ -394,6 +416,15 @@ fn print_run(r: &pipeline::RunResult) {
         "seconds       generate {:.3}, elp {:.3}, tag {:.3}, rules {:.3}, verify {:.3}, total {:.3}",
         t.generate, t.elp, t.tag, t.rules, t.verify, t.total
     );
+    println!(
+        "memory        estimated {}{}; peak RSS {}",
+        tagger::budget::human(s.memory_estimate_bytes),
+        s.memory_budget_bytes.map_or(String::new(), |b| format!(
+            " of a {} budget",
+            tagger::budget::human(b)
+        )),
+        pipeline::peak_rss_bytes().map_or("unknown".into(), tagger::budget::human)
+    );
 }
 
 fn sweep_command(
@@ -403,6 +434,7 @@ fn sweep_command(
     max: usize,
     resume: bool,
     shard: Option<sweep::Shard>,
+    memory_budget: Option<u64>,
 ) -> Result<ExitCode> {
     let (text, file) = match spec {
         Some(p) => (
@@ -415,7 +447,12 @@ fn sweep_command(
             "<embedded default sweep>".to_string(),
         ),
     };
-    let sw = Sweep::parse(&text, &file, max)?;
+    let mut sw = Sweep::parse(&text, &file, max)?;
+    if memory_budget.is_some() {
+        for s in &mut sw.scenarios {
+            s.memory_budget = memory_budget;
+        }
+    }
     let jobs = jobs.unwrap_or_else(rayon::current_num_threads);
     if jobs == 0 {
         bail!("--jobs must be at least 1");

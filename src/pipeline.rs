@@ -1,6 +1,7 @@
 //! The whole pipeline for one scenario: topology -> ELP -> tagging -> rules
 //! -> verification -> statistics, with a wall-clock time per stage.
 
+use crate::budget::{Budget, bytes_of};
 use crate::cycle::CycleBackend;
 use crate::elp::{ElpCounts, ElpSet, ElpSpec};
 use crate::error::{Error, Result};
@@ -19,6 +20,9 @@ pub struct RunConfig {
     pub elp: ElpSpec,
     pub algo: Algo,
     pub cycle: CycleBackend,
+    /// Fail the run (stage named) when its estimated memory would exceed
+    /// this many bytes; see [`crate::budget`].
+    pub memory_budget: Option<u64>,
 }
 
 /// Seconds spent in each stage.
@@ -86,6 +90,10 @@ pub struct Summary {
     /// as rewritten DSCP tags (rules no switch could hold).
     pub dscp_conflicts: Option<u64>,
     pub verified: bool,
+    /// The largest memory estimate charged during the run (deterministic;
+    /// see [`crate::budget`]), and the budget it ran under.
+    pub memory_estimate_bytes: u64,
+    pub memory_budget_bytes: Option<u64>,
     pub seconds: Timings,
 }
 
@@ -101,24 +109,56 @@ pub fn run(cfg: &RunConfig) -> Result<RunResult> {
         *slot = since.elapsed().as_secs_f64();
         *since = Instant::now();
     };
+    let budget = Budget::new(cfg.memory_budget);
     let mut since = Instant::now();
     let topo = cfg.topology.build()?;
+    budget.hold(
+        "generate",
+        bytes_of::<[u32; 8]>(topo.node_count()) + bytes_of::<[u32; 4]>(topo.channel_count()),
+    )?;
     lap(&mut tm.generate, &mut since);
     let elp = ElpSet::build(&topo, &cfg.elp)?;
+    budget.hold("elp", elp.heap_bytes())?;
     let counts = elp.counts(&topo);
     lap(&mut tm.elp, &mut since);
-    let tagging = crate::tagging::tag(&topo, &elp, cfg.algo, cfg.cycle)?;
+    let tagging = crate::tagging::tag_within(&topo, &elp, cfg.algo, cfg.cycle, &budget)?;
+    budget.hold(
+        "tagging",
+        bytes_of::<crate::tagging::Key>(tagging.keys.len())
+            + bytes_of::<(u32, u32, u32)>(tagging.states.len()),
+    )?;
     lap(&mut tm.tag, &mut since);
+    // Rules hold about one entry per key; check before building them.
+    budget.check("rules", bytes_of::<crate::rules::Entry>(tagging.keys.len()))?;
     let rules = RuleSet::from_tagging(&topo, &tagging);
     let node_counts = rules.counts(topo.node_count());
+    budget.hold(
+        "rules",
+        bytes_of::<crate::rules::Entry>(rules.entries.len())
+            + bytes_of::<(u32, u32)>(rules.ingress.iter().map(Vec::len).sum()),
+    )?;
     lap(&mut tm.rules, &mut since);
+    // The verifier's replay holds a prefix record per state plus a table of
+    // the rules; estimated from the tagging's states before it starts.
+    let per_state = std::mem::size_of::<crate::elp::Prefixes>() as u64
+        + elp
+            .shortest
+            .as_ref()
+            .map_or(0, |_| 8 * topo.endpoints().len().div_ceil(64) as u64);
+    budget.check(
+        "verify",
+        per_state * tagging.states.len() as u64
+            + 2 * bytes_of::<crate::rules::Entry>(rules.entries.len()),
+    )?;
     let report = verify::verify(&topo, &rules, Some(&elp));
     lap(&mut tm.verify, &mut since);
     tm.total = t0.elapsed().as_secs_f64();
     if !report.ok() {
         return Err(Error::Verification(report.to_string()));
     }
-    let summary = summarize(&topo, cfg, &counts, &tagging, &rules, &node_counts, tm);
+    let mut summary = summarize(&topo, cfg, &counts, &tagging, &rules, &node_counts, tm);
+    summary.memory_estimate_bytes = budget.peak();
+    summary.memory_budget_bytes = budget.limit();
     Ok(RunResult {
         topo,
         elp,
@@ -182,6 +222,8 @@ fn summarize(
         headroom_max_bytes: headroom_max.round() as u64,
         dscp_conflicts: tagging.dscp_conflicts,
         verified: true,
+        memory_estimate_bytes: 0,
+        memory_budget_bytes: None,
         seconds,
     }
 }

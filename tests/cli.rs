@@ -302,3 +302,44 @@ fn sweep_records_failures_and_goes_on() {
     );
     assert!(!dir.path().join("out2").exists());
 }
+
+#[test]
+fn run_over_its_memory_budget_fails_cleanly() {
+    let o = tagger(&[
+        "run",
+        "fattree:k=8",
+        "--elp",
+        "kbounce:1",
+        "--algo",
+        "clos",
+        "--memory-budget",
+        "64KiB",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let t = text(&o);
+    assert!(
+        t.contains("memory budget exceeded in") && t.contains("64.00 KiB"),
+        "{t}"
+    );
+    assert!(!t.contains("panicked"), "{t}");
+    let o = tagger(&[
+        "run",
+        "fattree:k=8",
+        "--elp",
+        "kbounce:1",
+        "--memory-budget",
+        "lots",
+    ]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("'lots' is not a size"), "{}", text(&o));
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:1",
+        "--memory-budget",
+        "1GiB",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("of a 1.00 GiB budget"), "{}", text(&o));
+}

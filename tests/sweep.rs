@@ -312,3 +312,89 @@ fn all_failed_sweep_still_writes_typed_tables() {
     assert_eq!(nodes.num_rows(), 0);
     assert!(nodes.column_by_name("acl_exact").is_some());
 }
+
+/// A group over its memory budget fails row by row with the stage named;
+/// the other group, under the spec-wide budget, succeeds; budgets land in
+/// the table and the estimates are the same at any job count.
+#[test]
+fn memory_budget_fails_only_the_scenarios_over_it() {
+    let spec = r#"
+name = "budget"
+memory_budget = "1GiB"
+
+[[group]]
+name = "roomy"
+topology = "fattree:k=4"
+elp = "kbounce:1"
+algo = "clos"
+
+[[group]]
+name = "tight"
+topology = "fattree:k=8"
+elp = "kbounce:1"
+algo = "clos"
+memory_budget = 4096
+"#;
+    let sw = Sweep::parse(spec, "b.toml", 10).unwrap();
+    let mut estimates = Vec::new();
+    for jobs in [1, 2] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = sweep::execute(
+            dir.path(),
+            &sw,
+            &Options {
+                jobs,
+                resume: false,
+                shard: None,
+            },
+            |_| {},
+        )
+        .unwrap();
+        assert_eq!(d.failed, 1);
+        let runs = read(&dir.path().join("runs.parquet"));
+        assert_eq!(
+            strs(&runs, "status"),
+            vec![Some("ok".into()), Some("failed".into())]
+        );
+        let err = strs(&runs, "error")[1].clone().unwrap();
+        assert!(
+            err.contains("memory budget exceeded in") && err.contains("4.00 KiB"),
+            "{err}"
+        );
+        assert_eq!(
+            u64s(&runs, "memory_budget_bytes"),
+            vec![Some(1 << 30), Some(4096)]
+        );
+        let est = u64s(&runs, "memory_estimate_bytes");
+        assert!(est[0].is_some_and(|e| e > 0 && e < 1 << 30) && est[1].is_none());
+        estimates.push(est);
+    }
+    assert_eq!(estimates[0], estimates[1]);
+    for (bad, key) in [
+        ("memory_budget = \"lots\"\n", "memory_budget"),
+        ("memory_budget = 0\n", "memory_budget"),
+    ] {
+        let e = Sweep::parse(
+            &format!(
+                "name = \"b\"\n{bad}{}",
+                &spec[spec.find("[[group]]").unwrap()..]
+            ),
+            "b.toml",
+            10,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains(&format!("b.toml: {key}")), "{e}");
+    }
+    let e = Sweep::parse(
+        &spec.replace("memory_budget = 4096", "memory_budget = \"9 parsecs\""),
+        "b.toml",
+        10,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("group 2 ('tight'), key memory_budget") && e.contains("parsecs"),
+        "{e}"
+    );
+}

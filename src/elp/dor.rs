@@ -20,6 +20,11 @@ pub struct Dor {
 }
 
 impl Dor {
+    /// Heap bytes held (for memory budgets).
+    pub fn heap_bytes(&self) -> u64 {
+        crate::budget::bytes_of::<u32>(self.dim.len())
+    }
+
     /// # Errors
     /// A message when the topology is not HyperX or BCube.
     pub fn build(topo: &Topology) -> Result<Self, String> {

@@ -20,6 +20,12 @@ pub struct PathList {
 const MAX_WALKS: u32 = 200_000;
 
 impl PathList {
+    /// Heap bytes held (for memory budgets).
+    pub fn heap_bytes(&self) -> u64 {
+        crate::budget::bytes_of::<NodeId>(self.nodes.len())
+            + crate::budget::bytes_of::<u32>(self.offsets.len())
+    }
+
     pub(crate) fn from_paths(mut paths: Vec<Vec<NodeId>>) -> Self {
         paths.sort_unstable();
         paths.dedup();

@@ -118,6 +118,13 @@ pub struct KBounce {
 }
 
 impl KBounce {
+    /// Heap bytes held (for memory budgets).
+    pub fn heap_bytes(&self) -> u64 {
+        crate::budget::bytes_of::<bool>(self.up.len())
+            + crate::budget::bytes_of::<Ends>(self.ends.len())
+            + crate::budget::bytes_of::<(u32, ChannelId)>(self.order.len())
+    }
+
     /// # Errors
     /// A message when the topology lacks levels or has a link that does not
     /// join adjacent levels.

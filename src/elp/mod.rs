@@ -284,6 +284,14 @@ pub struct Prefixes {
 }
 
 impl Prefixes {
+    /// Heap bytes behind this record (for memory budgets).
+    pub fn heap_bytes(&self) -> u64 {
+        self.shortest
+            .as_ref()
+            .map_or(0, |b| crate::budget::bytes_of::<u64>(b.words().len()))
+            + crate::budget::bytes_of::<u32>(self.paths.capacity())
+    }
+
     pub fn is_empty(&self) -> bool {
         self.shortest.is_none() && self.kbounce.is_empty() && !self.dor && self.paths.is_empty()
     }
@@ -498,6 +506,14 @@ impl ElpSet {
                 .explicit
                 .as_ref()
                 .is_some_and(|ex| p.paths.iter().any(|&id| ex.len_of(id) == hop))
+    }
+
+    /// Heap bytes held by the language's tables (for memory budgets).
+    pub fn heap_bytes(&self) -> u64 {
+        self.shortest.as_ref().map_or(0, Shortest::heap_bytes)
+            + self.kbounce.as_ref().map_or(0, KBounce::heap_bytes)
+            + self.dor.as_ref().map_or(0, Dor::heap_bytes)
+            + self.explicit.as_ref().map_or(0, PathList::heap_bytes)
     }
 
     /// Path counts, longest ELP and pair coverage by dynamic programming.

@@ -31,6 +31,11 @@ struct Chunk {
 }
 
 impl Shortest {
+    /// Heap bytes held (for memory budgets).
+    pub fn heap_bytes(&self) -> u64 {
+        crate::budget::bytes_of::<u64>(self.reach.len())
+    }
+
     /// Builds the DAGs with one BFS per endpoint, 64 endpoints per task.
     ///
     /// Complexity: O(E * (V + L)) time for E endpoints, O(V * D * E / 64)

@@ -51,6 +51,7 @@ pub fn run_scenario(s: &Scenario) -> Outcome {
         elp: s.elp.clone(),
         algo: s.algo,
         cycle: s.cycle,
+        memory_budget: s.memory_budget,
     };
     let (result, nodes) = match pipeline::run(&cfg) {
         Ok(r) => {
@@ -157,6 +158,8 @@ pub fn tables(sweep: &str, outcomes: &[Outcome], threads: usize) -> (Table, Tabl
         runs.f64("seconds_rules", ok.map(|r| r.seconds.rules));
         runs.f64("seconds_verify", ok.map(|r| r.seconds.verify));
         runs.f64("seconds_total", ok.map(|r| r.seconds.total));
+        runs.u64("memory_budget_bytes", s.memory_budget);
+        runs.u64("memory_estimate_bytes", ok.map(|r| r.memory_estimate_bytes));
         runs.u64("peak_rss_bytes", o.peak_rss_bytes);
         runs.u64("threads", Some(threads as u64));
         runs.str("version", Some(VERSION));
@@ -226,6 +229,8 @@ pub const RUNS_COLUMNS: &[(&str, Kind)] = &[
     ("seconds_rules", Kind::F64),
     ("seconds_verify", Kind::F64),
     ("seconds_total", Kind::F64),
+    ("memory_budget_bytes", Kind::U64),
+    ("memory_estimate_bytes", Kind::U64),
     ("peak_rss_bytes", Kind::U64),
     ("threads", Kind::U64),
     ("version", Kind::Str),

@@ -4,6 +4,7 @@
 //! name = "example"
 //! seed = 1          # base seed; scenario seeds derive from (seed, scenario id)
 //! trials = 1        # default for groups
+//! memory_budget = "8GiB"  # optional: per-scenario budget (groups may override)
 //!
 //! [[group]]
 //! name = "fattree"
@@ -34,8 +35,29 @@ struct RawSpec {
     seed: u64,
     #[serde(default = "one")]
     trials: u64,
+    /// Default per-scenario memory budget for groups.
+    #[serde(default)]
+    memory_budget: Option<RawSize>,
     #[serde(default)]
     group: Vec<RawGroup>,
+}
+
+/// A size: bytes as an integer, or a string with a unit (`"8GiB"`).
+#[derive(Debug, Deserialize, Clone)]
+#[serde(untagged)]
+enum RawSize {
+    Bytes(u64),
+    Text(String),
+}
+
+impl RawSize {
+    fn bytes(&self) -> std::result::Result<u64, String> {
+        match self {
+            RawSize::Bytes(0) => Err("must be at least 1 byte".into()),
+            RawSize::Bytes(n) => Ok(*n),
+            RawSize::Text(t) => crate::budget::parse_size(t),
+        }
+    }
 }
 
 fn one() -> u64 {
@@ -55,6 +77,7 @@ struct RawGroup {
     #[serde(default)]
     cycle: Option<OneOrMany<String>>,
     trials: Option<u64>,
+    memory_budget: Option<RawSize>,
 }
 
 #[derive(Debug, Deserialize, Clone)]
@@ -87,6 +110,8 @@ pub struct Scenario {
     pub elp: ElpSpec,
     pub algo: Algo,
     pub cycle: CycleBackend,
+    /// Bytes the scenario may use (estimated, see [`crate::budget`]).
+    pub memory_budget: Option<u64>,
 }
 
 /// A validated, expanded sweep.
@@ -128,6 +153,12 @@ impl Sweep {
         if raw.trials == 0 {
             return Err(err("trials".into(), "must be at least 1".into()));
         }
+        let default_budget = raw
+            .memory_budget
+            .as_ref()
+            .map(RawSize::bytes)
+            .transpose()
+            .map_err(|r| err("memory_budget".into(), r))?;
         let mut scenarios = Vec::new();
         let mut names = std::collections::BTreeSet::new();
         for (gi, g) in raw.group.iter().enumerate() {
@@ -162,6 +193,10 @@ impl Sweep {
             if trials == 0 {
                 return Err(err(at("trials"), "must be at least 1".into()));
             }
+            let memory_budget = match &g.memory_budget {
+                Some(b) => Some(b.bytes().map_err(|r| err(at("memory_budget"), r))?),
+                None => default_budget,
+            };
             let parsed_topos = topos
                 .iter()
                 .map(|t| {
@@ -220,6 +255,7 @@ impl Sweep {
                                     elp: elp.with_seed(seed),
                                     algo,
                                     cycle,
+                                    memory_budget,
                                 });
                             }
                         }

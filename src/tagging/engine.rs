@@ -1,5 +1,6 @@
 //! The hop-ordered walk over the ELP language that every algorithm shares.
 
+use crate::budget::{Budget, bytes_of};
 use crate::elp::{ElpSet, Prefixes};
 use crate::error::Result;
 use rand::SeedableRng;
@@ -100,6 +101,7 @@ pub fn walk(
     elp: &ElpSet,
     order: Option<u64>,
     decide: &mut impl Decide,
+    budget: &Budget,
 ) -> Result<Walk> {
     let mut st = States::new(topo);
     let mut first_hops = Vec::new();
@@ -132,6 +134,7 @@ pub fn walk(
                     buf.ends.push(buf.items.len());
                 }
             });
+        budget.check("tagging", st.bytes(&frontier, &bufs[..chunks]))?;
         // The hop's new keys and where their decisions go, in frontier order
         // (ascending (c1, t, c2)); found in parallel once every state with
         // continuations has its decision array.
@@ -296,6 +299,28 @@ impl<'a> States<'a> {
             self.decision_off.push(usize::MAX);
         }
         *at
+    }
+
+    /// Estimated bytes held by the walk with this frontier and these
+    /// continuation buffers.
+    fn bytes(&self, frontier: &[(u32, Prefixes)], bufs: &[Chunk]) -> u64 {
+        let per_state = std::mem::size_of::<(ChannelId, u32)>()
+            + std::mem::size_of::<Prefixes>()
+            + std::mem::size_of::<usize>()
+            + std::mem::size_of::<u32>();
+        let prefixes =
+            |ps: &mut dyn Iterator<Item = &Prefixes>| ps.map(Prefixes::heap_bytes).sum::<u64>();
+        let mut b = bytes_of::<u8>(per_state * self.key.len())
+            + bytes_of::<u32>(self.decisions.capacity())
+            + bytes_of::<u32>(self.slot_of.iter().map(Vec::len).sum())
+            + prefixes(&mut self.seen.iter())
+            + bytes_of::<(u32, Prefixes)>(frontier.len())
+            + prefixes(&mut frontier.iter().map(|f| &f.1));
+        for c in bufs {
+            b += bytes_of::<(ChannelId, Prefixes)>(c.items.capacity())
+                + prefixes(&mut c.items.iter().map(|i| &i.1));
+        }
+        b
     }
 
     /// Offset of state `s`'s decisions, allocating them on first use.

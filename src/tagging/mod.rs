@@ -15,6 +15,7 @@
 pub mod engine;
 mod ttl;
 
+use crate::budget::Budget;
 use crate::cycle::{BitsetPk, CycleBackend, IncrementalDag, NaiveDag, PetgraphDag};
 use crate::elp::ElpSet;
 use crate::error::{Error, Result};
@@ -175,8 +176,22 @@ pub const MAX_TAG: u32 = 63;
 /// [`MAX_TAG`] priorities; [`Error::SelfCheck`] if the result fails its own
 /// checks.
 pub fn tag(topo: &Topology, elp: &ElpSet, algo: Algo, cycle: CycleBackend) -> Result<Tagging> {
+    tag_within(topo, elp, algo, cycle, &Budget::unlimited())
+}
+
+/// [`tag`] under a memory budget, checked after every hop of the walk.
+///
+/// # Errors
+/// As [`tag`], and [`Error::MemoryBudget`].
+pub fn tag_within(
+    topo: &Topology,
+    elp: &ElpSet,
+    algo: Algo,
+    cycle: CycleBackend,
+    budget: &Budget,
+) -> Result<Tagging> {
     let t = match algo {
-        Algo::Brute => finish(topo, algo, cycle, tagged_graph(topo, elp)?),
+        Algo::Brute => finish(topo, algo, cycle, tagged_graph(topo, elp, budget)?),
         Algo::Clos { k } => {
             if !topo.has_levels() {
                 return Err(Error::Algo {
@@ -208,6 +223,7 @@ pub fn tag(topo: &Topology, elp: &ElpSet, algo: Algo, cycle: CycleBackend) -> Re
                     }
                     Ok(t2)
                 }),
+                budget,
             )?;
             finish(topo, algo, cycle, walk)
         }
@@ -215,9 +231,9 @@ pub fn tag(topo: &Topology, elp: &ElpSet, algo: Algo, cycle: CycleBackend) -> Re
             let run = |r: u32| -> Result<Tagging> {
                 let order = (r > 0).then(|| crate::seed::mix(seed, r as u64));
                 let walk = match cycle {
-                    CycleBackend::Bitset => greedy::<BitsetPk>(topo, elp, order)?,
-                    CycleBackend::Petgraph => greedy::<PetgraphDag>(topo, elp, order)?,
-                    CycleBackend::Naive => greedy::<NaiveDag>(topo, elp, order)?,
+                    CycleBackend::Bitset => greedy::<BitsetPk>(topo, elp, order, budget)?,
+                    CycleBackend::Petgraph => greedy::<PetgraphDag>(topo, elp, order, budget)?,
+                    CycleBackend::Naive => greedy::<NaiveDag>(topo, elp, order, budget)?,
                 };
                 Ok(finish(topo, algo, cycle, walk))
             };
@@ -239,9 +255,9 @@ pub fn tag(topo: &Topology, elp: &ElpSet, algo: Algo, cycle: CycleBackend) -> Re
             }
         }
         Algo::GreedyTtl => match cycle {
-            CycleBackend::Bitset => ttl::greedy_ttl::<BitsetPk>(topo, elp, cycle)?,
-            CycleBackend::Petgraph => ttl::greedy_ttl::<PetgraphDag>(topo, elp, cycle)?,
-            CycleBackend::Naive => ttl::greedy_ttl::<NaiveDag>(topo, elp, cycle)?,
+            CycleBackend::Bitset => ttl::greedy_ttl::<BitsetPk>(topo, elp, cycle, budget)?,
+            CycleBackend::Petgraph => ttl::greedy_ttl::<PetgraphDag>(topo, elp, cycle, budget)?,
+            CycleBackend::Naive => ttl::greedy_ttl::<NaiveDag>(topo, elp, cycle, budget)?,
         },
     };
     self_check(&t)?;
@@ -252,20 +268,25 @@ pub fn tag(topo: &Topology, elp: &ElpSet, algo: Algo, cycle: CycleBackend) -> Re
 /// states and edges its keys from a channel (tag = hop number).
 ///
 /// # Errors
-/// None in practice; the walk's deciders can fail, this one cannot.
-pub fn tagged_graph(topo: &Topology, elp: &ElpSet) -> Result<Walk> {
-    engine::walk(topo, elp, None, &mut PerKey(|_, t, _| Ok(t + 1)))
+/// [`Error::MemoryBudget`] when the walk outgrows `budget`.
+pub fn tagged_graph(topo: &Topology, elp: &ElpSet, budget: &Budget) -> Result<Walk> {
+    engine::walk(topo, elp, None, &mut PerKey(|_, t, _| Ok(t + 1)), budget)
 }
 
 /// Greedy: keep the tag when the edge `(c1, t) -> (c2, t)` leaves priority
 /// `t`'s dependency graph acyclic, else move to `t + 1`. `order` shuffles the
 /// keys within each hop (restarts).
-fn greedy<D: IncrementalDag>(topo: &Topology, elp: &ElpSet, order: Option<u64>) -> Result<Walk> {
+fn greedy<D: IncrementalDag>(
+    topo: &Topology,
+    elp: &ElpSet,
+    order: Option<u64>,
+    budget: &Budget,
+) -> Result<Walk> {
     let mut g = GreedyDecider::<D> {
         n: topo.channel_count(),
         dags: Vec::new(),
     };
-    engine::walk(topo, elp, order, &mut g)
+    engine::walk(topo, elp, order, &mut g, budget)
 }
 
 /// One dependency graph per priority. A key at tag `t` reads and writes only
@@ -329,7 +350,7 @@ pub fn greedy_insertions(topo: &Topology, elp: &ElpSet) -> Result<Vec<(u32, u32,
             t + 1
         })
     });
-    engine::walk(topo, elp, None, &mut record)?;
+    engine::walk(topo, elp, None, &mut record, &Budget::unlimited())?;
     Ok(seq)
 }
 

@@ -254,7 +254,14 @@ fn parallel_decider_equals_sequential_greedy() {
             &t,
             Algo::GREEDY,
             CycleBackend::Bitset,
-            engine::walk(&t, &set, None, &mut seq).unwrap(),
+            engine::walk(
+                &t,
+                &set,
+                None,
+                &mut seq,
+                &crate::budget::Budget::unlimited(),
+            )
+            .unwrap(),
         );
         let parallel = tag(&t, &set, Algo::GREEDY, CycleBackend::Bitset).unwrap();
         assert!(

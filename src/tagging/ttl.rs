@@ -28,8 +28,9 @@ pub fn greedy_ttl<D: IncrementalDag>(
     topo: &Topology,
     elp: &ElpSet,
     cycle: CycleBackend,
+    budget: &crate::budget::Budget,
 ) -> Result<Tagging> {
-    let walk = super::tagged_graph(topo, elp)?;
+    let walk = super::tagged_graph(topo, elp, budget)?;
     let mut preds: HashMap<(ChannelId, u32), Vec<ChannelId>> = HashMap::default();
     for ((c1, _, c2), t2) in walk.keys(topo) {
         if c1 != engine::HOST {

@@ -1,0 +1,176 @@
+//! Per-scenario memory budgets.
+//!
+//! A budget is charged with the sizes of the large structures each stage
+//! holds (topology, ELP tables, the walk's states and decisions, tagging
+//! keys, rules, the verifier's replay), counted from their lengths at stage
+//! boundaries and after every hop of a walk. The count is deterministic, so
+//! whether a scenario fits does not depend on what else runs beside it or on
+//! thread timing, as a process-wide allocator counter would. It leaves out
+//! allocator overhead and small objects: it estimates the peak from below,
+//! and the README records how it compares with the measured peak RSS.
+
+use crate::error::{Error, Result};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// Largest budget accepted (1 PiB): anything above is a typo.
+const MAX_BUDGET: u64 = 1 << 50;
+
+/// A memory budget, the bytes held by finished stages' structures, and the
+/// largest estimate charged against it. Shared by the threads of one
+/// scenario (greedy restarts), hence atomics.
+#[derive(Debug, Default)]
+pub struct Budget {
+    limit: Option<u64>,
+    held: AtomicU64,
+    peak: AtomicU64,
+}
+
+impl Budget {
+    pub fn new(limit: Option<u64>) -> Self {
+        Budget {
+            limit,
+            held: AtomicU64::new(0),
+            peak: AtomicU64::new(0),
+        }
+    }
+
+    /// No limit; estimates are still recorded.
+    pub fn unlimited() -> Self {
+        Budget::new(None)
+    }
+
+    pub fn limit(&self) -> Option<u64> {
+        self.limit
+    }
+
+    /// The largest estimate checked so far.
+    pub fn peak(&self) -> u64 {
+        self.peak.load(Relaxed)
+    }
+
+    /// Records `bytes` that stay held by a finished stage's output, and
+    /// checks the total.
+    ///
+    /// # Errors
+    /// As [`Budget::check`].
+    pub fn hold(&self, stage: &'static str, bytes: u64) -> Result<()> {
+        self.held.fetch_add(bytes, Relaxed);
+        self.check(stage, 0)
+    }
+
+    /// Checks that `stage`, working with `bytes` beyond what is held, fits.
+    ///
+    /// # Errors
+    /// [`Error::MemoryBudget`] when held plus `bytes` exceeds the limit.
+    pub fn check(&self, stage: &'static str, bytes: u64) -> Result<()> {
+        let bytes = self.held.load(Relaxed).saturating_add(bytes);
+        self.peak.fetch_max(bytes, Relaxed);
+        match self.limit {
+            Some(limit) if bytes > limit => Err(Error::MemoryBudget {
+                stage,
+                needed: bytes,
+                budget: limit,
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Bytes held by `n` values of type `T`.
+pub fn bytes_of<T>(n: usize) -> u64 {
+    (n as u64).saturating_mul(std::mem::size_of::<T>() as u64)
+}
+
+/// Parses a size: an integer number of bytes, or a number with a unit `B`,
+/// `KB`/`MB`/`GB`/`TB` (powers of 1000) or `KiB`/`MiB`/`GiB`/`TiB` (powers of
+/// 1024), e.g. `8GiB`, `1.5 GB`.
+///
+/// # Errors
+/// A message naming the value when it does not parse, is zero, or exceeds
+/// 1 PiB.
+pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = (t[..split].trim(), t[split..].trim());
+    if num.is_empty() {
+        return Err(format!(
+            "'{text}' is not a size (e.g. 8GiB, 500MB, 1048576)"
+        ));
+    }
+    let mult: f64 = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "kb" => 1e3,
+        "mb" => 1e6,
+        "gb" => 1e9,
+        "tb" => 1e12,
+        "kib" => 1024.0,
+        "mib" => 1024.0 * 1024.0,
+        "gib" => 1024.0 * 1024.0 * 1024.0,
+        "tib" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        _ => {
+            return Err(format!(
+                "'{text}': unknown unit '{unit}' (expected B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)"
+            ));
+        }
+    };
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("'{text}' is not a size (e.g. 8GiB, 500MB, 1048576)"))?;
+    let bytes = n * mult;
+    if bytes < 1.0 {
+        return Err(format!("'{text}' must be at least 1 byte"));
+    }
+    if bytes > MAX_BUDGET as f64 {
+        return Err(format!("'{text}' exceeds 1 PiB"));
+    }
+    Ok(bytes as u64)
+}
+
+/// `bytes` for people: `1.50 GiB`.
+pub fn human(bytes: u64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.2} {}", units[u])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_units() {
+        assert_eq!(parse_size("1048576"), Ok(1 << 20));
+        assert_eq!(parse_size("8GiB"), Ok(8 << 30));
+        assert_eq!(parse_size("1.5 GB"), Ok(1_500_000_000));
+        assert_eq!(parse_size("512mib"), Ok(512 << 20));
+        for bad in ["", "GiB", "8 parsecs", "0", "-3GB", "2PiB"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
+        assert!(parse_size("8 parsecs").unwrap_err().contains("parsecs"));
+    }
+
+    #[test]
+    fn budget_fails_past_its_limit_and_keeps_the_peak() {
+        let b = Budget::new(Some(100));
+        assert!(b.hold("elp", 60).is_ok());
+        assert!(b.check("tagging", 40).is_ok());
+        let e = b.check("tagging", 90).unwrap_err().to_string();
+        assert!(
+            e.contains("tagging") && e.contains("150 B") && e.contains("100 B"),
+            "{e}"
+        );
+        assert_eq!(b.peak(), 150);
+        assert!(Budget::unlimited().check("x", u64::MAX).is_ok());
+    }
+}
