@@ -11,6 +11,7 @@
 
 use crate::elp::{ElpSet, Prefixes};
 use crate::rules::{Entry, RuleSet};
+use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -271,24 +272,49 @@ fn replay(topo: &Topology, table: &Table, elp: &ElpSet, r: &mut Report) {
     }
     let mut hop = 1;
     while !frontier.is_empty() {
-        let mut next: BTreeMap<(ChannelId, u32), Prefixes> = BTreeMap::new();
-        for ((c, t), p) in &frontier {
-            let node = topo.channel_dst(*c);
-            for (c2, q) in elp.successors(topo, *c, hop, p) {
-                r.transitions_replayed += 1;
-                match table.get(&(node, Some(c >> 1), *t, c2 >> 1)) {
-                    Some(&(t2, _, _)) => next.entry((c2, t2)).or_default().union(q),
-                    None => r.violate(
-                        "replay",
-                        format!(
-                            "an ELP at node {node} from link {} (tag {t}) to link {} has no lossless entry",
-                            c >> 1,
-                            c2 >> 1
-                        ),
-                    ),
+        // Continuations and their table lookups in parallel (the table is
+        // read-only); per chunk the first missing entry, in frontier order.
+        // Blocks of the frontier bound the continuations held at once.
+        type Found = (Vec<((ChannelId, u32), Prefixes)>, Option<String>, u64);
+        let mut next: HashMap<(ChannelId, u32), Prefixes> = HashMap::default();
+        for block in frontier.chunks(1 << 14) {
+            let found: Vec<Found> = block
+                .par_chunks(256)
+                .map(|chunk| {
+                    let (mut out, mut missing, mut n) = (Vec::new(), None, 0u64);
+                    for ((c, t), p) in chunk {
+                        let node = topo.channel_dst(*c);
+                        for (c2, q) in elp.successors(topo, *c, hop, p) {
+                            n += 1;
+                            match table.get(&(node, Some(c >> 1), *t, c2 >> 1)) {
+                                Some(&(t2, _, _)) => out.push(((c2, t2), q)),
+                                None => {
+                                    missing.get_or_insert_with(|| {
+                                        format!(
+                                            "an ELP at node {node} from link {} (tag {t}) to link {} has no lossless entry",
+                                            c >> 1,
+                                            c2 >> 1
+                                        )
+                                    });
+                                }
+                            }
+                        }
+                    }
+                    (out, missing, n)
+                })
+                .collect();
+            for (out, missing, n) in found {
+                r.transitions_replayed += n;
+                if let Some(m) = missing {
+                    r.violate("replay", m);
+                }
+                for (k, q) in out {
+                    next.entry(k).or_default().union(q);
                 }
             }
         }
+        let mut next: Vec<((ChannelId, u32), Prefixes)> = next.into_iter().collect();
+        next.par_sort_unstable_by_key(|(k, _)| *k);
         frontier.clear();
         for (k, mut p) in next {
             p.subtract_seen(seen.entry(k).or_default());
