@@ -106,10 +106,13 @@ pub fn walk(
     let mut st = States::new(topo);
     let mut first_hops = Vec::new();
     let mut frontier: Vec<(u32, Prefixes)> = Vec::new();
+    // Heap bytes behind the frontier's prefix records, for the budget.
+    let mut frontier_heap = 0;
     for (c, mut p) in elp.initial(topo) {
         first_hops.push(c);
         let s = st.slot(c, 1);
-        p.subtract_seen(&mut st.seen[s as usize]);
+        st.explore(s, &mut p);
+        frontier_heap += p.heap_bytes();
         frontier.push((s, p));
     }
     let mut pending: Vec<u32> = Vec::new();
@@ -129,22 +132,29 @@ pub fn walk(
             .for_each(|(fr, buf)| {
                 buf.items.clear();
                 buf.ends.clear();
+                buf.heap = 0;
                 for (s, p) in fr {
+                    let from = buf.items.len();
                     elp.successors_into(topo, st.key[*s as usize].0, hop, p, &mut buf.items);
+                    buf.heap += buf.items[from..]
+                        .iter()
+                        .map(|i| i.1.heap_bytes())
+                        .sum::<u64>();
                     buf.ends.push(buf.items.len());
                 }
             });
-        budget.check("tagging", st.bytes(&frontier, &bufs[..chunks]))?;
+        budget.check(
+            "tagging",
+            st.bytes(frontier.len(), frontier_heap, &bufs[..chunks]),
+        )?;
         // The hop's new keys and where their decisions go, in frontier order
         // (ascending (c1, t, c2)); found in parallel once every state with
         // continuations has its decision array.
         for (fr, buf) in frontier.chunks(CHUNK).zip(&bufs) {
-            let mut from = 0;
-            for ((s, _), &to) in fr.iter().zip(&buf.ends) {
-                if to > from {
+            for ((s, _), list) in fr.iter().zip(buf.lists()) {
+                if !list.is_empty() {
                     st.decisions_of(*s);
                 }
-                from = to;
             }
         }
         let (port, decisions, key, offs) = (&st.port, &st.decisions, &st.key, &st.decision_off);
@@ -209,10 +219,12 @@ pub fn walk(
         }
         next.sort_unstable_by_key(|(s, _)| st.key[*s as usize]);
         frontier.clear();
+        frontier_heap = 0;
         for (s, mut p) in next.drain(..) {
             pending[s as usize] = NONE;
-            p.subtract_seen(&mut st.seen[s as usize]);
+            st.explore(s, &mut p);
             if !p.is_empty() {
+                frontier_heap += p.heap_bytes();
                 frontier.push((s, p));
             }
         }
@@ -238,6 +250,8 @@ const CHUNK: usize = 1024;
 struct Chunk {
     items: Vec<(ChannelId, Prefixes)>,
     ends: Vec<usize>,
+    /// Heap bytes behind the items' prefix records.
+    heap: u64,
 }
 
 impl Chunk {
@@ -254,8 +268,10 @@ struct States<'a> {
     /// tag value, allocated when the tag first appears.
     slot_of: Vec<Vec<u32>>,
     key: Vec<(ChannelId, u32)>,
-    /// Prefixes already explored from each state.
+    /// Prefixes already explored from each state, and the heap bytes behind
+    /// them all (kept up to date by [`States::explore`]).
     seen: Vec<Prefixes>,
+    seen_heap: u64,
     /// Where a state's decisions start in `decisions`, or `usize::MAX`.
     decision_off: Vec<usize>,
     /// Next tag per (state, out-port of the channel's head); 0 = undecided.
@@ -277,6 +293,7 @@ impl<'a> States<'a> {
             slot_of: Vec::new(),
             key: Vec::new(),
             seen: Vec::new(),
+            seen_heap: 0,
             decision_off: Vec::new(),
             decisions: Vec::new(),
             port,
@@ -301,24 +318,32 @@ impl<'a> States<'a> {
         *at
     }
 
-    /// Estimated bytes held by the walk with this frontier and these
-    /// continuation buffers.
-    fn bytes(&self, frontier: &[(u32, Prefixes)], bufs: &[Chunk]) -> u64 {
+    /// Drops from `p` the prefixes state `s` has already explored and
+    /// records the rest as explored.
+    fn explore(&mut self, s: u32, p: &mut Prefixes) {
+        let seen = &mut self.seen[s as usize];
+        let before = seen.heap_bytes();
+        p.subtract_seen(seen);
+        self.seen_heap = self.seen_heap - before + seen.heap_bytes();
+    }
+
+    /// Estimated bytes held by the walk with a frontier of `frontier` states
+    /// (`frontier_heap` bytes behind their prefixes) and these continuation
+    /// buffers. Constant time in the states: heap sizes are kept as running
+    /// sums, so the budget costs the hop loop nothing that grows.
+    fn bytes(&self, frontier: usize, frontier_heap: u64, bufs: &[Chunk]) -> u64 {
         let per_state = std::mem::size_of::<(ChannelId, u32)>()
             + std::mem::size_of::<Prefixes>()
             + std::mem::size_of::<usize>()
             + std::mem::size_of::<u32>();
-        let prefixes =
-            |ps: &mut dyn Iterator<Item = &Prefixes>| ps.map(Prefixes::heap_bytes).sum::<u64>();
         let mut b = bytes_of::<u8>(per_state * self.key.len())
             + bytes_of::<u32>(self.decisions.capacity())
             + bytes_of::<u32>(self.slot_of.iter().map(Vec::len).sum())
-            + prefixes(&mut self.seen.iter())
-            + bytes_of::<(u32, Prefixes)>(frontier.len())
-            + prefixes(&mut frontier.iter().map(|f| &f.1));
+            + self.seen_heap
+            + bytes_of::<(u32, Prefixes)>(frontier)
+            + frontier_heap;
         for c in bufs {
-            b += bytes_of::<(ChannelId, Prefixes)>(c.items.capacity())
-                + prefixes(&mut c.items.iter().map(|i| &i.1));
+            b += bytes_of::<(ChannelId, Prefixes)>(c.items.capacity()) + c.heap;
         }
         b
     }
