@@ -57,7 +57,45 @@ impl fmt::Display for Report {
     }
 }
 
-type Table = HashMap<(NodeId, Option<LinkId>, u32, LinkId), (u32, u32, u32)>;
+/// Per node, `(in_link, tag, out_link) -> (next_tag, priority, next_priority)`.
+/// One small map per node: built in parallel, and looked up in parallel
+/// without touching one large table.
+type Table = Vec<HashMap<(Option<LinkId>, u32, LinkId), (u32, u32, u32)>>;
+
+/// What the per-entry checks learn about a well-formed entry.
+#[derive(Clone, Copy)]
+struct Checked {
+    c_in: Option<ChannelId>,
+    c_out: ChannelId,
+    next_node: NodeId,
+}
+
+/// Indices `0..m` grouped by `node_of` (skipping `None`), each group in
+/// index order: (offsets per node, indices). Two counting passes, no pairs.
+fn group_by_node(
+    n: usize,
+    m: usize,
+    node_of: impl Fn(u32) -> Option<NodeId>,
+) -> (Vec<u32>, Vec<u32>) {
+    let mut off = vec![0u32; n + 1];
+    for i in 0..m as u32 {
+        if let Some(v) = node_of(i) {
+            off[v as usize + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        off[i + 1] += off[i];
+    }
+    let mut fill = off.clone();
+    let mut out = vec![0u32; off[n] as usize];
+    for i in 0..m as u32 {
+        if let Some(v) = node_of(i) {
+            out[fill[v as usize] as usize] = i;
+            fill[v as usize] += 1;
+        }
+    }
+    (off, out)
+}
 
 /// The channel that enters `node` over `link`, if `node` is on `link`.
 fn into(topo: &Topology, link: LinkId, node: NodeId) -> Option<ChannelId> {
@@ -81,87 +119,133 @@ pub fn verify(topo: &Topology, rules: &RuleSet, elp: Option<&ElpSet>) -> Report 
         entries: rules.entries.len(),
         ..Default::default()
     };
-    let mut table: Table =
-        HashMap::with_capacity_and_hasher(rules.entries.len(), Default::default());
-    let mut queue_of: HashMap<(NodeId, Option<LinkId>, u32), u32> = HashMap::default();
-    let mut graphs: BTreeMap<u32, Vec<(ChannelId, ChannelId)>> = BTreeMap::new();
-    for e in &rules.entries {
-        let Entry {
-            node,
-            in_link,
-            tag,
-            out_link,
-            next_tag,
-            priority,
-            next_priority,
-        } = *e;
-        if node as usize >= topo.node_count() {
-            r.violate(
-                "entry",
-                format!("{e:?}: node {node} is not in the topology"),
-            );
-            continue;
-        }
-        let c_in = match in_link {
-            Some(l) => match into(topo, l, node) {
-                Some(c) => Some(c),
-                None => {
-                    r.violate(
+    let entries = &rules.entries;
+    // Per-entry checks, in parallel. Only a flag per entry is kept: the
+    // channels are cheap to recompute and the rule set can be large.
+    let checked: Vec<Option<(&'static str, String)>> = entries
+        .par_iter()
+        .map(|e| check_entry(topo, e).err())
+        .collect();
+    let ok: Vec<bool> = checked.iter().map(Option::is_none).collect();
+    // Every finding carries (entry, step) so that, sorted, they come in the
+    // order a sequential pass over the entries would meet them: per entry,
+    // its own checks (0, 1), its key (2), the state it matches (3), the
+    // state it leads into (4), its priorities (5).
+    type Finding = ((u32, u8), &'static str, String);
+    let mut findings: Vec<Finding> = Vec::new();
+    for (i, (e, c)) in entries.iter().zip(checked).enumerate() {
+        let i = i as u32;
+        match c {
+            Some((kind, msg)) => findings.push(((i, 0), kind, msg)),
+            None => {
+                if e.priority == 0 || e.next_priority == 0 {
+                    findings.push((
+                        (i, 1),
                         "entry",
-                        format!("{e:?}: link {l} does not reach node {node}"),
-                    );
-                    continue;
+                        format!("{e:?}: lossless priorities start at 1"),
+                    ));
                 }
-            },
-            None => None,
-        };
-        let Some(c_out) = out_of(topo, out_link, node) else {
-            r.violate(
-                "entry",
-                format!("{e:?}: link {out_link} does not leave node {node}"),
-            );
-            continue;
-        };
-        if priority == 0 || next_priority == 0 {
-            r.violate("entry", format!("{e:?}: lossless priorities start at 1"));
-        }
-        // (a) one action per key.
-        match table.insert((node, in_link, tag, out_link), (next_tag, priority, next_priority)) {
-            Some(prev) if prev != (next_tag, priority, next_priority) => r.violate(
-                "key",
-                format!(
-                    "node {node}, in_link {in_link:?}, tag {tag}, out_link {out_link} has two actions: next_tag {} and {next_tag}",
-                    prev.0
-                ),
-            ),
-            _ => {}
-        }
-        // (b) the queue of a state is a function of what the switch sees.
-        let next_node = topo.channel_dst(c_out);
-        for (state, p) in [
-            ((node, in_link, tag), priority),
-            ((next_node, Some(out_link), next_tag), next_priority),
-        ] {
-            let q = *queue_of.entry(state).or_insert(p);
-            if q != p {
-                r.violate(
-                    "queue",
-                    format!("packets at node {} from link {:?} with tag {} are put in queues {q} and {p}", state.0, state.1, state.2),
-                );
+                if e.next_priority < e.priority {
+                    findings.push((
+                        (i, 5),
+                        "decrease",
+                        format!(
+                            "{e:?} lowers the priority from {} to {}",
+                            e.priority, e.next_priority
+                        ),
+                    ));
+                }
             }
         }
-        // (c) priorities never decrease.
-        if next_priority < priority {
-            r.violate(
-                "decrease",
-                format!("{e:?} lowers the priority from {priority} to {next_priority}"),
-            );
-        }
-        if let Some(c_in) = c_in
-            && priority == next_priority
-        {
-            graphs.entry(priority).or_default().push((c_in, c_out));
-        }
+    }
+    let n = topo.node_count();
+    let channels = |i: u32| {
+        let e = &entries[i as usize];
+        ok[i as usize].then(|| check_entry(topo, e).ok()).flatten()
+    };
+    // Entries by their node, and by the node their packets arrive at.
+    let (off, at) = group_by_node(n, entries.len(), |i| {
+        ok[i as usize].then(|| entries[i as usize].node)
+    });
+    let (in_off, arriving) = group_by_node(n, entries.len(), |i| channels(i).map(|c| c.next_node));
+    // Per node: (a) one action per key; (b) one queue per state the switch
+    // can tell apart, over the entries that match it and those that lead
+    // into it.
+    let per_node: Vec<(HashMap<_, _>, Vec<Finding>)> = (0..n)
+        .into_par_iter()
+        .map(|v| {
+            let mine = &at[off[v] as usize..off[v + 1] as usize];
+            let incoming = &arriving[in_off[v] as usize..in_off[v + 1] as usize];
+            let mut found: Vec<Finding> = Vec::new();
+            let mut table = HashMap::with_capacity_and_hasher(mine.len(), Default::default());
+            for &i in mine {
+                let e = &entries[i as usize];
+                let act = (e.next_tag, e.priority, e.next_priority);
+                if let Some(prev) = table.insert((e.in_link, e.tag, e.out_link), act)
+                    && prev != act
+                {
+                    found.push((
+                        (i, 2),
+                        "key",
+                        format!(
+                            "node {v}, in_link {:?}, tag {}, out_link {} has two actions: next_tag {} and {}",
+                            e.in_link, e.tag, e.out_link, prev.0, e.next_tag
+                        ),
+                    ));
+                }
+            }
+            // Touches of this node's states in the order a sequential pass
+            // meets them.
+            type Touch = ((u32, u8), (Option<LinkId>, u32), u32);
+            let mut touches: Vec<Touch> = mine
+                .iter()
+                .map(|&i| {
+                    let e = &entries[i as usize];
+                    ((i, 3), (e.in_link, e.tag), e.priority)
+                })
+                .chain(incoming.iter().map(|&i| {
+                    let e = &entries[i as usize];
+                    ((i, 4), (Some(e.out_link), e.next_tag), e.next_priority)
+                }))
+                .collect();
+            touches.sort_unstable_by_key(|t| t.0);
+            let mut queue_of: HashMap<(Option<LinkId>, u32), u32> = HashMap::default();
+            for (at, (link, tag), p) in touches {
+                let q = *queue_of.entry((link, tag)).or_insert(p);
+                if q != p {
+                    found.push((
+                        at,
+                        "queue",
+                        format!("packets at node {v} from link {link:?} with tag {tag} are put in queues {q} and {p}"),
+                    ));
+                }
+            }
+            (table, found)
+        })
+        .collect();
+    let mut table: Table = Vec::with_capacity(n);
+    for (t, f) in per_node {
+        table.push(t);
+        findings.extend(f);
+    }
+    findings.sort_by_key(|f| f.0);
+    for (_, kind, msg) in findings {
+        r.violate(kind, msg);
+    }
+    drop((off, at, in_off, arriving));
+    let mut same: Vec<(u32, ChannelId, ChannelId)> = (0..entries.len() as u32)
+        .into_par_iter()
+        .filter_map(|i| {
+            let e = &entries[i as usize];
+            let c = channels(i)?;
+            (e.priority == e.next_priority).then_some((e.priority, c.c_in?, c.c_out))
+        })
+        .collect();
+    same.par_sort_unstable();
+    same.dedup();
+    let mut graphs: BTreeMap<u32, Vec<(ChannelId, ChannelId)>> = BTreeMap::new();
+    for (p, a, b) in same {
+        graphs.entry(p).or_default().push((a, b));
     }
     // (d) each priority acyclic.
     r.priorities = rules
@@ -170,9 +254,7 @@ pub fn verify(topo: &Topology, rules: &RuleSet, elp: Option<&ElpSet>) -> Report 
         .map(|e| e.next_priority.max(e.priority))
         .max()
         .unwrap_or(0);
-    for (p, mut edges) in graphs {
-        edges.sort_unstable();
-        edges.dedup();
+    for (p, edges) in graphs {
         r.dependency_edges += edges.len() as u64;
         if let Some(cycle) = find_cycle(topo.channel_count(), &edges) {
             let shown: Vec<String> = cycle
@@ -193,6 +275,37 @@ pub fn verify(topo: &Topology, rules: &RuleSet, elp: Option<&ElpSet>) -> Report 
         replay(topo, &table, elp, &mut r);
     }
     r
+}
+
+/// The checks of one entry alone: its node and links exist and fit together.
+fn check_entry(topo: &Topology, e: &Entry) -> std::result::Result<Checked, (&'static str, String)> {
+    let node = e.node;
+    if node as usize >= topo.node_count() {
+        return Err((
+            "entry",
+            format!("{e:?}: node {node} is not in the topology"),
+        ));
+    }
+    let c_in = match e.in_link {
+        Some(l) => Some(into(topo, l, node).ok_or_else(|| {
+            (
+                "entry",
+                format!("{e:?}: link {l} does not reach node {node}"),
+            )
+        })?),
+        None => None,
+    };
+    let c_out = out_of(topo, e.out_link, node).ok_or_else(|| {
+        (
+            "entry",
+            format!("{e:?}: link {} does not leave node {node}", e.out_link),
+        )
+    })?;
+    Ok(Checked {
+        c_in,
+        c_out,
+        next_node: topo.channel_dst(c_out),
+    })
 }
 
 /// Kahn's algorithm; if some vertices remain, walk predecessors inside the
@@ -256,7 +369,7 @@ fn replay(topo: &Topology, table: &Table, elp: &ElpSet, r: &mut Report) {
     for (c, mut p) in elp.initial(topo) {
         let node = topo.channel_src(c);
         r.transitions_replayed += 1;
-        match table.get(&(node, None, 1, c >> 1)) {
+        match table[node as usize].get(&(None, 1, c >> 1)) {
             Some(&(t, _, _)) => {
                 p.subtract_seen(seen.entry((c, t)).or_default());
                 frontier.push(((c, t), p));
@@ -286,7 +399,7 @@ fn replay(topo: &Topology, table: &Table, elp: &ElpSet, r: &mut Report) {
                         let node = topo.channel_dst(*c);
                         for (c2, q) in elp.successors(topo, *c, hop, p) {
                             n += 1;
-                            match table.get(&(node, Some(c >> 1), *t, c2 >> 1)) {
+                            match table[node as usize].get(&(Some(c >> 1), *t, c2 >> 1)) {
                                 Some(&(t2, _, _)) => out.push(((c2, t2), q)),
                                 None => {
                                     missing.get_or_insert_with(|| {

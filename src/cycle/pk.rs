@@ -21,7 +21,8 @@ use bitvec::prelude::*;
 /// Vertices get a position only when their first edge arrives: a new head
 /// goes after every placed vertex and a new tail before them. Greedy tagging
 /// adds dependencies roughly in hop order, so many edges then land in the
-/// O(1) case.
+/// O(1) case. A caller that knows a likely final order can place every
+/// vertex up front instead ([`IncrementalDag::hint_order`]).
 ///
 /// Marks are two bitvecs sized once; a query clears only what it marked, and
 /// the visited lists double as BFS queues, so queries allocate nothing.
@@ -62,6 +63,54 @@ impl BitsetPk {
         self.out[a as usize].push(b);
         self.inn[b as usize].push(a);
         self.edges += 1;
+    }
+
+    fn place_tail(&mut self, a: u32) {
+        if self.ord[a as usize] == UNPLACED {
+            self.front -= 1;
+            self.ord[a as usize] = self.front;
+        }
+    }
+
+    fn place_head(&mut self, b: u32) {
+        if self.ord[b as usize] == UNPLACED {
+            self.ord[b as usize] = self.back;
+            self.back += 1;
+        }
+    }
+
+    /// Re-lays the backward set `bwd` and the forward set `fwd` into the
+    /// positions they held, backward set first, each in its old relative
+    /// order (the Pearce-Kelly reorder).
+    fn relayout(&mut self) {
+        // Each side sorted by position as packed (position, vertex) words,
+        // which sort without indirection; the pooled positions are then the
+        // merge of two sorted lists.
+        let ord = &self.ord;
+        let pack = |v: &u32| (u64::from(ord[*v as usize]) << 32) | u64::from(*v);
+        self.keys_b.clear();
+        self.keys_b.extend(self.bwd.iter().map(pack));
+        self.keys_b.sort_unstable();
+        self.keys_f.clear();
+        self.keys_f.extend(self.fwd.iter().map(pack));
+        self.keys_f.sort_unstable();
+        self.pool.clear();
+        let (mut i, mut j) = (0, 0);
+        while i < self.keys_b.len() || j < self.keys_f.len() {
+            let take_b = j == self.keys_f.len()
+                || (i < self.keys_b.len() && self.keys_b[i] < self.keys_f[j]);
+            let k = if take_b {
+                i += 1;
+                self.keys_b[i - 1]
+            } else {
+                j += 1;
+                self.keys_f[j - 1]
+            };
+            self.pool.push((k >> 32) as u32);
+        }
+        for (&k, &p) in self.keys_b.iter().chain(&self.keys_f).zip(&self.pool) {
+            self.ord[k as u32 as usize] = p;
+        }
     }
 
     /// Searches the region; true when `b` reaches `a`.
@@ -130,14 +179,8 @@ impl IncrementalDag for BitsetPk {
         if a == b {
             return false;
         }
-        if self.ord[a as usize] == UNPLACED {
-            self.front -= 1;
-            self.ord[a as usize] = self.front;
-        }
-        if self.ord[b as usize] == UNPLACED {
-            self.ord[b as usize] = self.back;
-            self.back += 1;
-        }
+        self.place_tail(a);
+        self.place_head(b);
         let (lb, ub) = (self.ord[b as usize], self.ord[a as usize]);
         if lb > ub {
             if !self.has_edge(a, b) {
@@ -149,37 +192,22 @@ impl IncrementalDag for BitsetPk {
             self.unmark();
             return false;
         }
-        // Each side sorted by position as packed (position, vertex) words,
-        // which sort without indirection; the pooled positions are then the
-        // merge of two sorted lists.
-        let ord = &self.ord;
-        let pack = |v: &u32| (u64::from(ord[*v as usize]) << 32) | u64::from(*v);
-        self.keys_b.clear();
-        self.keys_b.extend(self.bwd.iter().map(pack));
-        self.keys_b.sort_unstable();
-        self.keys_f.clear();
-        self.keys_f.extend(self.fwd.iter().map(pack));
-        self.keys_f.sort_unstable();
-        self.pool.clear();
-        let (mut i, mut j) = (0, 0);
-        while i < self.keys_b.len() || j < self.keys_f.len() {
-            let take_b = j == self.keys_f.len()
-                || (i < self.keys_b.len() && self.keys_b[i] < self.keys_f[j]);
-            let k = if take_b {
-                i += 1;
-                self.keys_b[i - 1]
-            } else {
-                j += 1;
-                self.keys_f[j - 1]
-            };
-            self.pool.push((k >> 32) as u32);
-        }
-        for (&k, &p) in self.keys_b.iter().chain(&self.keys_f).zip(&self.pool) {
-            self.ord[k as u32 as usize] = p;
-        }
+        self.relayout();
         self.unmark();
         self.push_edge(a, b);
         true
+    }
+
+    fn hint_order(&mut self, rank: &[u32]) {
+        if self.edges > 0 || rank.len() != self.ord.len() {
+            return;
+        }
+        let mut v: Vec<u32> = (0..rank.len() as u32).collect();
+        v.sort_unstable_by_key(|&x| (rank[x as usize], x));
+        for (i, &x) in v.iter().enumerate() {
+            self.ord[x as usize] = MIDDLE + i as u32;
+        }
+        self.back = self.back.max(MIDDLE + rank.len() as u32);
     }
 
     fn has_edge(&self, a: u32, b: u32) -> bool {
