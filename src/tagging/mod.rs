@@ -300,12 +300,11 @@ fn clos_rank(topo: &Topology) -> Option<Vec<u32>> {
         return None;
     }
     let level = |v: NodeId| topo.level(v).unwrap_or(0);
-    let top = topo.nodes().len() as u32;
     Some(
         (0..topo.channel_count() as ChannelId)
             .map(|c| {
                 let (from, to) = (level(topo.channel_src(c)), level(topo.channel_dst(c)));
-                if to > from { from } else { 2 * top - from }
+                if to > from { from } else { u32::MAX - from }
             })
             .collect(),
     )
