@@ -65,54 +65,6 @@ impl BitsetPk {
         self.edges += 1;
     }
 
-    fn place_tail(&mut self, a: u32) {
-        if self.ord[a as usize] == UNPLACED {
-            self.front -= 1;
-            self.ord[a as usize] = self.front;
-        }
-    }
-
-    fn place_head(&mut self, b: u32) {
-        if self.ord[b as usize] == UNPLACED {
-            self.ord[b as usize] = self.back;
-            self.back += 1;
-        }
-    }
-
-    /// Re-lays the backward set `bwd` and the forward set `fwd` into the
-    /// positions they held, backward set first, each in its old relative
-    /// order (the Pearce-Kelly reorder).
-    fn relayout(&mut self) {
-        // Each side sorted by position as packed (position, vertex) words,
-        // which sort without indirection; the pooled positions are then the
-        // merge of two sorted lists.
-        let ord = &self.ord;
-        let pack = |v: &u32| (u64::from(ord[*v as usize]) << 32) | u64::from(*v);
-        self.keys_b.clear();
-        self.keys_b.extend(self.bwd.iter().map(pack));
-        self.keys_b.sort_unstable();
-        self.keys_f.clear();
-        self.keys_f.extend(self.fwd.iter().map(pack));
-        self.keys_f.sort_unstable();
-        self.pool.clear();
-        let (mut i, mut j) = (0, 0);
-        while i < self.keys_b.len() || j < self.keys_f.len() {
-            let take_b = j == self.keys_f.len()
-                || (i < self.keys_b.len() && self.keys_b[i] < self.keys_f[j]);
-            let k = if take_b {
-                i += 1;
-                self.keys_b[i - 1]
-            } else {
-                j += 1;
-                self.keys_f[j - 1]
-            };
-            self.pool.push((k >> 32) as u32);
-        }
-        for (&k, &p) in self.keys_b.iter().chain(&self.keys_f).zip(&self.pool) {
-            self.ord[k as u32 as usize] = p;
-        }
-    }
-
     /// Searches the region; true when `b` reaches `a`.
     fn closes_cycle(&mut self, a: u32, b: u32, lb: u32, ub: u32) -> bool {
         self.fwd.clear();
@@ -179,8 +131,14 @@ impl IncrementalDag for BitsetPk {
         if a == b {
             return false;
         }
-        self.place_tail(a);
-        self.place_head(b);
+        if self.ord[a as usize] == UNPLACED {
+            self.front -= 1;
+            self.ord[a as usize] = self.front;
+        }
+        if self.ord[b as usize] == UNPLACED {
+            self.ord[b as usize] = self.back;
+            self.back += 1;
+        }
         let (lb, ub) = (self.ord[b as usize], self.ord[a as usize]);
         if lb > ub {
             if !self.has_edge(a, b) {
@@ -192,7 +150,34 @@ impl IncrementalDag for BitsetPk {
             self.unmark();
             return false;
         }
-        self.relayout();
+        // Each side sorted by position as packed (position, vertex) words,
+        // which sort without indirection; the pooled positions are then the
+        // merge of two sorted lists.
+        let ord = &self.ord;
+        let pack = |v: &u32| (u64::from(ord[*v as usize]) << 32) | u64::from(*v);
+        self.keys_b.clear();
+        self.keys_b.extend(self.bwd.iter().map(pack));
+        self.keys_b.sort_unstable();
+        self.keys_f.clear();
+        self.keys_f.extend(self.fwd.iter().map(pack));
+        self.keys_f.sort_unstable();
+        self.pool.clear();
+        let (mut i, mut j) = (0, 0);
+        while i < self.keys_b.len() || j < self.keys_f.len() {
+            let take_b = j == self.keys_f.len()
+                || (i < self.keys_b.len() && self.keys_b[i] < self.keys_f[j]);
+            let k = if take_b {
+                i += 1;
+                self.keys_b[i - 1]
+            } else {
+                j += 1;
+                self.keys_f[j - 1]
+            };
+            self.pool.push((k >> 32) as u32);
+        }
+        for (&k, &p) in self.keys_b.iter().chain(&self.keys_f).zip(&self.pool) {
+            self.ord[k as u32 as usize] = p;
+        }
         self.unmark();
         self.push_edge(a, b);
         true
