@@ -3,7 +3,7 @@
 //! only grow. Three backends give identical answers (tested):
 //!
 //! * [`BitsetPk`] (`bitset`, default): ours, Pearce-Kelly with dense ids,
-//!   reused bitvec marks and stacks (no per-query allocation).
+//!   search stamps and reused queues (no per-query allocation or clearing).
 //! * [`PetgraphDag`] (`petgraph`): `petgraph::acyclic::Acyclic`, the baseline.
 //! * [`NaiveDag`] (`naive`): a full DFS per insertion, the oracle.
 
@@ -139,6 +139,32 @@ mod tests {
             prop_assert_eq!(&run::<PetgraphDag>(n, &edges, &rank), &oracle);
             // An order hint changes speed only, never an answer.
             prop_assert_eq!(&run::<BitsetPk>(n, &edges, &[]), &oracle);
+        }
+    }
+
+    /// Lists grow through several blocks and shrink back to empty (where a
+    /// block is left for a new one) without losing or inventing an edge.
+    #[test]
+    fn lists_grow_shrink_and_regrow() {
+        let mut d = BitsetPk::with_vertices(40);
+        let mut o = NaiveDag::with_vertices(40);
+        let mut script: Vec<(bool, u32)> = (1..20).map(|b| (true, b)).collect();
+        script.extend((1..20).rev().map(|b| (false, b)));
+        script.extend((1..40).step_by(3).map(|b| (true, b)));
+        script.extend([(false, 4), (false, 7), (true, 5), (true, 4), (true, 2)]);
+        for (add, b) in script {
+            if add {
+                assert_eq!(d.try_add_edge(0, b), o.try_add_edge(0, b));
+                assert_eq!(d.try_add_edge(b, 0), o.try_add_edge(b, 0));
+            } else {
+                d.remove_edge(0, b);
+                o.remove_edge(0, b);
+            }
+            for x in 0..40 {
+                assert_eq!(d.has_edge(0, x), o.has_edge(0, x), "edge 0 -> {x}");
+                assert_eq!(d.has_edge(x, 0), o.has_edge(x, 0), "edge {x} -> 0");
+            }
+            assert_eq!(d.edge_count(), o.edge_count());
         }
     }
 

@@ -21,6 +21,7 @@ pub mod dor;
 pub mod enumerate;
 pub mod explicit;
 pub mod kbounce;
+mod kbounce_count;
 pub mod ksp;
 pub mod shortest;
 
@@ -437,22 +438,24 @@ impl ElpSet {
         hop: u32,
         p: &Prefixes,
     ) -> Vec<(ChannelId, Prefixes)> {
-        let mut out = Vec::new();
-        self.successors_into(topo, c, hop, p, &mut out);
-        out
+        let (mut chans, mut prefs) = (Vec::new(), Vec::new());
+        self.successors_into(topo, c, hop, p, &mut chans, &mut prefs);
+        chans.into_iter().zip(prefs).collect()
     }
 
-    /// [`ElpSet::successors`], appended to `out`.
+    /// [`ElpSet::successors`], appended to `chans` and `prefs` (one entry
+    /// each per continuation).
     pub fn successors_into(
         &self,
         topo: &Topology,
         c: ChannelId,
         hop: u32,
         p: &Prefixes,
-        all: &mut Vec<(ChannelId, Prefixes)>,
+        chans: &mut Vec<ChannelId>,
+        prefs: &mut Vec<Prefixes>,
     ) {
         let v: NodeId = topo.channel_dst(c);
-        let start = all.len();
+        let start = chans.len();
         for &c2 in topo.out_channels(v) {
             let mut q = Prefixes::default();
             if let (Some(sp), Some(src)) = (&self.shortest, &p.shortest) {
@@ -467,25 +470,37 @@ impl ElpSet {
                 q.dor = p.dor && d.step(topo, c, c2);
             }
             if !q.is_empty() {
-                all.push((c2, q));
+                chans.push(c2);
+                prefs.push(q);
             }
         }
         if let Some(ex) = &self.explicit
             && !p.paths.is_empty()
         {
+            let implicit = chans.len();
             for (c2, ids) in ex.step(topo, &p.paths, hop) {
-                match all[start..].iter_mut().find(|(x, _)| *x == c2) {
-                    Some((_, q)) => q.paths = ids,
-                    None => all.push((
-                        c2,
-                        Prefixes {
+                match chans[start..implicit].iter().position(|&x| x == c2) {
+                    Some(i) => prefs[start + i].paths = ids,
+                    None => {
+                        chans.push(c2);
+                        prefs.push(Prefixes {
                             paths: ids,
                             ..Default::default()
-                        },
-                    )),
+                        });
+                    }
                 }
             }
-            all[start..].sort_by_key(|(x, _)| *x);
+            if chans.len() > implicit {
+                // Out-channels of a node are in id order, and so are the
+                // explicit continuations; interleave the two runs.
+                let mut both: Vec<(ChannelId, Prefixes)> =
+                    chans.drain(start..).zip(prefs.drain(start..)).collect();
+                both.sort_by_key(|(x, _)| *x);
+                for (x, q) in both {
+                    chans.push(x);
+                    prefs.push(q);
+                }
+            }
         }
     }
 

@@ -7,6 +7,8 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
+use std::sync::atomic::AtomicU32;
+use std::sync::atomic::Ordering::Relaxed;
 use tagger_generators::{ChannelId, Topology};
 
 /// Stands for "arrived from a host port" in keys.
@@ -66,6 +68,35 @@ pub trait Decide {
     /// # Errors
     /// When a key cannot be decided (the algorithm does not apply).
     fn decide_hop(&mut self, keys: &[(ChannelId, u32, ChannelId)]) -> Result<Vec<u32>>;
+
+    /// The decision function, when every decision depends on its key alone
+    /// (no state, no order). The walk then decides each key in parallel
+    /// where it finds it instead of collecting the hop's keys: on
+    /// `fattree:k=48` `kbounce:2` that is 20M keys the brute-force tagged
+    /// graph no longer copies around.
+    fn independent(&self) -> Option<&KeyFn<'_>> {
+        None
+    }
+}
+
+/// A decision that depends on its key `(c1, t, c2)` alone.
+pub type KeyFn<'a> = dyn Fn(ChannelId, u32, ChannelId) -> Result<u32> + Sync + 'a;
+
+/// A decider whose decisions depend on the key alone (brute, clos), so the
+/// walk may take keys in any order and in parallel.
+#[derive(Debug)]
+pub struct Independent<F>(pub F);
+
+impl<F: Fn(ChannelId, u32, ChannelId) -> Result<u32> + Sync> Decide for Independent<F> {
+    fn decide_hop(&mut self, keys: &[(ChannelId, u32, ChannelId)]) -> Result<Vec<u32>> {
+        keys.iter()
+            .map(|&(c1, t, c2)| (self.0)(c1, t, c2))
+            .collect()
+    }
+
+    fn independent(&self) -> Option<&KeyFn<'_>> {
+        Some(&self.0)
+    }
 }
 
 /// A decider that takes keys one at a time, in order.
@@ -126,95 +157,144 @@ pub fn walk(
         if bufs.len() < chunks {
             bufs.resize_with(chunks, Chunk::default);
         }
-        frontier
-            .par_chunks(CHUNK)
-            .zip(bufs[..chunks].par_iter_mut())
-            .for_each(|(fr, buf)| {
-                buf.items.clear();
-                buf.ends.clear();
-                buf.heap = 0;
-                for (s, p) in fr {
-                    let from = buf.items.len();
-                    elp.successors_into(topo, st.key[*s as usize].0, hop, p, &mut buf.items);
-                    buf.heap += buf.items[from..]
-                        .iter()
-                        .map(|i| i.1.heap_bytes())
-                        .sum::<u64>();
-                    buf.ends.push(buf.items.len());
-                }
-            });
-        budget.check(
-            "tagging",
-            st.bytes(frontier.len(), frontier_heap, &bufs[..chunks]),
-        )?;
-        // The hop's new keys and where their decisions go, in frontier order
-        // (ascending (c1, t, c2)); found in parallel once every state with
-        // continuations has its decision array.
-        for (fr, buf) in frontier.chunks(CHUNK).zip(&bufs) {
-            for ((s, _), list) in fr.iter().zip(buf.lists()) {
-                if !list.is_empty() {
-                    st.decisions_of(*s);
+        if let Some(f) = decide.independent() {
+            // Decisions need no order here, so each chunk expands its states,
+            // decides their keys and merges what reaches the same state in
+            // one pass, holding one state's continuations at a time instead
+            // of the hop's (on `fattree:k=48` `kbounce:2`, 20M items of 80
+            // bytes). A key's decision slot belongs to the one chunk holding
+            // its state, so relaxed stores suffice. Errors are reported in key
+            // order, as a sequential decider would.
+            for (s, _) in &frontier {
+                st.decisions_of(*s);
+            }
+            let (port, decisions, key, offs) = (&st.port, &st.decisions, &st.key, &st.decision_off);
+            let results: Vec<Result<()>> = frontier
+                .par_chunks(CHUNK)
+                .zip(bufs[..chunks].par_iter_mut())
+                .map(|(fr, buf)| {
+                    buf.expand_merged(fr, port.len(), |s, p, chans, prefs| {
+                        let (c, t) = key[s as usize];
+                        elp.successors_into(topo, c, hop, p, chans, prefs);
+                        let off = offs[s as usize];
+                        chans
+                            .iter()
+                            .map(|&c2| {
+                                let slot = &decisions[off + port[c2 as usize] as usize];
+                                match slot.load(Relaxed) {
+                                    0 => {
+                                        let t2 = f(c, t, c2)?;
+                                        slot.store(t2, Relaxed);
+                                        Ok(t2)
+                                    }
+                                    t2 => Ok(t2),
+                                }
+                            })
+                            .collect()
+                    })
+                })
+                .collect();
+            results.into_iter().collect::<Result<()>>()?;
+            budget.check(
+                "tagging",
+                st.bytes(frontier.len(), frontier_heap, &bufs[..chunks]),
+            )?;
+        } else {
+            frontier
+                .par_chunks(CHUNK)
+                .zip(bufs[..chunks].par_iter_mut())
+                .for_each(|(fr, buf)| {
+                    buf.chans.clear();
+                    buf.prefs.clear();
+                    buf.ends.clear();
+                    buf.heap = 0;
+                    for (s, p) in fr {
+                        let from = buf.prefs.len();
+                        let c = st.key[*s as usize].0;
+                        elp.successors_into(topo, c, hop, p, &mut buf.chans, &mut buf.prefs);
+                        buf.heap += buf.prefs[from..]
+                            .iter()
+                            .map(Prefixes::heap_bytes)
+                            .sum::<u64>();
+                        buf.ends.push(buf.prefs.len());
+                    }
+                });
+            budget.check(
+                "tagging",
+                st.bytes(frontier.len(), frontier_heap, &bufs[..chunks]),
+            )?;
+            // The hop's new keys and where their decisions go, in frontier
+            // order (ascending (c1, t, c2)); found in parallel once every
+            // state with continuations has its decision array.
+            for (fr, buf) in frontier.chunks(CHUNK).zip(&bufs) {
+                for ((s, _), list) in fr.iter().zip(buf.lists()) {
+                    if !list.is_empty() {
+                        st.decisions_of(*s);
+                    }
                 }
             }
-        }
-        let (port, decisions, key, offs) = (&st.port, &st.decisions, &st.key, &st.decision_off);
-        let parts: Vec<(Vec<RuleKey>, Vec<usize>)> = frontier
-            .par_chunks(CHUNK)
-            .zip(bufs[..chunks].par_iter())
-            .map(|(fr, buf)| {
-                let (mut ks, mut ats) = (Vec::new(), Vec::new());
-                for ((s, _), list) in fr.iter().zip(buf.lists()) {
-                    let (c, t) = key[*s as usize];
-                    let off = offs[*s as usize];
-                    for (c2, _) in list {
-                        let at = off + port[*c2 as usize] as usize;
-                        if decisions[at] == 0 {
-                            ks.push((c, t, *c2));
-                            ats.push(at);
+            let (port, decisions, key, offs) = (&st.port, &st.decisions, &st.key, &st.decision_off);
+            let parts: Vec<(Vec<RuleKey>, Vec<usize>)> = frontier
+                .par_chunks(CHUNK)
+                .zip(bufs[..chunks].par_iter())
+                .map(|(fr, buf)| {
+                    let (mut ks, mut ats) = (Vec::new(), Vec::new());
+                    for ((s, _), list) in fr.iter().zip(buf.lists()) {
+                        let (c, t) = key[*s as usize];
+                        let off = offs[*s as usize];
+                        for c2 in list {
+                            let at = off + port[*c2 as usize] as usize;
+                            if decisions[at].load(Relaxed) == 0 {
+                                ks.push((c, t, *c2));
+                                ats.push(at);
+                            }
                         }
                     }
-                }
-                (ks, ats)
-            })
-            .collect();
-        let n: usize = parts.iter().map(|p| p.0.len()).sum();
-        let (mut asked, mut at) = (Vec::with_capacity(n), Vec::with_capacity(n));
-        for (ks, ats) in parts {
-            asked.extend(ks);
-            at.extend(ats);
+                    (ks, ats)
+                })
+                .collect();
+            let n: usize = parts.iter().map(|p| p.0.len()).sum();
+            let (mut asked, mut at) = (Vec::with_capacity(n), Vec::with_capacity(n));
+            for (ks, ats) in parts {
+                asked.extend(ks);
+                at.extend(ats);
+            }
+            if let Some(seed) = order {
+                let mut rng = ChaCha8Rng::seed_from_u64(crate::seed::mix(seed, hop as u64));
+                let mut perm: Vec<usize> = (0..asked.len()).collect();
+                perm.shuffle(&mut rng);
+                asked = perm.iter().map(|&i| asked[i]).collect();
+                at = perm.iter().map(|&i| at[i]).collect();
+            }
+            let tags = decide.decide_hop(&asked)?;
+            for (at, t2) in at.into_iter().zip(tags) {
+                *st.decisions[at].get_mut() = t2;
+            }
+            // Continuations of one chunk that reach the same state are
+            // merged in parallel, as in the independent case.
+            let (port, decisions, offs) = (&st.port, &st.decisions, &st.decision_off);
+            frontier
+                .par_chunks(CHUNK)
+                .zip(bufs[..chunks].par_iter_mut())
+                .for_each(|(fr, buf)| buf.merge(fr, offs, port, decisions));
         }
-        if let Some(seed) = order {
-            let mut rng = ChaCha8Rng::seed_from_u64(crate::seed::mix(seed, hop as u64));
-            let mut perm: Vec<usize> = (0..asked.len()).collect();
-            perm.shuffle(&mut rng);
-            asked = perm.iter().map(|&i| asked[i]).collect();
-            at = perm.iter().map(|&i| at[i]).collect();
-        }
-        let tags = decide.decide_hop(&asked)?;
-        for (at, t2) in at.into_iter().zip(tags) {
-            st.decisions[at] = t2;
-        }
+        // The sequential pass numbers new states in order of first reach and
+        // merges across chunks. Chunk merging keeps that order and the order
+        // of explicit path ids, so the result equals one sequential pass.
         next.clear();
-        for (fr, buf) in frontier.chunks(CHUNK).zip(&mut bufs) {
-            let mut from = 0;
-            let mut items = buf.items.drain(..);
-            for ((s, _), &to) in fr.iter().zip(&buf.ends) {
-                let off = st.decision_off[*s as usize];
-                for (c2, q) in items.by_ref().take(to - from) {
-                    let t2 = st.decisions[off + st.port[c2 as usize] as usize];
-                    let s2 = st.slot(c2, t2) as usize;
-                    if pending.len() <= s2 {
-                        pending.resize(st.key.len(), NONE);
-                    }
-                    match pending[s2] {
-                        NONE => {
-                            pending[s2] = next.len() as u32;
-                            next.push((s2 as u32, q));
-                        }
-                        i => next[i as usize].1.union(q),
-                    }
+        for buf in &mut bufs[..chunks] {
+            for ((&c2, q), &t2) in buf.chans.iter().zip(buf.prefs.drain(..)).zip(&buf.next_tag) {
+                let s2 = st.slot(c2, t2) as usize;
+                if pending.len() <= s2 {
+                    pending.resize(st.key.len(), NONE);
                 }
-                from = to;
+                match pending[s2] {
+                    NONE => {
+                        pending[s2] = next.len() as u32;
+                        next.push((s2 as u32, q));
+                    }
+                    i => next[i as usize].1.union(q),
+                }
             }
         }
         next.sort_unstable_by_key(|(s, _)| st.key[*s as usize]);
@@ -234,7 +314,11 @@ pub fn walk(
         states: st.key,
         first_hops,
         decision_off: st.decision_off,
-        decisions: st.decisions,
+        decisions: st
+            .decisions
+            .into_iter()
+            .map(AtomicU32::into_inner)
+            .collect(),
     })
 }
 
@@ -244,20 +328,159 @@ type RuleKey = (ChannelId, u32, ChannelId);
 /// Frontier states per parallel task.
 const CHUNK: usize = 1024;
 
-/// Continuations of a chunk of the frontier: `items[ends[i-1]..ends[i]]`
-/// belong to its `i`-th state.
+/// Continuations of a chunk of the frontier, as channels and their prefixes
+/// (apart, so that passes needing only the channels read 4 bytes an item):
+/// items `ends[i-1]..ends[i]` belong to its `i`-th state (until
+/// [`Chunk::merge`]).
 #[derive(Default)]
 struct Chunk {
-    items: Vec<(ChannelId, Prefixes)>,
+    chans: Vec<ChannelId>,
+    prefs: Vec<Prefixes>,
     ends: Vec<usize>,
     /// Heap bytes behind the items' prefix records.
     heap: u64,
+    /// After [`Chunk::merge`]: the tag of each item.
+    next_tag: Vec<u32>,
+    /// After [`Chunk::merge`]: the previous item with the same channel.
+    same_channel: Vec<u32>,
+    /// One state's continuations, in [`Chunk::expand_merged`].
+    tmp_chans: Vec<ChannelId>,
+    tmp_prefs: Vec<Prefixes>,
+}
+
+thread_local! {
+    /// Per channel, the last merged item of the current chunk on it (`NONE`
+    /// between chunks): a thread's scratch for [`Chunk::merge`].
+    static LAST_ON_CHANNEL: std::cell::RefCell<Vec<u32>> =
+        const { std::cell::RefCell::new(Vec::new()) };
 }
 
 impl Chunk {
-    fn lists(&self) -> impl Iterator<Item = &[(ChannelId, Prefixes)]> {
+    /// Adds continuation `(c2, q)` with next tag `t2`, merging it into an
+    /// earlier one reaching the same state. `kept` items are merged so far;
+    /// `last` is the thread's [`LAST_ON_CHANNEL`].
+    fn push_merged(
+        &mut self,
+        last: &mut [u32],
+        kept: &mut usize,
+        c2: ChannelId,
+        t2: u32,
+        q: Prefixes,
+    ) {
+        let mut j = last[c2 as usize];
+        while j != NONE && self.next_tag[j as usize] != t2 {
+            j = self.same_channel[j as usize];
+        }
+        if j != NONE {
+            self.prefs[j as usize].union(q);
+            return;
+        }
+        self.same_channel.push(last[c2 as usize]);
+        last[c2 as usize] = *kept as u32;
+        self.next_tag.push(t2);
+        if *kept < self.chans.len() {
+            self.chans[*kept] = c2;
+            self.prefs[*kept] = q;
+        } else {
+            self.chans.push(c2);
+            self.prefs.push(q);
+        }
+        *kept += 1;
+    }
+
+    /// Runs `with_scratch` on the thread's [`LAST_ON_CHANNEL`] sized for
+    /// `channels`, then clears the entries of the merged items.
+    fn with_last<R>(
+        &mut self,
+        channels: usize,
+        with_scratch: impl FnOnce(&mut Self, &mut [u32]) -> R,
+    ) -> R {
+        LAST_ON_CHANNEL.with_borrow_mut(|last| {
+            if last.len() < channels {
+                last.resize(channels, NONE);
+            }
+            self.next_tag.clear();
+            self.same_channel.clear();
+            let r = with_scratch(self, last);
+            for c2 in &self.chans {
+                last[*c2 as usize] = NONE;
+            }
+            r
+        })
+    }
+
+    /// Expands each state of `fr` with `expand(state, prefixes, chans,
+    /// prefs)`, which appends the state's continuations to the (empty)
+    /// buffers and returns their next tags, and keeps one merged item per
+    /// reached state, in order of first reach. Stops at the first error.
+    fn expand_merged(
+        &mut self,
+        fr: &[(u32, Prefixes)],
+        channels: usize,
+        mut expand: impl FnMut(
+            u32,
+            &Prefixes,
+            &mut Vec<ChannelId>,
+            &mut Vec<Prefixes>,
+        ) -> Result<Vec<u32>>,
+    ) -> Result<()> {
+        self.chans.clear();
+        self.prefs.clear();
+        self.ends.clear();
+        let (mut chans, mut prefs) = (
+            std::mem::take(&mut self.tmp_chans),
+            std::mem::take(&mut self.tmp_prefs),
+        );
+        let r = self.with_last(channels, |me, last| {
+            let mut kept = 0;
+            for (s, p) in fr {
+                chans.clear();
+                prefs.clear();
+                let tags = expand(*s, p, &mut chans, &mut prefs)?;
+                for ((&c2, q), t2) in chans.iter().zip(prefs.drain(..)).zip(tags) {
+                    me.push_merged(last, &mut kept, c2, t2, q);
+                }
+            }
+            Ok(())
+        });
+        self.tmp_chans = chans;
+        self.tmp_prefs = prefs;
+        self.heap = self.prefs.iter().map(Prefixes::heap_bytes).sum();
+        r
+    }
+
+    /// Replaces the items by one per reached state `(channel, next tag)`,
+    /// in order of first reach, each the union of the items reaching it,
+    /// and records their tags in `next_tag`. `fr` is the chunk's frontier.
+    fn merge(
+        &mut self,
+        fr: &[(u32, Prefixes)],
+        offs: &[usize],
+        port: &[u32],
+        decisions: &[AtomicU32],
+    ) {
+        self.with_last(port.len(), |me, last| {
+            let mut kept = 0;
+            let mut from = 0;
+            let ends = std::mem::take(&mut me.ends);
+            for ((s, _), &to) in fr.iter().zip(&ends) {
+                let off = offs[*s as usize];
+                for i in from..to {
+                    let (c2, q) = (me.chans[i], std::mem::take(&mut me.prefs[i]));
+                    let t2 = decisions[off + port[c2 as usize] as usize].load(Relaxed);
+                    me.push_merged(last, &mut kept, c2, t2, q);
+                }
+                from = to;
+            }
+            me.ends = ends;
+            me.chans.truncate(kept);
+            me.prefs.truncate(kept);
+        });
+    }
+
+    fn lists(&self) -> impl Iterator<Item = &[ChannelId]> {
         let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts.zip(&self.ends).map(|(a, &b)| &self.items[a..b])
+        starts.zip(&self.ends).map(|(a, &b)| &self.chans[a..b])
     }
 }
 
@@ -275,7 +498,8 @@ struct States<'a> {
     /// Where a state's decisions start in `decisions`, or `usize::MAX`.
     decision_off: Vec<usize>,
     /// Next tag per (state, out-port of the channel's head); 0 = undecided.
-    decisions: Vec<u32>,
+    /// Atomic so that independent decisions can be stored in parallel.
+    decisions: Vec<AtomicU32>,
     /// A channel's port number at its tail.
     port: Vec<u32>,
 }
@@ -337,13 +561,16 @@ impl<'a> States<'a> {
             + std::mem::size_of::<usize>()
             + std::mem::size_of::<u32>();
         let mut b = bytes_of::<u8>(per_state * self.key.len())
-            + bytes_of::<u32>(self.decisions.capacity())
+            + bytes_of::<AtomicU32>(self.decisions.capacity())
             + bytes_of::<u32>(self.slot_of.iter().map(Vec::len).sum())
             + self.seen_heap
             + bytes_of::<(u32, Prefixes)>(frontier)
             + frontier_heap;
         for c in bufs {
-            b += bytes_of::<(ChannelId, Prefixes)>(c.items.capacity()) + c.heap;
+            b += bytes_of::<ChannelId>(c.chans.capacity())
+                + bytes_of::<Prefixes>(c.prefs.capacity())
+                + bytes_of::<u32>(c.next_tag.capacity() + c.same_channel.capacity())
+                + c.heap;
         }
         b
     }
@@ -355,7 +582,8 @@ impl<'a> States<'a> {
             let c = self.key[s as usize].0;
             *off = self.decisions.len();
             let deg = self.topo.degree(self.topo.channel_dst(c));
-            self.decisions.resize(self.decisions.len() + deg, 0);
+            self.decisions
+                .resize_with(self.decisions.len() + deg, AtomicU32::default);
         }
         *off
     }

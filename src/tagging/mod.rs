@@ -23,7 +23,7 @@ use std::fmt;
 use std::str::FromStr;
 use tagger_generators::{ChannelId, NodeId, Topology};
 
-pub use engine::{Decide, PerKey, Walk};
+pub use engine::{Decide, Independent, PerKey, Walk};
 
 /// Tagging algorithm (`--algo`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -209,7 +209,7 @@ pub fn tag_within(
                 topo,
                 elp,
                 None,
-                &mut PerKey(|c1, t, c2| {
+                &mut Independent(|c1, t, c2| {
                     let t2 = t + u32::from(!up(c1) && up(c2));
                     if t2 > k + 1 {
                         return Err(Error::Algo {
@@ -270,7 +270,13 @@ pub fn tag_within(
 /// # Errors
 /// [`Error::MemoryBudget`] when the walk outgrows `budget`.
 pub fn tagged_graph(topo: &Topology, elp: &ElpSet, budget: &Budget) -> Result<Walk> {
-    engine::walk(topo, elp, None, &mut PerKey(|_, t, _| Ok(t + 1)), budget)
+    engine::walk(
+        topo,
+        elp,
+        None,
+        &mut Independent(|_, t, _| Ok(t + 1)),
+        budget,
+    )
 }
 
 /// Greedy: keep the tag when the edge `(c1, t) -> (c2, t)` leaves priority
