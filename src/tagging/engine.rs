@@ -208,6 +208,14 @@ pub fn walk(
                     buf.prefs.clear();
                     buf.ends.clear();
                     buf.heap = 0;
+                    // At most one continuation per out-port: sized once, the
+                    // buffers skip the copies of growing by doubling.
+                    let bound: usize = fr
+                        .iter()
+                        .map(|(s, _)| topo.degree(topo.channel_dst(st.key[*s as usize].0)))
+                        .sum();
+                    buf.chans.reserve(bound);
+                    buf.prefs.reserve(bound);
                     for (s, p) in fr {
                         let from = buf.prefs.len();
                         let c = st.key[*s as usize].0;
