@@ -173,25 +173,25 @@ pub fn walk(
                 .par_chunks(CHUNK)
                 .zip(bufs[..chunks].par_iter_mut())
                 .map(|(fr, buf)| {
-                    buf.expand_merged(fr, port.len(), |s, p, chans, prefs| {
-                        let (c, t) = key[s as usize];
-                        elp.successors_into(topo, c, hop, p, chans, prefs);
-                        let off = offs[s as usize];
-                        chans
-                            .iter()
-                            .map(|&c2| {
-                                let slot = &decisions[off + port[c2 as usize] as usize];
-                                match slot.load(Relaxed) {
-                                    0 => {
-                                        let t2 = f(c, t, c2)?;
-                                        slot.store(t2, Relaxed);
-                                        Ok(t2)
-                                    }
-                                    t2 => Ok(t2),
+                    buf.expand_merged(
+                        fr,
+                        port.len(),
+                        |s, p, chans, prefs| {
+                            elp.successors_into(topo, key[s as usize].0, hop, p, chans, prefs)
+                        },
+                        |s, c2| {
+                            let slot = &decisions[offs[s as usize] + port[c2 as usize] as usize];
+                            match slot.load(Relaxed) {
+                                0 => {
+                                    let (c, t) = key[s as usize];
+                                    let t2 = f(c, t, c2)?;
+                                    slot.store(t2, Relaxed);
+                                    Ok(t2)
                                 }
-                            })
-                            .collect()
-                    })
+                                t2 => Ok(t2),
+                            }
+                        },
+                    )
                 })
                 .collect();
             results.into_iter().collect::<Result<()>>()?;
@@ -358,7 +358,8 @@ struct Chunk {
 
 thread_local! {
     /// Per channel, the last merged item of the current chunk on it (`NONE`
-    /// between chunks): a thread's scratch for [`Chunk::merge`].
+    /// between chunks): a thread's scratch for [`Chunk::merge`] and
+    /// [`Chunk::expand_merged`].
     static LAST_ON_CHANNEL: std::cell::RefCell<Vec<u32>> =
         const { std::cell::RefCell::new(Vec::new()) };
 }
@@ -419,18 +420,15 @@ impl Chunk {
 
     /// Expands each state of `fr` with `expand(state, prefixes, chans,
     /// prefs)`, which appends the state's continuations to the (empty)
-    /// buffers and returns their next tags, and keeps one merged item per
-    /// reached state, in order of first reach. Stops at the first error.
+    /// buffers, finds the next tag of each with `next_tag(state, channel)`,
+    /// and keeps one merged item per reached state, in order of first
+    /// reach. Stops at the first error.
     fn expand_merged(
         &mut self,
         fr: &[(u32, Prefixes)],
         channels: usize,
-        mut expand: impl FnMut(
-            u32,
-            &Prefixes,
-            &mut Vec<ChannelId>,
-            &mut Vec<Prefixes>,
-        ) -> Result<Vec<u32>>,
+        mut expand: impl FnMut(u32, &Prefixes, &mut Vec<ChannelId>, &mut Vec<Prefixes>),
+        mut next_tag: impl FnMut(u32, ChannelId) -> Result<u32>,
     ) -> Result<()> {
         self.chans.clear();
         self.prefs.clear();
@@ -444,8 +442,9 @@ impl Chunk {
             for (s, p) in fr {
                 chans.clear();
                 prefs.clear();
-                let tags = expand(*s, p, &mut chans, &mut prefs)?;
-                for ((&c2, q), t2) in chans.iter().zip(prefs.drain(..)).zip(tags) {
+                expand(*s, p, &mut chans, &mut prefs);
+                for (&c2, q) in chans.iter().zip(prefs.drain(..)) {
+                    let t2 = next_tag(*s, c2)?;
                     me.push_merged(last, &mut kept, c2, t2, q);
                 }
             }
