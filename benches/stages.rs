@@ -1,6 +1,7 @@
 //! One criterion group per pipeline stage, three sizes each (`BenchmarkId`
-//! by size), plus the cycle-detection replay that compares our `bitset`
-//! backend with petgraph's `Acyclic` on the same recorded insertions.
+//! by size), plus the cycle-detection replay that compares our `ordered`
+//! and `pk` backends with petgraph's `Acyclic` on the same recorded
+//! insertions.
 //!
 //! `cargo bench` runs the default sizes in a few minutes. Set
 //! `TAGGER_BENCH_LARGE=1` for the issue-scale instances (Jellyfish 2,000 and
@@ -9,7 +10,7 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::Duration;
-use tagger::cycle::{self, BitsetPk, CycleBackend, NaiveDag, PetgraphDag};
+use tagger::cycle::{self, CycleBackend, NaiveDag, OrderedDag, PearceKelly, PetgraphDag};
 use tagger::elp::{ElpSet, ElpSpec};
 use tagger::rules::RuleSet;
 use tagger::tagging::{self, Algo};
@@ -123,7 +124,9 @@ fn tagged_graph(c: &mut Criterion) {
             BenchmarkId::new("jellyfish-shortest", label),
             &(t, e),
             |b, (t, e)| {
-                b.iter(|| black_box(tagging::tag(t, e, Algo::Brute, CycleBackend::Bitset).unwrap()))
+                b.iter(|| {
+                    black_box(tagging::tag(t, e, Algo::Brute, CycleBackend::Ordered).unwrap())
+                })
             },
         );
     }
@@ -140,7 +143,7 @@ fn tagging_stage(c: &mut Criterion) {
             &(t, e),
             |b, (t, e)| {
                 b.iter(|| {
-                    black_box(tagging::tag(t, e, Algo::GREEDY, CycleBackend::Bitset).unwrap())
+                    black_box(tagging::tag(t, e, Algo::GREEDY, CycleBackend::Ordered).unwrap())
                 })
             },
         );
@@ -153,7 +156,7 @@ fn tagging_stage(c: &mut Criterion) {
                 BenchmarkId::new(format!("fattree-kbounce2-{algo}"), label),
                 &(&t, &e),
                 |b, (t, e)| {
-                    b.iter(|| black_box(tagging::tag(t, e, algo, CycleBackend::Bitset).unwrap()))
+                    b.iter(|| black_box(tagging::tag(t, e, algo, CycleBackend::Ordered).unwrap()))
                 },
             );
         }
@@ -167,8 +170,11 @@ fn cycle_replay(c: &mut Criterion) {
         let t = topo(spec);
         let seq = tagging::greedy_insertions(&t, &elp(&t, "shortest")).unwrap();
         let n = t.channel_count();
-        g.bench_with_input(BenchmarkId::new("bitset", label), &seq, |b, s| {
-            b.iter(|| black_box(cycle::replay::<BitsetPk>(n, s)))
+        g.bench_with_input(BenchmarkId::new("ordered", label), &seq, |b, s| {
+            b.iter(|| black_box(cycle::replay::<OrderedDag>(n, s)))
+        });
+        g.bench_with_input(BenchmarkId::new("pk", label), &seq, |b, s| {
+            b.iter(|| black_box(cycle::replay::<PearceKelly>(n, s)))
         });
         g.bench_with_input(BenchmarkId::new("petgraph", label), &seq, |b, s| {
             b.iter(|| black_box(cycle::replay::<PetgraphDag>(n, s)))
@@ -187,7 +193,7 @@ fn rules_and_verify(c: &mut Criterion) {
     for (label, spec) in fixtures::jellyfish() {
         let t = topo(spec);
         let e = elp(&t, "shortest");
-        let tg = tagging::tag(&t, &e, Algo::GREEDY, CycleBackend::Bitset).unwrap();
+        let tg = tagging::tag(&t, &e, Algo::GREEDY, CycleBackend::Ordered).unwrap();
         g.bench_with_input(
             BenchmarkId::new("rules+compress", label),
             &(&t, &tg),

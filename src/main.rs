@@ -85,8 +85,8 @@ enum Command {
         elp: String,
         #[arg(long, default_value = "greedy")]
         algo: String,
-        /// Incremental cycle detection backend: bitset, petgraph, naive.
-        #[arg(long, default_value = "bitset")]
+        /// Incremental cycle detection backend: ordered, pk (alias bitset), petgraph, naive.
+        #[arg(long, default_value = "ordered")]
         cycle: String,
         #[arg(long)]
         json: bool,

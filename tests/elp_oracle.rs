@@ -199,7 +199,7 @@ fn channel_paths(t: &Topology, node_paths: &BTreeSet<Vec<u32>>) -> Vec<Vec<u32>>
 }
 
 fn bf_of(t: &Topology, elp: &ElpSet) -> (usize, usize) {
-    let bf = tag(t, elp, Algo::Brute, CycleBackend::Bitset).unwrap();
+    let bf = tag(t, elp, Algo::Brute, CycleBackend::Ordered).unwrap();
     (
         bf.states.len(),
         bf.keys.iter().filter(|k| k.in_channel.is_some()).count(),
@@ -396,7 +396,7 @@ fn elp_stage_is_thread_count_independent() {
             .unwrap()
             .install(|| {
                 let elp = ElpSet::build(&t, &spec).unwrap();
-                let bf = tag(&t, &elp, Algo::GREEDY, CycleBackend::Bitset).unwrap();
+                let bf = tag(&t, &elp, Algo::GREEDY, CycleBackend::Ordered).unwrap();
                 (elp.counts(&t), bf.keys, bf.states)
             })
     };

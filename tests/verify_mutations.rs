@@ -11,7 +11,7 @@ use tagger::verify::verify;
 fn setup(spec: &str, elp: &str, algo: &str) -> (Topology, ElpSet, RuleSet) {
     let t = TopologySpec::parse(spec).unwrap().build().unwrap();
     let e = ElpSet::build(&t, &ElpSpec::parse(elp).unwrap()).unwrap();
-    let tg = tag(&t, &e, algo.parse::<Algo>().unwrap(), CycleBackend::Bitset).unwrap();
+    let tg = tag(&t, &e, algo.parse::<Algo>().unwrap(), CycleBackend::Ordered).unwrap();
     let r = RuleSet::from_tagging(&t, &tg);
     (t, e, r)
 }

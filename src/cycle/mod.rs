@@ -2,18 +2,25 @@
 //! closes a cycle", asked millions of times by greedy tagging on graphs that
 //! only grow. Three backends give identical answers (tested):
 //!
-//! * [`BitsetPk`] (`bitset`, default): ours, Pearce-Kelly with dense ids,
-//!   search stamps and reused queues (no per-query allocation or clearing).
+//! * [`OrderedDag`] (`ordered`, default): two-way ordered search over an
+//!   order-maintenance list; moves only the vertices whose order must
+//!   change.
+//! * [`PearceKelly`] (`pk`; `bitset` is its old name and still accepted):
+//!   Pearce-Kelly with a bidirectional search, search stamps and reused
+//!   queues (no per-query allocation or clearing).
 //! * [`PetgraphDag`] (`petgraph`): `petgraph::acyclic::Acyclic`, the baseline.
 //! * [`NaiveDag`] (`naive`): a full DFS per insertion, the oracle.
 
+mod arena;
 mod naive;
 mod petgraph_dag;
 mod pk;
+mod two_way;
 
 pub use naive::NaiveDag;
 pub use petgraph_dag::PetgraphDag;
-pub use pk::BitsetPk;
+pub use pk::PearceKelly;
+pub use two_way::OrderedDag;
 
 use std::fmt;
 use std::str::FromStr;
@@ -57,20 +64,23 @@ pub fn replay<D: IncrementalDag>(n: usize, seq: &[(u32, u32, u32)]) -> usize {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum CycleBackend {
     #[default]
-    Bitset,
+    Ordered,
+    Pk,
     Petgraph,
     Naive,
 }
 
 impl CycleBackend {
-    pub const ALL: [CycleBackend; 3] = [
-        CycleBackend::Bitset,
+    pub const ALL: [CycleBackend; 4] = [
+        CycleBackend::Ordered,
+        CycleBackend::Pk,
         CycleBackend::Petgraph,
         CycleBackend::Naive,
     ];
     pub fn as_str(self) -> &'static str {
         match self {
-            CycleBackend::Bitset => "bitset",
+            CycleBackend::Ordered => "ordered",
+            CycleBackend::Pk => "pk",
             CycleBackend::Petgraph => "petgraph",
             CycleBackend::Naive => "naive",
         }
@@ -87,11 +97,13 @@ impl FromStr for CycleBackend {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
-            "bitset" => Ok(CycleBackend::Bitset),
+            "ordered" => Ok(CycleBackend::Ordered),
+            // `bitset` named the Pearce-Kelly backend before `ordered` came.
+            "pk" | "bitset" => Ok(CycleBackend::Pk),
             "petgraph" => Ok(CycleBackend::Petgraph),
             "naive" => Ok(CycleBackend::Naive),
             _ => Err(format!(
-                "unknown cycle backend '{s}' (expected bitset, petgraph or naive)"
+                "unknown cycle backend '{s}' (expected ordered, pk, petgraph or naive)"
             )),
         }
     }
@@ -135,10 +147,12 @@ mod tests {
         ) {
             let edges: Vec<(u32, u32)> = raw.into_iter().map(|(a, b)| (a % n as u32, b % n as u32)).collect();
             let oracle = run::<NaiveDag>(n, &edges, &rank);
-            prop_assert_eq!(&run::<BitsetPk>(n, &edges, &rank), &oracle);
+            prop_assert_eq!(&run::<OrderedDag>(n, &edges, &rank), &oracle);
+            prop_assert_eq!(&run::<PearceKelly>(n, &edges, &rank), &oracle);
             prop_assert_eq!(&run::<PetgraphDag>(n, &edges, &rank), &oracle);
             // An order hint changes speed only, never an answer.
-            prop_assert_eq!(&run::<BitsetPk>(n, &edges, &[]), &oracle);
+            prop_assert_eq!(&run::<OrderedDag>(n, &edges, &[]), &oracle);
+            prop_assert_eq!(&run::<PearceKelly>(n, &edges, &[]), &oracle);
         }
     }
 
@@ -146,7 +160,7 @@ mod tests {
     /// block is left for a new one) without losing or inventing an edge.
     #[test]
     fn lists_grow_shrink_and_regrow() {
-        let mut d = BitsetPk::with_vertices(40);
+        let mut d = PearceKelly::with_vertices(40);
         let mut o = NaiveDag::with_vertices(40);
         let mut script: Vec<(bool, u32)> = (1..20).map(|b| (true, b)).collect();
         script.extend((1..20).rev().map(|b| (false, b)));
@@ -169,8 +183,20 @@ mod tests {
     }
 
     #[test]
+    fn backend_names() {
+        assert_eq!(CycleBackend::default(), CycleBackend::Ordered);
+        for b in CycleBackend::ALL {
+            assert_eq!(b.as_str().parse::<CycleBackend>(), Ok(b));
+        }
+        // Specs written before `ordered` existed keep their meaning.
+        assert_eq!("bitset".parse::<CycleBackend>(), Ok(CycleBackend::Pk));
+        let e = "fast".parse::<CycleBackend>().unwrap_err();
+        assert!(e.contains("'fast'") && e.contains("ordered, pk"), "{e}");
+    }
+
+    #[test]
     fn basic_cycle() {
-        let mut d = BitsetPk::with_vertices(4);
+        let mut d = PearceKelly::with_vertices(4);
         assert!(d.try_add_edge(0, 1));
         assert!(d.try_add_edge(1, 2));
         assert!(d.try_add_edge(2, 3));

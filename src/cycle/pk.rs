@@ -7,6 +7,7 @@
 //! incremental cycle detection and related problems", ACM TALG 12, 2016.
 
 use super::IncrementalDag;
+use super::arena::Adjacency;
 
 /// Keeps `ord` a topological order. An edge `a -> b` with `ord[a] < ord[b]`
 /// is accepted in O(1). Otherwise the *affected region* `ord[b]..=ord[a]` is
@@ -39,12 +40,10 @@ use super::IncrementalDag;
 /// Complexity: worst case O(V + E) per insertion; on the greedy workload far
 /// less (see the README's benchmark table).
 #[derive(Debug)]
-pub struct BitsetPk {
-    node: Vec<Node>,
+pub struct PearceKelly {
+    adj: Adjacency,
     /// Per vertex `[position, stamp]`, the data a search tests per edge.
     os: Vec<[u32; 2]>,
-    out: Arena,
-    inn: Arena,
     /// The current query's forward mark; `stamp + 1` is its backward mark.
     stamp: u32,
     fwd: Vec<u32>,
@@ -52,102 +51,14 @@ pub struct BitsetPk {
     pool: Vec<u32>,
     keys_f: Vec<u64>,
     keys_b: Vec<u64>,
-    edges: usize,
     front: u32,
     back: u32,
-}
-
-/// Where a vertex's out- and in-lists lie.
-#[derive(Clone, Copy, Debug)]
-struct Node {
-    out: Span,
-    inn: Span,
-}
-
-/// A list in an [`Arena`]: `len` entries at `off`, in a block of at least
-/// [`Span::cap`] (more after a removal).
-#[derive(Clone, Copy, Debug, Default)]
-struct Span {
-    off: u32,
-    len: u32,
-}
-
-impl Span {
-    fn cap(self) -> u32 {
-        if self.len == 0 {
-            0
-        } else {
-            self.len.next_power_of_two().max(4)
-        }
-    }
-}
-
-/// Adjacency lists in one array, each in a power-of-two block that moves to
-/// a block twice its size when full; vacated blocks are reused by size.
-#[derive(Debug, Default)]
-struct Arena {
-    data: Vec<u32>,
-    /// Free block offsets by log2 of their size.
-    free: Vec<Vec<u32>>,
-}
-
-impl Arena {
-    fn list(&self, s: Span) -> &[u32] {
-        &self.data[s.off as usize..(s.off + s.len) as usize]
-    }
-
-    fn push(&mut self, s: &mut Span, x: u32) {
-        let old_cap = s.cap();
-        if s.len == old_cap {
-            let cap = (old_cap * 2).max(4);
-            let class = cap.trailing_zeros() as usize;
-            let off = match self.free.get_mut(class).and_then(Vec::pop) {
-                Some(off) => off,
-                None => {
-                    let off = self.data.len();
-                    self.data.resize(off + cap as usize, 0);
-                    u32::try_from(off).expect("adjacency arena past 2^32 entries")
-                }
-            };
-            self.data
-                .copy_within(s.off as usize..(s.off + s.len) as usize, off as usize);
-            if old_cap > 0 {
-                let old = old_cap.trailing_zeros() as usize;
-                if self.free.len() <= old {
-                    self.free.resize_with(old + 1, Vec::new);
-                }
-                self.free[old].push(s.off);
-            }
-            s.off = off;
-        }
-        self.data[(s.off + s.len) as usize] = x;
-        s.len += 1;
-    }
-
-    /// Removes `x` from the list (order not kept); false when absent.
-    fn remove(&mut self, s: &mut Span, x: u32) -> bool {
-        let l = &mut self.data[s.off as usize..(s.off + s.len) as usize];
-        match l.iter().position(|&y| y == x) {
-            Some(i) => {
-                l.swap(i, l.len() - 1);
-                s.len -= 1;
-                true
-            }
-            None => false,
-        }
-    }
 }
 
 const UNPLACED: u32 = u32::MAX;
 const MIDDLE: u32 = 1 << 31;
 
-impl BitsetPk {
-    fn push_edge(&mut self, a: u32, b: u32) {
-        self.out.push(&mut self.node[a as usize].out, b);
-        self.inn.push(&mut self.node[b as usize].inn, a);
-        self.edges += 1;
-    }
-
+impl PearceKelly {
     /// Searches the region; true when `b` reaches `a`. Leaves the searched
     /// vertices in `fwd` and `bwd`.
     fn closes_cycle(&mut self, a: u32, b: u32, lb: u32, ub: u32) -> bool {
@@ -159,7 +70,7 @@ impl BitsetPk {
         }
         self.stamp += 2;
         let (sf, sb) = (self.stamp, self.stamp + 1);
-        let (node, out, inn) = (&self.node, &self.out, &self.inn);
+        let (node, out, inn) = (&self.adj.node, &self.adj.out, &self.adj.inn);
         let os = &mut self.os;
         let (fwd, bwd) = (&mut self.fwd, &mut self.bwd);
         fwd.clear();
@@ -205,26 +116,17 @@ impl BitsetPk {
     }
 }
 
-impl IncrementalDag for BitsetPk {
+impl IncrementalDag for PearceKelly {
     fn with_vertices(n: usize) -> Self {
-        BitsetPk {
-            node: vec![
-                Node {
-                    out: Span::default(),
-                    inn: Span::default(),
-                };
-                n
-            ],
+        PearceKelly {
+            adj: Adjacency::new(n),
             os: vec![[UNPLACED, 0]; n],
-            out: Arena::default(),
-            inn: Arena::default(),
             stamp: 0,
             fwd: Vec::new(),
             bwd: Vec::new(),
             pool: Vec::new(),
             keys_f: Vec::new(),
             keys_b: Vec::new(),
-            edges: 0,
             front: MIDDLE,
             back: MIDDLE,
         }
@@ -244,8 +146,8 @@ impl IncrementalDag for BitsetPk {
         }
         let (lb, ub) = (self.os[b as usize][0], self.os[a as usize][0]);
         if lb > ub {
-            if !self.has_edge(a, b) {
-                self.push_edge(a, b);
+            if !self.adj.contains(a, b) {
+                self.adj.push(a, b);
             }
             return true;
         }
@@ -280,12 +182,12 @@ impl IncrementalDag for BitsetPk {
         for (&k, &p) in self.keys_b.iter().chain(&self.keys_f).zip(&self.pool) {
             self.os[k as u32 as usize][0] = p;
         }
-        self.push_edge(a, b);
+        self.adj.push(a, b);
         true
     }
 
     fn hint_order(&mut self, rank: &[u32]) {
-        if self.edges > 0 || rank.len() != self.os.len() {
+        if self.adj.edges() > 0 || rank.len() != self.os.len() {
             return;
         }
         let mut v: Vec<u32> = (0..rank.len() as u32).collect();
@@ -297,19 +199,15 @@ impl IncrementalDag for BitsetPk {
     }
 
     fn has_edge(&self, a: u32, b: u32) -> bool {
-        self.out.list(self.node[a as usize].out).contains(&b)
+        self.adj.contains(a, b)
     }
 
     fn remove_edge(&mut self, a: u32, b: u32) {
         // A topological order stays valid when edges go, so `ord` is kept.
-        if self.out.remove(&mut self.node[a as usize].out, b) {
-            let found = self.inn.remove(&mut self.node[b as usize].inn, a);
-            debug_assert!(found, "in and out lists agree");
-            self.edges -= 1;
-        }
+        self.adj.remove(a, b);
     }
 
     fn edge_count(&self) -> usize {
-        self.edges
+        self.adj.edges()
     }
 }

@@ -12,7 +12,7 @@
 //! params = { k = [4, 8] }         # scalar or list values; lists expand
 //! elp = ["kbounce:0", "kbounce:1"]
 //! algo = ["clos", "greedy"]
-//! cycle = "bitset"                # optional
+//! cycle = "ordered"               # optional
 //! trials = 1                      # optional
 //! ```
 
@@ -178,7 +178,7 @@ impl Sweep {
             let cycles = g
                 .cycle
                 .as_ref()
-                .map_or(vec!["bitset".to_string()], OneOrMany::list);
+                .map_or(vec!["ordered".to_string()], OneOrMany::list);
             let trials = g.trials.unwrap_or(raw.trials);
             for (key, len) in [
                 ("topology", topos.len()),

@@ -16,7 +16,7 @@ pub mod engine;
 mod ttl;
 
 use crate::budget::Budget;
-use crate::cycle::{BitsetPk, CycleBackend, IncrementalDag, NaiveDag, PetgraphDag};
+use crate::cycle::{CycleBackend, IncrementalDag, NaiveDag, OrderedDag, PearceKelly, PetgraphDag};
 use crate::elp::ElpSet;
 use crate::error::{Error, Result};
 use std::fmt;
@@ -231,7 +231,8 @@ pub fn tag_within(
             let run = |r: u32| -> Result<Tagging> {
                 let order = (r > 0).then(|| crate::seed::mix(seed, r as u64));
                 let walk = match cycle {
-                    CycleBackend::Bitset => greedy::<BitsetPk>(topo, elp, order, budget)?,
+                    CycleBackend::Ordered => greedy::<OrderedDag>(topo, elp, order, budget)?,
+                    CycleBackend::Pk => greedy::<PearceKelly>(topo, elp, order, budget)?,
                     CycleBackend::Petgraph => greedy::<PetgraphDag>(topo, elp, order, budget)?,
                     CycleBackend::Naive => greedy::<NaiveDag>(topo, elp, order, budget)?,
                 };
@@ -255,7 +256,8 @@ pub fn tag_within(
             }
         }
         Algo::GreedyTtl => match cycle {
-            CycleBackend::Bitset => ttl::greedy_ttl::<BitsetPk>(topo, elp, cycle, budget)?,
+            CycleBackend::Ordered => ttl::greedy_ttl::<OrderedDag>(topo, elp, cycle, budget)?,
+            CycleBackend::Pk => ttl::greedy_ttl::<PearceKelly>(topo, elp, cycle, budget)?,
             CycleBackend::Petgraph => ttl::greedy_ttl::<PetgraphDag>(topo, elp, cycle, budget)?,
             CycleBackend::Naive => ttl::greedy_ttl::<NaiveDag>(topo, elp, cycle, budget)?,
         },
@@ -369,11 +371,11 @@ impl<D: IncrementalDag> Decide for GreedyDecider<D> {
 /// As [`tag`].
 pub fn greedy_insertions(topo: &Topology, elp: &ElpSet) -> Result<Vec<(u32, u32, u32)>> {
     let n = topo.channel_count();
-    let mut dags: Vec<BitsetPk> = Vec::new();
+    let mut dags: Vec<OrderedDag> = Vec::new();
     let mut seq = Vec::new();
     let mut record = PerKey(|c1, t, c2| {
         while dags.len() < t as usize {
-            dags.push(BitsetPk::with_vertices(n));
+            dags.push(OrderedDag::with_vertices(n));
         }
         seq.push((t, c1, c2));
         Ok(if dags[t as usize - 1].try_add_edge(c1, c2) {

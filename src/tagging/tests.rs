@@ -24,7 +24,7 @@ fn design_example_priorities() {
     let (t, f) = design_example();
     let elp = format!("file:{}", f.path().display());
     assert_eq!(
-        run(&t, &elp, "brute", CycleBackend::Bitset)
+        run(&t, &elp, "brute", CycleBackend::Ordered)
             .unwrap()
             .priorities,
         4
@@ -33,19 +33,19 @@ fn design_example_priorities() {
         assert_eq!(run(&t, &elp, "greedy", c).unwrap().priorities, 2, "{c}");
     }
     assert_eq!(
-        run(&t, &elp, "clos:1", CycleBackend::Bitset)
+        run(&t, &elp, "clos:1", CycleBackend::Ordered)
             .unwrap()
             .priorities,
         2
     );
     assert_eq!(
-        run(&t, "kbounce:1", "clos", CycleBackend::Bitset)
+        run(&t, "kbounce:1", "clos", CycleBackend::Ordered)
             .unwrap()
             .priorities,
         2
     );
     // With one lossless priority this network can deadlock: clos:0 refuses.
-    let e = run(&t, &elp, "clos:0", CycleBackend::Bitset)
+    let e = run(&t, &elp, "clos:0", CycleBackend::Ordered)
         .unwrap_err()
         .to_string();
     assert!(e.contains("not within kbounce:0"), "{e}");
@@ -55,7 +55,7 @@ fn design_example_priorities() {
 fn greedy_ttl_is_the_papers_algorithm() {
     let (t, f) = design_example();
     let elp = format!("file:{}", f.path().display());
-    let r = run(&t, &elp, "greedy-ttl", CycleBackend::Bitset).unwrap();
+    let r = run(&t, &elp, "greedy-ttl", CycleBackend::Ordered).unwrap();
     assert_eq!(r.priorities, 2);
     assert_eq!(r.scheme, Scheme::Ttl);
     // Tags are hop counts; the queue is a function of (channel, hop).
@@ -73,17 +73,17 @@ fn greedy_ttl_is_the_papers_algorithm() {
     // Merging hops of one channel makes DSCP rules inconsistent somewhere:
     // the drafts' flaw, reported as a number.
     let ft = topo("fattree:k=4");
-    let ttl = run(&ft, "kbounce:2", "greedy-ttl", CycleBackend::Bitset).unwrap();
+    let ttl = run(&ft, "kbounce:2", "greedy-ttl", CycleBackend::Ordered).unwrap();
     assert!(ttl.dscp_conflicts.unwrap() > 0, "{:?}", ttl.dscp_conflicts);
     assert_eq!(
-        run(&ft, "kbounce:2", "greedy", CycleBackend::Bitset)
+        run(&ft, "kbounce:2", "greedy", CycleBackend::Ordered)
             .unwrap()
             .dscp_conflicts,
         None
     );
     // Up-down routing has no CBD for the paper's greedy either.
     assert_eq!(
-        run(&ft, "kbounce:0", "greedy-ttl", CycleBackend::Bitset)
+        run(&ft, "kbounce:0", "greedy-ttl", CycleBackend::Ordered)
             .unwrap()
             .priorities,
         1
@@ -93,12 +93,12 @@ fn greedy_ttl_is_the_papers_algorithm() {
 #[test]
 fn restarts_keep_the_best_run_deterministically() {
     let t = topo("bcube:n=4,k=1");
-    let one = run(&t, "shortest", "greedy", CycleBackend::Bitset).unwrap();
+    let one = run(&t, "shortest", "greedy", CycleBackend::Ordered).unwrap();
     let many = run(
         &t,
         "shortest",
         "greedy:restarts=8,seed=3",
-        CycleBackend::Bitset,
+        CycleBackend::Ordered,
     )
     .unwrap();
     assert!((many.priorities, many.keys.len()) <= (one.priorities, one.keys.len()));
@@ -111,7 +111,7 @@ fn restarts_keep_the_best_run_deterministically() {
             &t,
             "shortest",
             "greedy:restarts=8,seed=3",
-            CycleBackend::Bitset,
+            CycleBackend::Ordered,
         )
         .unwrap()
     });
@@ -139,7 +139,7 @@ fn clos_needs_exactly_k_plus_one() {
                 &t,
                 &format!("kbounce:{bounces}"),
                 "clos",
-                CycleBackend::Bitset,
+                CycleBackend::Ordered,
             )
             .unwrap();
             assert_eq!(r.priorities, bounces + 1, "k={k} K={bounces}");
@@ -153,7 +153,7 @@ fn greedy_on_up_down_needs_one_priority() {
         let t = topo(&format!("fattree:k={k}"));
         for elp in ["shortest", "kbounce:0"] {
             assert_eq!(
-                run(&t, elp, "greedy", CycleBackend::Bitset)
+                run(&t, elp, "greedy", CycleBackend::Ordered)
                     .unwrap()
                     .priorities,
                 1,
@@ -172,8 +172,8 @@ fn greedy_never_worse_than_brute() {
         ("hyperx:l=2,s=4,k=1,t=1", "shortest"),
     ] {
         let t = topo(spec);
-        let g = run(&t, elp, "greedy", CycleBackend::Bitset).unwrap();
-        let b = run(&t, elp, "brute", CycleBackend::Bitset).unwrap();
+        let g = run(&t, elp, "greedy", CycleBackend::Ordered).unwrap();
+        let b = run(&t, elp, "brute", CycleBackend::Ordered).unwrap();
         assert!(g.priorities <= b.priorities, "{spec} {elp}");
         let longest = ElpSet::build(&t, &ElpSpec::parse(elp).unwrap())
             .unwrap()
@@ -186,7 +186,7 @@ fn greedy_never_worse_than_brute() {
 #[test]
 fn clos_refuses_topologies_without_levels() {
     let t = topo("jellyfish:n=10,ports=4,r=3,seed=1");
-    let e = run(&t, "shortest", "clos", CycleBackend::Bitset)
+    let e = run(&t, "shortest", "clos", CycleBackend::Ordered)
         .unwrap_err()
         .to_string();
     assert!(e.contains("needs a topology with levels"), "{e}");
@@ -207,7 +207,7 @@ fn algo_names_parse() {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
-    /// The three cycle backends give identical greedy results on random
+    /// The cycle backends give identical greedy results on random
     /// small Jellyfish networks with random explicit ELPs, at 1 and 3 threads.
     #[test]
     fn backends_and_threads_agree(n in 8u32..24, r in 3u32..5, seed in 0u64..500, paths in 5u32..60) {
@@ -215,15 +215,15 @@ proptest! {
         let t = topo(&format!("jellyfish:n={n},ports={},r={r},seed={seed}", r + 1));
         let elp = format!("random:{paths},seed={seed}");
         let base = run(&t, &elp, "greedy", CycleBackend::Naive).unwrap();
-        for c in [CycleBackend::Bitset, CycleBackend::Petgraph] {
+        for c in [CycleBackend::Ordered, CycleBackend::Pk, CycleBackend::Petgraph] {
             let other = run(&t, &elp, "greedy", c).unwrap();
             prop_assert_eq!(&other.keys, &base.keys);
             prop_assert_eq!(other.priorities, base.priorities);
         }
         let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap()
-            .install(|| run(&t, &format!("shortest+{elp}"), "greedy", CycleBackend::Bitset).unwrap());
+            .install(|| run(&t, &format!("shortest+{elp}"), "greedy", CycleBackend::Ordered).unwrap());
         let three = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap()
-            .install(|| run(&t, &format!("shortest+{elp}"), "greedy", CycleBackend::Bitset).unwrap());
+            .install(|| run(&t, &format!("shortest+{elp}"), "greedy", CycleBackend::Ordered).unwrap());
         prop_assert_eq!(one.keys, three.keys);
     }
 }
@@ -239,10 +239,10 @@ fn parallel_decider_equals_sequential_greedy() {
         let t = topo(spec);
         let set = ElpSet::build(&t, &ElpSpec::parse(elp).unwrap()).unwrap();
         let n = t.channel_count();
-        let mut dags: Vec<BitsetPk> = Vec::new();
+        let mut dags: Vec<PearceKelly> = Vec::new();
         let mut seq = PerKey(|c1, tg, c2| {
             while dags.len() < tg as usize {
-                dags.push(BitsetPk::with_vertices(n));
+                dags.push(PearceKelly::with_vertices(n));
             }
             Ok(if dags[tg as usize - 1].try_add_edge(c1, c2) {
                 tg
@@ -253,7 +253,7 @@ fn parallel_decider_equals_sequential_greedy() {
         let sequential = finish(
             &t,
             Algo::GREEDY,
-            CycleBackend::Bitset,
+            CycleBackend::Ordered,
             engine::walk(
                 &t,
                 &set,
@@ -263,7 +263,7 @@ fn parallel_decider_equals_sequential_greedy() {
             )
             .unwrap(),
         );
-        let parallel = tag(&t, &set, Algo::GREEDY, CycleBackend::Bitset).unwrap();
+        let parallel = tag(&t, &set, Algo::GREEDY, CycleBackend::Ordered).unwrap();
         assert!(
             sequential.priorities > 1,
             "{spec}: the instance exercises several priorities"

@@ -1,0 +1,129 @@
+//! Adjacency lists for the incremental DAGs, laid out for searches: one
+//! array per direction holding every list in a power-of-two block, found
+//! through a small record per vertex, instead of one heap allocation per
+//! list (a search touches a few hundred vertices scattered over the graph,
+//! and each `Vec` header is one more cache miss).
+
+/// A graph's edges as out- and in-lists, the part every search reads.
+#[derive(Debug)]
+pub(super) struct Adjacency {
+    pub(super) node: Vec<Node>,
+    pub(super) out: Arena,
+    pub(super) inn: Arena,
+    edges: usize,
+}
+
+impl Adjacency {
+    pub(super) fn new(n: usize) -> Self {
+        Adjacency {
+            node: vec![Node::default(); n],
+            out: Arena::default(),
+            inn: Arena::default(),
+            edges: 0,
+        }
+    }
+
+    /// Adds `a -> b`, which must be absent.
+    pub(super) fn push(&mut self, a: u32, b: u32) {
+        self.out.push(&mut self.node[a as usize].out, b);
+        self.inn.push(&mut self.node[b as usize].inn, a);
+        self.edges += 1;
+    }
+
+    pub(super) fn contains(&self, a: u32, b: u32) -> bool {
+        self.out.list(self.node[a as usize].out).contains(&b)
+    }
+
+    pub(super) fn remove(&mut self, a: u32, b: u32) {
+        if self.out.remove(&mut self.node[a as usize].out, b) {
+            let found = self.inn.remove(&mut self.node[b as usize].inn, a);
+            debug_assert!(found, "in and out lists agree");
+            self.edges -= 1;
+        }
+    }
+
+    pub(super) fn edges(&self) -> usize {
+        self.edges
+    }
+}
+
+/// Where a vertex's out- and in-lists lie.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Node {
+    pub(super) out: Span,
+    pub(super) inn: Span,
+}
+
+/// A list in an [`Arena`]: `len` entries at `off`, in a block of at least
+/// [`Span::cap`] (more after a removal).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Span {
+    off: u32,
+    len: u32,
+}
+
+impl Span {
+    fn cap(self) -> u32 {
+        if self.len == 0 {
+            0
+        } else {
+            self.len.next_power_of_two().max(4)
+        }
+    }
+}
+
+/// Adjacency lists in one array, each in a power-of-two block that moves to
+/// a block twice its size when full; vacated blocks are reused by size.
+#[derive(Debug, Default)]
+pub(super) struct Arena {
+    data: Vec<u32>,
+    /// Free block offsets by log2 of their size.
+    free: Vec<Vec<u32>>,
+}
+
+impl Arena {
+    pub(super) fn list(&self, s: Span) -> &[u32] {
+        &self.data[s.off as usize..(s.off + s.len) as usize]
+    }
+
+    fn push(&mut self, s: &mut Span, x: u32) {
+        let old_cap = s.cap();
+        if s.len == old_cap {
+            let cap = (old_cap * 2).max(4);
+            let class = cap.trailing_zeros() as usize;
+            let off = match self.free.get_mut(class).and_then(Vec::pop) {
+                Some(off) => off,
+                None => {
+                    let off = self.data.len();
+                    self.data.resize(off + cap as usize, 0);
+                    u32::try_from(off).expect("adjacency arena past 2^32 entries")
+                }
+            };
+            self.data
+                .copy_within(s.off as usize..(s.off + s.len) as usize, off as usize);
+            if old_cap > 0 {
+                let old = old_cap.trailing_zeros() as usize;
+                if self.free.len() <= old {
+                    self.free.resize_with(old + 1, Vec::new);
+                }
+                self.free[old].push(s.off);
+            }
+            s.off = off;
+        }
+        self.data[(s.off + s.len) as usize] = x;
+        s.len += 1;
+    }
+
+    /// Removes `x` from the list (order not kept); false when absent.
+    fn remove(&mut self, s: &mut Span, x: u32) -> bool {
+        let l = &mut self.data[s.off as usize..(s.off + s.len) as usize];
+        match l.iter().position(|&y| y == x) {
+            Some(i) => {
+                l.swap(i, l.len() - 1);
+                s.len -= 1;
+                true
+            }
+            None => false,
+        }
+    }
+}
