@@ -504,6 +504,49 @@ impl ElpSet {
         }
     }
 
+    /// The channels [`ElpSet::successors_into`] would append for the same
+    /// arguments, in the same order, without building their prefix sets
+    /// (the walk asks for the channels first, to collect a hop's keys, and
+    /// builds the sets only once the keys are decided).
+    pub fn successor_channels(
+        &self,
+        topo: &Topology,
+        c: ChannelId,
+        hop: u32,
+        p: &Prefixes,
+        chans: &mut Vec<ChannelId>,
+    ) {
+        let v: NodeId = topo.channel_dst(c);
+        let start = chans.len();
+        for &c2 in topo.out_channels(v) {
+            let any = matches!((&self.shortest, &p.shortest),
+                    (Some(sp), Some(src)) if sp.continues(topo, src, hop, c2))
+                || self.kbounce.as_ref().is_some_and(|kb| {
+                    !p.kbounce.is_empty() && !kb.step(&p.kbounce, c, c2).is_empty()
+                })
+                || self
+                    .dor
+                    .as_ref()
+                    .is_some_and(|d| p.dor && d.step(topo, c, c2));
+            if any {
+                chans.push(c2);
+            }
+        }
+        if let Some(ex) = &self.explicit
+            && !p.paths.is_empty()
+        {
+            let implicit = chans.len();
+            for (c2, _) in ex.step(topo, &p.paths, hop) {
+                if !chans[start..implicit].contains(&c2) {
+                    chans.push(c2);
+                }
+            }
+            if chans.len() > implicit {
+                chans[start..].sort_unstable();
+            }
+        }
+    }
+
     /// True when the prefixes `p` ending in channel `c` after `hop` channels
     /// include a complete ELP (the packet may be delivered here).
     pub fn accepts(&self, topo: &Topology, c: ChannelId, hop: u32, p: &Prefixes) -> bool {
@@ -540,6 +583,47 @@ impl ElpSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `successor_channels` lists exactly the channels `successors_into`
+    /// finds, in its order, at every prefix set met in the first hops of
+    /// each family and of a union with explicit paths.
+    #[test]
+    fn successor_channels_match_successors() {
+        for (topo, elp) in [
+            (
+                "jellyfish:n=40,ports=8,r=5,seed=3",
+                "shortest+random:300,seed=2",
+            ),
+            ("fattree:k=6", "kbounce:2"),
+            ("hyperx:l=2,s=4,t=1", "dor+ksp:3,pairs=30"),
+            ("bcube:n=3,k=1", "dor+shortest"),
+        ] {
+            let t = crate::topo::TopologySpec::parse(topo)
+                .unwrap()
+                .build()
+                .unwrap();
+            let e = ElpSet::build(&t, &ElpSpec::parse(elp).unwrap()).unwrap();
+            let mut level = e.initial(&t);
+            let mut compared = 0;
+            for hop in 1..6 {
+                let mut next = Vec::new();
+                for (c, p) in &level {
+                    let (mut chans, mut prefs, mut only) = (Vec::new(), Vec::new(), Vec::new());
+                    e.successors_into(&t, *c, hop, p, &mut chans, &mut prefs);
+                    e.successor_channels(&t, *c, hop, p, &mut only);
+                    assert_eq!(only, chans, "{topo} {elp} hop {hop} channel {c}");
+                    compared += chans.len();
+                    next.extend(chans.into_iter().zip(prefs));
+                }
+                next.truncate(400);
+                level = next;
+            }
+            assert!(
+                compared > 100,
+                "{topo} {elp}: only {compared} channels compared"
+            );
+        }
+    }
 
     #[test]
     fn spec_parsing() {

@@ -161,6 +161,18 @@ impl Shortest {
         (row[source / 64] >> (source % 64) & 1 == 1).then(|| Bits::single(self.words * 64, source))
     }
 
+    /// Whether any source of `src` continues on `c2` ([`Shortest::step`]
+    /// without building the set).
+    pub fn continues(&self, topo: &Topology, src: &Bits, hop: u32, c2: ChannelId) -> bool {
+        let d = hop as usize + 1;
+        d < self.rows
+            && src
+                .words()
+                .iter()
+                .zip(self.row(topo.channel_dst(c2), d))
+                .any(|(a, b)| a & b != 0)
+    }
+
     /// Sources of `src` (prefixes of `hop` channels) that continue on `c2`.
     pub fn step(&self, topo: &Topology, src: &Bits, hop: u32, c2: ChannelId) -> Option<Bits> {
         let d = hop as usize + 1;

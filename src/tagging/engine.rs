@@ -157,74 +157,27 @@ pub fn walk(
         if bufs.len() < chunks {
             bufs.resize_with(chunks, Chunk::default);
         }
-        if let Some(f) = decide.independent() {
-            // Decisions need no order here, so each chunk expands its states,
-            // decides their keys and merges what reaches the same state in
-            // one pass, holding one state's continuations at a time instead
-            // of the hop's (on `fattree:k=48` `kbounce:2`, 20M items of 80
-            // bytes). A key's decision slot belongs to the one chunk holding
-            // its state, so relaxed stores suffice. Errors are reported in key
-            // order, as a sequential decider would.
+        let independent = decide.independent().is_some();
+        if independent {
+            // Decisions need no order: each is made where its key is met,
+            // in the pass below.
             for (s, _) in &frontier {
                 st.decisions_of(*s);
             }
-            let (port, decisions, key, offs) = (&st.port, &st.decisions, &st.key, &st.decision_off);
-            let results: Vec<Result<()>> = frontier
-                .par_chunks(CHUNK)
-                .zip(bufs[..chunks].par_iter_mut())
-                .map(|(fr, buf)| {
-                    buf.expand_merged(
-                        fr,
-                        port.len(),
-                        |s, p, chans, prefs| {
-                            elp.successors_into(topo, key[s as usize].0, hop, p, chans, prefs)
-                        },
-                        |s, c2| {
-                            let slot = &decisions[offs[s as usize] + port[c2 as usize] as usize];
-                            match slot.load(Relaxed) {
-                                0 => {
-                                    let (c, t) = key[s as usize];
-                                    let t2 = f(c, t, c2)?;
-                                    slot.store(t2, Relaxed);
-                                    Ok(t2)
-                                }
-                                t2 => Ok(t2),
-                            }
-                        },
-                    )
-                })
-                .collect();
-            results.into_iter().collect::<Result<()>>()?;
-            budget.check(
-                "tagging",
-                st.bytes(frontier.len(), frontier_heap, &bufs[..chunks]),
-            )?;
         } else {
+            // Greedy needs the hop's keys in order before any is decided,
+            // but not their prefix sets: the first pass finds channels
+            // only, and the sets are built once the keys are decided.
             frontier
                 .par_chunks(CHUNK)
                 .zip(bufs[..chunks].par_iter_mut())
                 .for_each(|(fr, buf)| {
                     buf.chans.clear();
-                    buf.prefs.clear();
                     buf.ends.clear();
-                    buf.heap = 0;
-                    // At most one continuation per out-port: sized once, the
-                    // buffers skip the copies of growing by doubling.
-                    let bound: usize = fr
-                        .iter()
-                        .map(|(s, _)| topo.degree(topo.channel_dst(st.key[*s as usize].0)))
-                        .sum();
-                    buf.chans.reserve(bound);
-                    buf.prefs.reserve(bound);
                     for (s, p) in fr {
-                        let from = buf.prefs.len();
                         let c = st.key[*s as usize].0;
-                        elp.successors_into(topo, c, hop, p, &mut buf.chans, &mut buf.prefs);
-                        buf.heap += buf.prefs[from..]
-                            .iter()
-                            .map(Prefixes::heap_bytes)
-                            .sum::<u64>();
-                        buf.ends.push(buf.prefs.len());
+                        elp.successor_channels(topo, c, hop, p, &mut buf.chans);
+                        buf.ends.push(buf.chans.len());
                     }
                 });
             budget.check(
@@ -278,30 +231,73 @@ pub fn walk(
             for (at, t2) in at.into_iter().zip(tags) {
                 *st.decisions[at].get_mut() = t2;
             }
-            // Continuations of one chunk that reach the same state are
-            // merged in parallel, as in the independent case.
-            let (port, decisions, offs) = (&st.port, &st.decisions, &st.decision_off);
-            frontier
-                .par_chunks(CHUNK)
-                .zip(bufs[..chunks].par_iter_mut())
-                .for_each(|(fr, buf)| buf.merge(fr, offs, port, decisions));
         }
-        // The sequential pass numbers new states in order of first reach and
-        // merges across chunks. Chunk merging keeps that order and the order
-        // of explicit path ids, so the result equals one sequential pass.
+        // Continuations are built a wave of chunks at a time: each chunk
+        // expands its states and merges what reaches the same state in
+        // parallel, holding one state's continuations at a time, then the
+        // sequential pass numbers new states in order of first reach and
+        // merges across chunks. Only a wave's continuations are ever held,
+        // not the hop's (on Jellyfish-10000 `shortest`, 5M sets of 157
+        // words). Chunk merging keeps the order of first reach and of
+        // explicit path ids, so the result equals one sequential pass. A
+        // key's decision slot belongs to the one chunk holding its state, so
+        // relaxed stores suffice; errors come in key order, as a sequential
+        // decider would report them.
         next.clear();
-        for buf in &mut bufs[..chunks] {
-            for ((&c2, q), &t2) in buf.chans.iter().zip(buf.prefs.drain(..)).zip(&buf.next_tag) {
-                let s2 = st.slot(c2, t2) as usize;
-                if pending.len() <= s2 {
-                    pending.resize(st.key.len(), NONE);
-                }
-                match pending[s2] {
-                    NONE => {
-                        pending[s2] = next.len() as u32;
-                        next.push((s2 as u32, q));
+        let mut next_heap = 0;
+        for wave in frontier.chunks(CHUNK * WAVE) {
+            let nch = wave.len().div_ceil(CHUNK);
+            let (port, decisions, key, offs) = (&st.port, &st.decisions, &st.key, &st.decision_off);
+            let f = decide.independent();
+            let results: Vec<Result<()>> = wave
+                .par_chunks(CHUNK)
+                .zip(bufs[..nch].par_iter_mut())
+                .map(|(fr, buf)| {
+                    buf.expand_merged(
+                        fr,
+                        port.len(),
+                        |s, p, chans, prefs| {
+                            elp.successors_into(topo, key[s as usize].0, hop, p, chans, prefs)
+                        },
+                        |s, c2| {
+                            let slot = &decisions[offs[s as usize] + port[c2 as usize] as usize];
+                            match (slot.load(Relaxed), f) {
+                                (0, Some(f)) => {
+                                    let (c, t) = key[s as usize];
+                                    let t2 = f(c, t, c2)?;
+                                    slot.store(t2, Relaxed);
+                                    Ok(t2)
+                                }
+                                (t2, _) => Ok(t2),
+                            }
+                        },
+                    )
+                })
+                .collect();
+            results.into_iter().collect::<Result<()>>()?;
+            budget.check(
+                "tagging",
+                st.bytes(
+                    frontier.len() + next.len(),
+                    frontier_heap + next_heap,
+                    &bufs[..nch],
+                ),
+            )?;
+            for buf in &mut bufs[..nch] {
+                for ((&c2, q), &t2) in buf.chans.iter().zip(buf.prefs.drain(..)).zip(&buf.next_tag)
+                {
+                    let s2 = st.slot(c2, t2) as usize;
+                    if pending.len() <= s2 {
+                        pending.resize(st.key.len(), NONE);
                     }
-                    i => next[i as usize].1.union(q),
+                    match pending[s2] {
+                        NONE => {
+                            pending[s2] = next.len() as u32;
+                            next_heap += q.heap_bytes();
+                            next.push((s2 as u32, q));
+                        }
+                        i => next[i as usize].1.union(q),
+                    }
                 }
             }
         }
@@ -335,11 +331,13 @@ const NONE: u32 = u32::MAX;
 type RuleKey = (ChannelId, u32, ChannelId);
 /// Frontier states per parallel task.
 const CHUNK: usize = 1024;
+/// Chunks whose continuations are held at once.
+const WAVE: usize = 16;
 
-/// Continuations of a chunk of the frontier, as channels and their prefixes
-/// (apart, so that passes needing only the channels read 4 bytes an item):
-/// items `ends[i-1]..ends[i]` belong to its `i`-th state (until
-/// [`Chunk::merge`]).
+/// Continuations of a chunk of the frontier. Greedy's first pass fills
+/// `chans` and `ends` only: items `ends[i-1]..ends[i]` are the channels its
+/// `i`-th state continues on. [`Chunk::expand_merged`] then fills `chans`,
+/// `prefs` and `next_tag` with one merged item per reached state.
 #[derive(Default)]
 struct Chunk {
     chans: Vec<ChannelId>,
@@ -347,9 +345,10 @@ struct Chunk {
     ends: Vec<usize>,
     /// Heap bytes behind the items' prefix records.
     heap: u64,
-    /// After [`Chunk::merge`]: the tag of each item.
+    /// After [`Chunk::expand_merged`]: the tag of each item.
     next_tag: Vec<u32>,
-    /// After [`Chunk::merge`]: the previous item with the same channel.
+    /// After [`Chunk::expand_merged`]: the previous item with the same
+    /// channel.
     same_channel: Vec<u32>,
     /// One state's continuations, in [`Chunk::expand_merged`].
     tmp_chans: Vec<ChannelId>,
@@ -358,8 +357,7 @@ struct Chunk {
 
 thread_local! {
     /// Per channel, the last merged item of the current chunk on it (`NONE`
-    /// between chunks): a thread's scratch for [`Chunk::merge`] and
-    /// [`Chunk::expand_merged`].
+    /// between chunks): a thread's scratch for [`Chunk::expand_merged`].
     static LAST_ON_CHANNEL: std::cell::RefCell<Vec<u32>> =
         const { std::cell::RefCell::new(Vec::new()) };
 }
@@ -454,35 +452,6 @@ impl Chunk {
         self.tmp_prefs = prefs;
         self.heap = self.prefs.iter().map(Prefixes::heap_bytes).sum();
         r
-    }
-
-    /// Replaces the items by one per reached state `(channel, next tag)`,
-    /// in order of first reach, each the union of the items reaching it,
-    /// and records their tags in `next_tag`. `fr` is the chunk's frontier.
-    fn merge(
-        &mut self,
-        fr: &[(u32, Prefixes)],
-        offs: &[usize],
-        port: &[u32],
-        decisions: &[AtomicU32],
-    ) {
-        self.with_last(port.len(), |me, last| {
-            let mut kept = 0;
-            let mut from = 0;
-            let ends = std::mem::take(&mut me.ends);
-            for ((s, _), &to) in fr.iter().zip(&ends) {
-                let off = offs[*s as usize];
-                for i in from..to {
-                    let (c2, q) = (me.chans[i], std::mem::take(&mut me.prefs[i]));
-                    let t2 = decisions[off + port[c2 as usize] as usize].load(Relaxed);
-                    me.push_merged(last, &mut kept, c2, t2, q);
-                }
-                from = to;
-            }
-            me.ends = ends;
-            me.chans.truncate(kept);
-            me.prefs.truncate(kept);
-        });
     }
 
     fn lists(&self) -> impl Iterator<Item = &[ChannelId]> {
