@@ -363,15 +363,23 @@ fn find_cycle(n: usize, edges: &[(ChannelId, ChannelId)]) -> Option<Vec<ChannelI
 
 /// Replays every ELP transition through the table, hop by hop from the first
 /// hop with the initial tag 1; each state's prefix classes are replayed once.
+///
+/// States are split into [`PARTS`] partitions by channel, each with its own
+/// maps of reached and explored prefixes, so that merging a hop's
+/// continuations (unions of source bitsets, most of the work at Jellyfish
+/// scale) runs in parallel while each partition still takes its
+/// continuations in frontier order.
 fn replay(topo: &Topology, table: &Table, elp: &ElpSet, r: &mut Report) {
-    let mut seen: HashMap<(ChannelId, u32), Prefixes> = HashMap::default();
+    type States = HashMap<(ChannelId, u32), Prefixes>;
+    let part = |c: ChannelId| c as usize % PARTS;
+    let mut seen: Vec<States> = (0..PARTS).map(|_| States::default()).collect();
     let mut frontier: Vec<((ChannelId, u32), Prefixes)> = Vec::new();
     for (c, mut p) in elp.initial(topo) {
         let node = topo.channel_src(c);
         r.transitions_replayed += 1;
         match table[node as usize].get(&(None, 1, c >> 1)) {
             Some(&(t, _, _)) => {
-                p.subtract_seen(seen.entry((c, t)).or_default());
+                p.subtract_seen(seen[part(c)].entry((c, t)).or_default());
                 frontier.push(((c, t), p));
             }
             None => r.violate(
@@ -388,19 +396,19 @@ fn replay(topo: &Topology, table: &Table, elp: &ElpSet, r: &mut Report) {
         // Continuations and their table lookups in parallel (the table is
         // read-only); per chunk the first missing entry, in frontier order.
         // Blocks of the frontier bound the continuations held at once.
-        type Found = (Vec<((ChannelId, u32), Prefixes)>, Option<String>, u64);
-        let mut next: HashMap<(ChannelId, u32), Prefixes> = HashMap::default();
+        type Found = (Vec<Vec<((ChannelId, u32), Prefixes)>>, Option<String>, u64);
+        let mut next: Vec<States> = (0..PARTS).map(|_| States::default()).collect();
         for block in frontier.chunks(1 << 14) {
             let found: Vec<Found> = block
                 .par_chunks(256)
                 .map(|chunk| {
-                    let (mut out, mut missing, mut n) = (Vec::new(), None, 0u64);
+                    let (mut out, mut missing, mut n) = (vec![Vec::new(); PARTS], None, 0u64);
                     for ((c, t), p) in chunk {
                         let node = topo.channel_dst(*c);
                         for (c2, q) in elp.successors(topo, *c, hop, p) {
                             n += 1;
                             match table[node as usize].get(&(Some(c >> 1), *t, c2 >> 1)) {
-                                Some(&(t2, _, _)) => out.push(((c2, t2), q)),
+                                Some(&(t2, _, _)) => out[part(c2)].push(((c2, t2), q)),
                                 None => {
                                     missing.get_or_insert_with(|| {
                                         format!(
@@ -416,25 +424,43 @@ fn replay(topo: &Topology, table: &Table, elp: &ElpSet, r: &mut Report) {
                     (out, missing, n)
                 })
                 .collect();
+            let mut by_part: Vec<Vec<Vec<_>>> = (0..PARTS).map(|_| Vec::new()).collect();
             for (out, missing, n) in found {
                 r.transitions_replayed += n;
                 if let Some(m) = missing {
                     r.violate("replay", m);
                 }
-                for (k, q) in out {
-                    next.entry(k).or_default().union(q);
+                for (list, lists) in out.into_iter().zip(&mut by_part) {
+                    lists.push(list);
                 }
             }
+            next.par_iter_mut()
+                .zip(by_part)
+                .for_each(|(states, lists)| {
+                    for (k, q) in lists.into_iter().flatten() {
+                        states.entry(k).or_default().union(q);
+                    }
+                });
         }
-        let mut next: Vec<((ChannelId, u32), Prefixes)> = next.into_iter().collect();
-        next.par_sort_unstable_by_key(|(k, _)| *k);
-        frontier.clear();
-        for (k, mut p) in next {
-            p.subtract_seen(seen.entry(k).or_default());
-            if !p.is_empty() {
-                frontier.push((k, p));
-            }
-        }
+        let parts: Vec<Vec<((ChannelId, u32), Prefixes)>> = next
+            .into_par_iter()
+            .zip(seen.par_iter_mut())
+            .map(|(states, seen)| {
+                states
+                    .into_iter()
+                    .filter_map(|(k, mut p)| {
+                        p.subtract_seen(seen.entry(k).or_default());
+                        (!p.is_empty()).then_some((k, p))
+                    })
+                    .collect()
+            })
+            .collect();
+        frontier = parts.into_iter().flatten().collect();
+        frontier.par_sort_unstable_by_key(|(k, _)| *k);
         hop += 1;
     }
 }
+
+/// Partitions of the replay's states (a few per thread keep the merge
+/// balanced).
+const PARTS: usize = 64;

@@ -15,6 +15,7 @@ mod arena;
 mod naive;
 mod petgraph_dag;
 mod pk;
+mod radix_heap;
 mod two_way;
 
 pub use naive::NaiveDag;
