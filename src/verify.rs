@@ -364,15 +364,17 @@ fn find_cycle(n: usize, edges: &[(ChannelId, ChannelId)]) -> Option<Vec<ChannelI
 /// Replays every ELP transition through the table, hop by hop from the first
 /// hop with the initial tag 1; each state's prefix classes are replayed once.
 ///
-/// States are split into [`PARTS`] partitions by channel, each with its own
-/// maps of reached and explored prefixes, so that merging a hop's
-/// continuations (unions of source bitsets, most of the work at Jellyfish
-/// scale) runs in parallel while each partition still takes its
-/// continuations in frontier order.
+/// States are split into partitions by channel, each with its own maps of
+/// reached and explored prefixes, so that merging a hop's continuations
+/// (unions of source bitsets, a large part of the work at Jellyfish scale)
+/// runs in parallel while each partition still takes its continuations in
+/// frontier order. Small networks keep one partition: splitting cost more
+/// than it saved below a few thousand channels.
 fn replay(topo: &Topology, table: &Table, elp: &ElpSet, r: &mut Report) {
     type States = HashMap<(ChannelId, u32), Prefixes>;
-    let part = |c: ChannelId| c as usize % PARTS;
-    let mut seen: Vec<States> = (0..PARTS).map(|_| States::default()).collect();
+    let parts = (topo.channel_count() / CHANNELS_PER_PART).clamp(1, MAX_PARTS);
+    let part = |c: ChannelId| c as usize % parts;
+    let mut seen: Vec<States> = (0..parts).map(|_| States::default()).collect();
     let mut frontier: Vec<((ChannelId, u32), Prefixes)> = Vec::new();
     for (c, mut p) in elp.initial(topo) {
         let node = topo.channel_src(c);
@@ -397,12 +399,12 @@ fn replay(topo: &Topology, table: &Table, elp: &ElpSet, r: &mut Report) {
         // read-only); per chunk the first missing entry, in frontier order.
         // Blocks of the frontier bound the continuations held at once.
         type Found = (Vec<Vec<((ChannelId, u32), Prefixes)>>, Option<String>, u64);
-        let mut next: Vec<States> = (0..PARTS).map(|_| States::default()).collect();
+        let mut next: Vec<States> = (0..parts).map(|_| States::default()).collect();
         for block in frontier.chunks(1 << 14) {
             let found: Vec<Found> = block
                 .par_chunks(256)
                 .map(|chunk| {
-                    let (mut out, mut missing, mut n) = (vec![Vec::new(); PARTS], None, 0u64);
+                    let (mut out, mut missing, mut n) = (vec![Vec::new(); parts], None, 0u64);
                     for ((c, t), p) in chunk {
                         let node = topo.channel_dst(*c);
                         for (c2, q) in elp.successors(topo, *c, hop, p) {
@@ -424,7 +426,7 @@ fn replay(topo: &Topology, table: &Table, elp: &ElpSet, r: &mut Report) {
                     (out, missing, n)
                 })
                 .collect();
-            let mut by_part: Vec<Vec<Vec<_>>> = (0..PARTS).map(|_| Vec::new()).collect();
+            let mut by_part: Vec<Vec<Vec<_>>> = (0..parts).map(|_| Vec::new()).collect();
             for (out, missing, n) in found {
                 r.transitions_replayed += n;
                 if let Some(m) = missing {
@@ -461,6 +463,7 @@ fn replay(topo: &Topology, table: &Table, elp: &ElpSet, r: &mut Report) {
     }
 }
 
-/// Partitions of the replay's states (a few per thread keep the merge
-/// balanced).
-const PARTS: usize = 64;
+/// The replay's state partitions: at most this many (a few per thread keep
+/// the merge balanced), one per this many channels.
+const MAX_PARTS: usize = 64;
+const CHANNELS_PER_PART: usize = 4096;
