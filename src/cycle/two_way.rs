@@ -104,6 +104,17 @@ impl OrderedDag {
         }
     }
 
+    /// Links `v` after `prev` (`NIL`: at the head), leaving its successor
+    /// to the caller.
+    fn link_after(&mut self, prev: u32, v: u32) {
+        self.link[v as usize] = [prev, NIL];
+        if prev == NIL {
+            self.head = v;
+        } else {
+            self.link[prev as usize][1] = v;
+        }
+    }
+
     /// Links `moved` (in order) between `p` and `q` (adjacent in the
     /// order, either may be `NIL`) and labels them, relabelling a window
     /// around them when the gap is too small.
@@ -116,12 +127,7 @@ impl OrderedDag {
         }
         let mut prev = p;
         for &v in &moved {
-            self.link[v as usize] = [prev, NIL];
-            if prev == NIL {
-                self.head = v;
-            } else {
-                self.link[prev as usize][1] = v;
-            }
+            self.link_after(prev, v);
             prev = v;
         }
         let last = prev;
@@ -410,15 +416,13 @@ impl IncrementalDag for OrderedDag {
         }
         let mut v: Vec<u32> = (0..rank.len() as u32).collect();
         v.sort_unstable_by_key(|&x| (rank[x as usize], x));
+        // Labels from 2^62 up, GAP apart unless that would pass 2^63 (over
+        // 2^30 vertices), leaving room at both ends for lazy placement.
+        let gap = GAP.min((1 << 62) / (v.len() as u64 + 1));
         let mut prev = NIL;
         for (i, &x) in v.iter().enumerate() {
-            self.slot[x as usize].label = (1 << 62) + i as u64 * GAP;
-            self.link[x as usize] = [prev, NIL];
-            if prev == NIL {
-                self.head = x;
-            } else {
-                self.link[prev as usize][1] = x;
-            }
+            self.slot[x as usize].label = (1 << 62) + i as u64 * gap;
+            self.link_after(prev, x);
             prev = x;
         }
         self.tail = prev;

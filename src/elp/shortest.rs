@@ -21,6 +21,7 @@ pub struct Shortest {
     pub pairs_covered: u64,
 }
 
+#[derive(Default)]
 struct Chunk {
     rows: usize,
     col: Vec<u64>,
@@ -117,14 +118,7 @@ impl Shortest {
                         })
                         .collect();
                 }
-                let mut ch = Chunk {
-                    rows: 0,
-                    col: Vec::new(),
-                    paths: 0,
-                    saturated: false,
-                    longest: 0,
-                    pairs: 0,
-                };
+                let mut ch = Chunk::default();
                 ch.rows = useful
                     .iter()
                     .rposition(|row| row.iter().any(|&m| m != 0))
@@ -190,6 +184,13 @@ impl Shortest {
                 ch
             })
             .collect();
+        Ok(Self::assemble(n, &chunks))
+    }
+
+    /// Lays the per-chunk columns out as rows of `words` words per
+    /// `(node, distance)` and sums the chunks' counts.
+    fn assemble(n: usize, chunks: &[Chunk]) -> Self {
+        let words = chunks.len();
         let rows = chunks.iter().map(|c| c.rows).max().unwrap_or(0).max(2);
         let mut reach = vec![0u64; n * rows * words];
         for (j, ch) in chunks.iter().enumerate() {
@@ -208,7 +209,7 @@ impl Shortest {
             longest: 0,
             pairs_covered: 0,
         };
-        for ch in &chunks {
+        for ch in chunks {
             s.saturated |= ch.saturated;
             s.paths = s.paths.checked_add(ch.paths).unwrap_or_else(|| {
                 s.saturated = true;
@@ -217,7 +218,7 @@ impl Shortest {
             s.longest = s.longest.max(ch.longest);
             s.pairs_covered += ch.pairs;
         }
-        Ok(s)
+        s
     }
 
     fn row(&self, w: u32, d: usize) -> &[u64] {
@@ -287,14 +288,7 @@ mod tests {
                 let mut useful = vec![false; n];
                 let mut sigma = vec![0u128; n];
                 let mut stamp = vec![u32::MAX; n];
-                let mut ch = Chunk {
-                    rows: 0,
-                    col: Vec::new(),
-                    paths: 0,
-                    saturated: false,
-                    longest: 0,
-                    pairs: 0,
-                };
+                let mut ch = Chunk::default();
                 let mut marks: Vec<(u32, u32, u32)> = Vec::new();
                 for bit in 0..64 {
                     let i = j * 64 + bit;
@@ -354,34 +348,7 @@ mod tests {
                 ch
             })
             .collect();
-        let rows = chunks.iter().map(|c| c.rows).max().unwrap_or(0).max(2);
-        let mut reach = vec![0u64; n * rows * words];
-        for (j, ch) in chunks.iter().enumerate() {
-            for w in 0..n {
-                for d in 0..ch.rows {
-                    reach[(w * rows + d) * words + j] = ch.col[w * ch.rows + d];
-                }
-            }
-        }
-        let mut s = Shortest {
-            words,
-            rows,
-            reach,
-            paths: 0,
-            saturated: false,
-            longest: 0,
-            pairs_covered: 0,
-        };
-        for ch in &chunks {
-            s.saturated |= ch.saturated;
-            s.paths = s.paths.checked_add(ch.paths).unwrap_or_else(|| {
-                s.saturated = true;
-                u128::MAX
-            });
-            s.longest = s.longest.max(ch.longest);
-            s.pairs_covered += ch.pairs;
-        }
-        s
+        Shortest::assemble(n, &chunks)
     }
 
     #[test]
