@@ -397,7 +397,34 @@ fn print_run(r: &pipeline::RunResult) {
         s.pairs_total
     );
     println!("algorithm     {} (cycle detection: {})", s.algo, s.cycle);
-    println!("priorities    {} lossless", s.priorities);
+    println!(
+        "priorities    {} lossless; lower bound {}{}",
+        s.priorities,
+        s.priorities_lower_bound,
+        if s.priorities_optimal {
+            " (optimal)"
+        } else {
+            " (optimality not proven)"
+        }
+    );
+    if let (Some(steps), Some(residue)) = (s.search_steps, s.search_residue) {
+        println!(
+            "search        {steps} steps{}{}",
+            if residue > 0 {
+                format!(
+                    "; {residue} paths still needed priority {} at the lowest failed target",
+                    s.priorities
+                )
+            } else {
+                String::new()
+            },
+            if s.search_stopped_early == Some(true) {
+                "; stopped early by the time limit"
+            } else {
+                ""
+            }
+        );
+    }
     if let Some(n) = s.dscp_conflicts {
         println!(
             "              TTL rules; {n} keys would conflict if these priorities were rewritten DSCP tags (rules no switch could hold)"

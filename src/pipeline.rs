@@ -69,6 +69,19 @@ pub struct Summary {
     pub pairs_covered: u64,
     pub pairs_total: u64,
     pub priorities: u32,
+    /// A proven lower bound on the priorities of any deadlock-free plan for
+    /// this ELP (see [`crate::tagging::dependency_lower_bound`]; `exact`
+    /// raises it with its solver's proofs).
+    pub priorities_lower_bound: u32,
+    /// True when `priorities` meets the lower bound: no plan can use fewer.
+    pub priorities_optimal: bool,
+    /// `search` and `exact`: moves applied or solver calls made.
+    pub search_steps: Option<u64>,
+    /// `search` and `exact`: paths still needing more priorities at the
+    /// lowest target tried and not reached (0: none failed).
+    pub search_residue: Option<u64>,
+    /// `search` and `exact`: true when a time limit ended the search.
+    pub search_stopped_early: Option<bool>,
     pub acl_exact_total: u64,
     pub acl_exact_max: u64,
     pub acl_exact_p50: u64,
@@ -205,6 +218,11 @@ fn summarize(
         pairs_covered: counts.pairs_covered,
         pairs_total: counts.pairs_total,
         priorities: tagging.priorities,
+        priorities_lower_bound: tagging.lower_bound,
+        priorities_optimal: tagging.priorities == tagging.lower_bound,
+        search_steps: tagging.effort.as_ref().map(|e| e.steps),
+        search_residue: tagging.effort.as_ref().map(|e| e.residue),
+        search_stopped_early: tagging.effort.as_ref().map(|e| e.stopped_early),
         acl_exact_total: rs.acl_exact.total,
         acl_exact_max: rs.acl_exact.max,
         acl_exact_p50: rs.acl_exact.p50,

@@ -81,3 +81,132 @@ fn dfs(
     nodes.pop();
     Ok(())
 }
+
+/// Channel sequences of an ELP set, flat: path `i` is
+/// `channels[offsets[i]..offsets[i + 1]]`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChannelPaths {
+    pub channels: Vec<ChannelId>,
+    pub offsets: Vec<usize>,
+}
+
+impl ChannelPaths {
+    pub fn len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn path(&self, i: usize) -> &[ChannelId] {
+        &self.channels[self.offsets[i]..self.offsets[i + 1]]
+    }
+    /// Heap bytes held (for memory budgets).
+    pub fn heap_bytes(&self) -> u64 {
+        crate::budget::bytes_of::<ChannelId>(self.channels.len())
+            + crate::budget::bytes_of::<usize>(self.offsets.len())
+    }
+}
+
+/// The *maximal* ELPs as channel sequences (parallel links kept apart): a
+/// path that is a prefix or a suffix of another ELP is left out, because
+/// any plan that fits the longer path fits it (a suffix starts at a tag no
+/// higher than the longer path has there, and tags only rise along a path).
+/// Sources run in parallel; the result is in first-hop order whatever the
+/// thread count. Stops with [`Error::Limit`] past `max` maximal paths.
+///
+/// # Errors
+/// [`Error::Limit`] past `max` paths.
+pub fn maximal_channel_paths(topo: &Topology, elp: &ElpSet, max: u64) -> Result<ChannelPaths> {
+    use rayon::prelude::*;
+    use std::sync::atomic::AtomicU64;
+    let found = AtomicU64::new(0);
+    let parts: Vec<Result<ChannelPaths>> = elp
+        .initial(topo)
+        .into_par_iter()
+        .map(|(c, p)| {
+            let mut out = ChannelPaths {
+                channels: Vec::new(),
+                offsets: vec![0],
+            };
+            let mut stack = Vec::new();
+            leaves(topo, elp, c, 1, p, &mut stack, &mut out, &found, max)?;
+            Ok(out)
+        })
+        .collect();
+    let mut all = ChannelPaths {
+        channels: Vec::new(),
+        offsets: vec![0],
+    };
+    for part in parts {
+        let part = part?;
+        let base = all.channels.len();
+        all.channels.extend_from_slice(&part.channels);
+        all.offsets
+            .extend(part.offsets[1..].iter().map(|o| o + base));
+    }
+    Ok(drop_suffixes(all))
+}
+
+/// DFS below `(c, hop, p)`; pushes the leaf paths (accepted, with no
+/// accepted extension) and returns whether anything at or below was
+/// accepted.
+#[allow(clippy::too_many_arguments)]
+fn leaves(
+    topo: &Topology,
+    elp: &ElpSet,
+    c: ChannelId,
+    hop: u32,
+    p: Prefixes,
+    stack: &mut Vec<ChannelId>,
+    out: &mut ChannelPaths,
+    found: &std::sync::atomic::AtomicU64,
+    max: u64,
+) -> Result<bool> {
+    stack.push(c);
+    let mut below = false;
+    for (c2, q) in elp.successors(topo, c, hop, &p) {
+        below |= leaves(topo, elp, c2, hop + 1, q, stack, out, found, max)?;
+    }
+    let here = elp.accepts(topo, c, hop, &p);
+    if here && !below {
+        let n = found.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if n > max {
+            return Err(Error::Limit {
+                what: "maximal ELP paths",
+                value: n as u128,
+                limit: max as u128,
+            });
+        }
+        out.channels.extend_from_slice(stack);
+        out.offsets.push(out.channels.len());
+    }
+    stack.pop();
+    Ok(here || below)
+}
+
+/// Removes every path that is a proper suffix of another path of the set,
+/// and duplicates, keeping the first occurrence's order.
+fn drop_suffixes(all: ChannelPaths) -> ChannelPaths {
+    use rustc_hash::FxHashSet;
+    let tails: FxHashSet<&[ChannelId]> = (0..all.len())
+        .filter(|&i| all.path(i).len() > 1)
+        .map(|i| &all.path(i)[1..])
+        .collect();
+    let mut seen: FxHashSet<&[ChannelId]> = FxHashSet::default();
+    let mut out = ChannelPaths {
+        channels: Vec::new(),
+        offsets: vec![0],
+    };
+    for i in 0..all.len() {
+        let p = all.path(i);
+        // A dropped path is the tail of a longer one, which is kept or is
+        // itself a tail: following the chain ends at a kept path that
+        // dominates them all.
+        if tails.contains(p) || !seen.insert(p) {
+            continue;
+        }
+        out.channels.extend_from_slice(p);
+        out.offsets.push(out.channels.len());
+    }
+    out
+}

@@ -133,6 +133,11 @@ pub fn tables(sweep: &str, outcomes: &[Outcome], threads: usize) -> (Table, Tabl
         runs.u64("pairs_covered", ok.map(|r| r.pairs_covered));
         runs.u64("pairs_total", ok.map(|r| r.pairs_total));
         runs.u32("priorities", ok.map(|r| r.priorities));
+        runs.u32(
+            "priorities_lower_bound",
+            ok.map(|r| r.priorities_lower_bound),
+        );
+        runs.bool("priorities_optimal", ok.map(|r| r.priorities_optimal));
         runs.u64("acl_exact_total", ok.map(|r| r.acl_exact_total));
         runs.u64("acl_exact_max", ok.map(|r| r.acl_exact_max));
         runs.u64("acl_exact_p50", ok.map(|r| r.acl_exact_p50));
@@ -149,6 +154,12 @@ pub fn tables(sweep: &str, outcomes: &[Outcome], threads: usize) -> (Table, Tabl
         runs.u64("rules_p99", ok.map(|r| r.rules_p99));
         runs.u64("headroom_max_bytes", ok.map(|r| r.headroom_max_bytes));
         runs.u64("dscp_conflicts", ok.and_then(|r| r.dscp_conflicts));
+        runs.u64("search_steps", ok.and_then(|r| r.search_steps));
+        runs.u64("search_residue", ok.and_then(|r| r.search_residue));
+        runs.bool(
+            "search_stopped_early",
+            ok.and_then(|r| r.search_stopped_early),
+        );
         runs.bool("verified", Some(ok.is_some_and(|r| r.verified)));
         runs.str("status", Some(if ok.is_some() { "ok" } else { "failed" }));
         runs.str("error", o.result.as_ref().err().map(String::as_str));
@@ -204,6 +215,8 @@ pub const RUNS_COLUMNS: &[(&str, Kind)] = &[
     ("pairs_covered", Kind::U64),
     ("pairs_total", Kind::U64),
     ("priorities", Kind::U32),
+    ("priorities_lower_bound", Kind::U32),
+    ("priorities_optimal", Kind::Bool),
     ("acl_exact_total", Kind::U64),
     ("acl_exact_max", Kind::U64),
     ("acl_exact_p50", Kind::U64),
@@ -220,6 +233,9 @@ pub const RUNS_COLUMNS: &[(&str, Kind)] = &[
     ("rules_p99", Kind::U64),
     ("headroom_max_bytes", Kind::U64),
     ("dscp_conflicts", Kind::U64),
+    ("search_steps", Kind::U64),
+    ("search_residue", Kind::U64),
+    ("search_stopped_early", Kind::Bool),
     ("verified", Kind::Bool),
     ("status", Kind::Str),
     ("error", Kind::Str),
@@ -318,6 +334,8 @@ pub struct Row {
     pub nodes: Option<u64>,
     pub longest_elp: Option<u32>,
     pub priorities: Option<u32>,
+    /// The proven lower bound on priorities.
+    pub bound: Option<u32>,
     pub acl_exact_max: Option<u64>,
     pub rules_max: Option<u64>,
     pub seconds: Option<f64>,
@@ -519,6 +537,7 @@ fn rows_of(batches: &[RecordBatch]) -> Vec<Row> {
                     .map(|(a, b)| a + b),
                 longest_elp: u32_("longest_elp", i),
                 priorities: u32_("priorities", i),
+                bound: u32_("priorities_lower_bound", i),
                 acl_exact_max: u64_("acl_exact_max", i),
                 rules_max: u64_("rules_max", i),
                 seconds: secs.is_valid(i).then(|| secs.value(i)),
@@ -563,7 +582,7 @@ pub fn summary_table(rows: &[Row]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<36} {:<22} {:<14} {:>4} {:>7} {:>7} {:>4} {:>9} {:>9} {:>8}  status",
+        "{:<36} {:<22} {:<14} {:>4} {:>7} {:>7} {:>4} {:>4} {:>9} {:>9} {:>8}  status",
         "topology",
         "elp",
         "algo",
@@ -571,6 +590,7 @@ pub fn summary_table(rows: &[Row]) -> String {
         "nodes",
         "longest",
         "P",
+        "LB",
         "acl_max",
         "rules_max",
         "seconds"
@@ -595,7 +615,7 @@ pub fn summary_table(rows: &[Row]) -> String {
         };
         let _ = writeln!(
             out,
-            "{:<36} {:<22} {:<14} {:>4} {:>7} {:>7} {:>4} {:>9} {:>9} {:>8}  {status}",
+            "{:<36} {:<22} {:<14} {:>4} {:>7} {:>7} {:>4} {:>4} {:>9} {:>9} {:>8}  {status}",
             topo.chars().take(36).collect::<String>(),
             elp.chars().take(22).collect::<String>(),
             algo.chars().take(14).collect::<String>(),
@@ -603,6 +623,7 @@ pub fn summary_table(rows: &[Row]) -> String {
             show(f(|r| r.nodes.map(|x| x as f64)), 0),
             show(f(|r| r.longest_elp.map(f64::from)), 0),
             show(f(|r| r.priorities.map(f64::from)), 0),
+            show(f(|r| r.bound.map(f64::from)), 0),
             show(f(|r| r.acl_exact_max.map(|x| x as f64)), 0),
             show(f(|r| r.rules_max.map(|x| x as f64)), 0),
             show(f(|r| r.seconds), 3),

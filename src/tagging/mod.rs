@@ -13,6 +13,8 @@
 //! t's graph), so results are independent of thread count.
 
 pub mod engine;
+pub mod order;
+pub mod search;
 mod ttl;
 
 use crate::budget::Budget;
@@ -40,7 +42,23 @@ pub enum Algo {
     /// Clos bounce tagging: +1 on every down-then-up bounce. `k` caps the
     /// bounces (default: the ELP spec's `kbounce:K`, or 0).
     Clos { k: Option<u32> },
+    /// Fewest priorities by search over order plans ([`order`]): the best of
+    /// greedy and the up*/down* and alternating constructions, then a
+    /// target-P local search ([`search`]) that lowers P while it succeeds,
+    /// within `steps` moves (and `time_ms`, if set). Never more priorities
+    /// than greedy; among plans with the fewest, the fewest compressed rules.
+    Search {
+        steps: u64,
+        seed: u64,
+        time_ms: Option<u64>,
+    },
 }
+
+/// Default step budget of `search`.
+pub const SEARCH_STEPS: u64 = 200_000;
+/// Maximal ELPs `search` enumerates for its local search; past this it
+/// keeps the best construction.
+pub const SEARCH_MAX_PATHS: u64 = 30_000_000;
 
 /// Restarts one greedy run may ask for.
 pub const MAX_RESTARTS: u32 = 1024;
@@ -59,6 +77,22 @@ impl Algo {
             Algo::GreedyTtl => "greedy-ttl".into(),
             Algo::Clos { k: None } => "clos".into(),
             Algo::Clos { k: Some(k) } => format!("clos:{k}"),
+            Algo::Search {
+                steps: SEARCH_STEPS,
+                seed: 0,
+                time_ms: None,
+            } => "search".into(),
+            Algo::Search {
+                steps,
+                seed,
+                time_ms,
+            } => {
+                let mut s = format!("search:steps={steps},seed={seed}");
+                if let Some(ms) = time_ms {
+                    s += &format!(",time={}", *ms as f64 / 1000.0);
+                }
+                s
+            }
         }
     }
 }
@@ -108,8 +142,32 @@ impl FromStr for Algo {
                     seed,
                 })
             }
+            "search" => {
+                let (mut steps, mut seed, mut time_ms) = (SEARCH_STEPS, 0u64, None);
+                for kv in rest.split(',').map(str::trim).filter(|x| !x.is_empty()) {
+                    let (k, v) = kv.split_once('=').ok_or_else(|| bad(format!("'{kv}' is not key=value")))?;
+                    let (k, v) = (k.trim(), v.trim());
+                    match k {
+                        "steps" | "seed" => {
+                            let n: u64 = v.parse().map_err(|_| bad(format!("{k} = {v} is not a non-negative integer")))?;
+                            if k == "steps" {
+                                steps = n;
+                            } else {
+                                seed = n;
+                            }
+                        }
+                        "time" => {
+                            let secs: f64 = v.parse().ok().filter(|x: &f64| x.is_finite() && *x > 0.0 && *x <= 1e7)
+                                .ok_or_else(|| bad(format!("time = {v} must be seconds, a positive number")))?;
+                            time_ms = Some((secs * 1000.0).round().max(1.0) as u64);
+                        }
+                        other => return Err(bad(format!("unknown parameter '{other}' (expected steps, seed, time)"))),
+                    }
+                }
+                Ok(Algo::Search { steps, seed, time_ms })
+            }
             _ => Err(bad(
-                "unknown algorithm (expected brute, greedy, greedy:restarts=R,seed=X, greedy-ttl, clos or clos:K)".into(),
+                "unknown algorithm (expected brute, greedy, greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K or search[:steps=N,seed=X,time=S])".into(),
             )),
         }
     }
@@ -163,6 +221,28 @@ pub struct Tagging {
     /// would need two different next priorities if the priorities were used
     /// as rewritten DSCP tags, i.e. rules no switch could hold.
     pub dscp_conflicts: Option<u64>,
+    /// A proven lower bound on the priorities any deadlock-free plan of this
+    /// ELP needs: see [`dependency_lower_bound`], raised by `exact` when its
+    /// solver proves fewer priorities impossible.
+    pub lower_bound: u32,
+    /// Search effort of `search` and `exact` (moves evaluated, or solver
+    /// calls), and whether a limit cut it short; see [`Effort`].
+    pub effort: Option<Effort>,
+}
+
+/// What an optimising algorithm (`search`, `exact`) spent and where it
+/// stopped.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Effort {
+    /// Local-search moves applied, or SAT solver calls.
+    pub steps: u64,
+    /// Paths still needing more priorities at the last target that was not
+    /// reached (0 when every target down to the lower bound was reached).
+    pub residue: u64,
+    /// The priority target the residue refers to (0: none failed).
+    pub failed_target: u32,
+    /// True when `--time-limit` (or the solver's timeout) stopped the work.
+    pub stopped_early: bool,
 }
 
 /// Tags must fit the DSCP field with room for the lossy class.
@@ -255,6 +335,11 @@ pub fn tag_within(
                     .expect("restarts >= 1")
             }
         }
+        Algo::Search {
+            steps,
+            seed,
+            time_ms,
+        } => search_plan(topo, elp, algo, cycle, budget, steps, seed, time_ms)?,
         Algo::GreedyTtl => match cycle {
             CycleBackend::Ordered => ttl::greedy_ttl::<OrderedDag>(topo, elp, cycle, budget)?,
             CycleBackend::Pk => ttl::greedy_ttl::<PearceKelly>(topo, elp, cycle, budget)?,
@@ -262,7 +347,174 @@ pub fn tag_within(
             CycleBackend::Naive => ttl::greedy_ttl::<NaiveDag>(topo, elp, cycle, budget)?,
         },
     };
+    let mut t = t;
     self_check(&t)?;
+    t.lower_bound = t.lower_bound.max(dependency_lower_bound(&t.keys));
+    Ok(t)
+}
+
+/// The lower bound every plan of an ELP obeys, from its transitions alone:
+/// 0 without keys, 1 when the single-priority dependency graph (every key
+/// keeps its tag, so every transition `(c1, c2)` of the ELP is an edge) is
+/// acyclic, 2 when it has a cycle (then one priority cannot be deadlock-free).
+///
+/// Any plan's keys cover every transition of the ELP, whatever their tags,
+/// so the keys of the plan at hand give the graph.
+///
+/// Complexity: O(K log K) for K keys.
+pub fn dependency_lower_bound(keys: &[Key]) -> u32 {
+    if keys.is_empty() {
+        return 0;
+    }
+    let edges: Vec<(ChannelId, ChannelId)> = keys
+        .iter()
+        .filter_map(|k| Some((k.in_channel?, k.out_channel)))
+        .collect();
+    if has_cycle(edges) { 2 } else { 1 }
+}
+
+/// True when the directed graph `edges` has a cycle (Kahn's algorithm over
+/// the sorted, deduplicated edge list).
+pub(crate) fn has_cycle(mut edges: Vec<(ChannelId, ChannelId)>) -> bool {
+    edges.sort_unstable();
+    edges.dedup();
+    let n = edges
+        .iter()
+        .map(|&(a, b)| a.max(b) as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut start = vec![0usize; n + 1];
+    let mut indeg = vec![0u32; n];
+    let mut present = vec![false; n];
+    for &(a, b) in &edges {
+        start[a as usize + 1] += 1;
+        indeg[b as usize] += 1;
+        present[a as usize] = true;
+        present[b as usize] = true;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut ready: Vec<usize> = (0..n).filter(|&v| present[v] && indeg[v] == 0).collect();
+    let total = present.iter().filter(|&&p| p).count();
+    let mut removed = 0;
+    while let Some(v) = ready.pop() {
+        removed += 1;
+        for &(_, w) in &edges[start[v]..start[v + 1]] {
+            indeg[w as usize] -= 1;
+            if indeg[w as usize] == 0 {
+                ready.push(w as usize);
+            }
+        }
+    }
+    removed != total
+}
+
+/// `search`: see [`Algo::Search`].
+#[allow(clippy::too_many_arguments)]
+fn search_plan(
+    topo: &Topology,
+    elp: &ElpSet,
+    algo: Algo,
+    cycle: CycleBackend,
+    budget: &Budget,
+    steps: u64,
+    seed: u64,
+    time_ms: Option<u64>,
+) -> Result<Tagging> {
+    let deadline =
+        time_ms.map(|ms| std::time::Instant::now() + std::time::Duration::from_millis(ms));
+    let greedy = tag_within(topo, elp, Algo::GREEDY, cycle, budget)?;
+    let lb = greedy.lower_bound;
+    let levels = (greedy.priorities as usize).max(1);
+    let mut plans = vec![order::OrderPlan::from_keys(
+        topo.channel_count(),
+        &greedy.keys,
+        greedy.priorities,
+    )];
+    for (name, rank) in order::rankings(topo) {
+        plans.push(order::OrderPlan::mountain(topo, &rank, levels, &format!("updown-{name}")));
+        plans.push(order::OrderPlan::alternating(topo, &rank, levels, &format!("alternating-{name}")));
+    }
+    // The best so far: (priorities, compressed rules, tagging, orders).
+    let rules_of = |t: &Tagging| -> u64 {
+        crate::rules::RuleSet::from_tagging(topo, t)
+            .counts(topo.node_count())
+            .iter()
+            .map(|c| c.acl_compressed + c.queue_rules)
+            .sum()
+    };
+    // The orders with the fewest priorities seed the local search; the
+    // plan kept is the best by (priorities, compressed rules), greedy's own
+    // first so that ties keep it.
+    let mut seed_orders = (u32::MAX, plans[0].clone());
+    let mut best = (greedy.priorities, rules_of(&greedy), greedy);
+    let consider = |plan: &order::OrderPlan,
+                    best: &mut (u32, u64, Tagging),
+                    seed_orders: &mut (u32, order::OrderPlan)|
+     -> Result<()> {
+        let t = finish(topo, algo, cycle, plan.walk(topo, elp, budget)?);
+        if t.priorities < seed_orders.0 {
+            *seed_orders = (t.priorities, plan.truncated(t.priorities as usize));
+        }
+        if t.priorities <= best.0 && t.priorities <= MAX_TAG {
+            let r = rules_of(&t);
+            if (t.priorities, r) < (best.0, best.1) {
+                *best = (t.priorities, r, t);
+            }
+        }
+        Ok(())
+    };
+    for plan in &plans {
+        consider(plan, &mut best, &mut seed_orders)?;
+    }
+    let mut effort = Effort::default();
+    if best.0 > lb && steps > 0 {
+        let paths = match crate::elp::enumerate::maximal_channel_paths(topo, elp, SEARCH_MAX_PATHS) {
+            Ok(p) => Some(p),
+            Err(Error::Limit { .. }) => None,
+            Err(e) => return Err(e),
+        };
+        if let Some(paths) = paths {
+            budget.check("tagging", paths.heap_bytes() * 3)?;
+            let mut left = steps;
+            let mut target = best.0 - 1;
+            while target >= lb.max(1) && left > 0 {
+                let mut ls = search::LocalSearch::new(
+                    &paths,
+                    topo.channel_count(),
+                    &seed_orders.1.pos,
+                    target,
+                    crate::seed::mix(seed, target as u64),
+                );
+                let out = ls.run(left, deadline, |_, _| {});
+                effort.steps += out.steps;
+                left -= out.steps;
+                if !out.reached {
+                    effort.residue = out.residue;
+                    effort.failed_target = target;
+                    effort.stopped_early = out.timed_out;
+                    break;
+                }
+                let plan = order::OrderPlan {
+                    pos: ls.pos,
+                    origin: "search".into(),
+                };
+                let before = best.0;
+                consider(&plan, &mut best, &mut seed_orders)?;
+                if best.0 >= before {
+                    // The walk disagrees with the path list (it should not):
+                    // keep what the walk proved and stop.
+                    break;
+                }
+                target = best.0 - 1;
+            }
+        }
+    }
+    let mut t = best.2;
+    t.algo = algo;
+    t.lower_bound = lb;
+    t.effort = Some(effort);
     Ok(t)
 }
 
@@ -456,6 +708,8 @@ fn build(
         states,
         per_priority: per,
         dscp_conflicts,
+        lower_bound: 0,
+        effort: None,
     }
 }
 
@@ -502,10 +756,10 @@ fn self_check(t: &Tagging) -> Result<()> {
 }
 
 /// The first priority whose same-priority edges `(in channel, out channel)`
-/// contain a cycle, by repeatedly removing vertices without incoming edges.
+/// contain a cycle.
 fn cyclic_priority(keys: &[Key]) -> Option<u32> {
-    use rustc_hash::FxHashMap;
-    let mut by_prio: FxHashMap<u32, Vec<(ChannelId, ChannelId)>> = FxHashMap::default();
+    let mut by_prio: std::collections::BTreeMap<u32, Vec<(ChannelId, ChannelId)>> =
+        std::collections::BTreeMap::new();
     for k in keys {
         if let Some(c1) = k.in_channel
             && k.priority == k.next_priority
@@ -516,31 +770,9 @@ fn cyclic_priority(keys: &[Key]) -> Option<u32> {
                 .push((c1, k.out_channel));
         }
     }
-    let mut prios: Vec<u32> = by_prio.keys().copied().collect();
-    prios.sort_unstable();
-    prios.into_iter().find(|p| {
-        let edges = &by_prio[p];
-        let mut indeg: FxHashMap<ChannelId, u32> = FxHashMap::default();
-        let mut out: FxHashMap<ChannelId, Vec<ChannelId>> = FxHashMap::default();
-        for &(a, b) in edges {
-            *indeg.entry(b).or_default() += 1;
-            indeg.entry(a).or_default();
-            out.entry(a).or_default().push(b);
-        }
-        let mut ready: Vec<ChannelId> = indeg.iter().filter(|e| *e.1 == 0).map(|e| *e.0).collect();
-        let mut removed = 0;
-        while let Some(v) = ready.pop() {
-            removed += 1;
-            for &w in out.get(&v).map_or(&[][..], Vec::as_slice) {
-                let d = indeg.get_mut(&w).expect("every head has an in-degree");
-                *d -= 1;
-                if *d == 0 {
-                    ready.push(w);
-                }
-            }
-        }
-        removed != indeg.len()
-    })
+    by_prio
+        .into_iter()
+        .find_map(|(p, edges)| has_cycle(edges).then_some(p))
 }
 
 #[cfg(test)]

@@ -1,0 +1,375 @@
+//! Target-P local search over order plans (see [`super::order`]).
+//!
+//! Given P orders and the maximal ELPs as channel sequences, a path is
+//! *violated* when its tag passes P. A step takes a violated path at random
+//! and, for each descent on it (a transition `(c1, c2)` at tag `t` where
+//! `c1` does not come before `c2` in order `t`), considers moving `c1` or
+//! `c2` within order `t`: every position relative to the channels it is
+//! compared with is scored at once (the weight of the paths through it that
+//! would stay violated), and the best move is made when it lowers the
+//! weighted count. When no move helps, the path's weight rises (breakout:
+//! Morris, AAAI 1993), so paths that resist gain pull. The search is
+//! sequential and seeded: a seed and a step budget give the same result on
+//! any number of threads.
+//!
+//! Complexity per step: O(L * (occ * L + d log d)) for a path of L links,
+//! channels on `occ` paths each, and `d` distinct neighbour positions.
+
+use crate::elp::enumerate::ChannelPaths;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::time::Instant;
+use tagger_generators::ChannelId;
+
+/// Gap between neighbouring positions after a relabelling; a move halves a
+/// gap, so a region of an order is relabelled after about 24 moves into it.
+const GAP: u64 = 1 << 24;
+
+/// How the search ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// True when no path passes the target.
+    pub reached: bool,
+    /// Steps taken.
+    pub steps: u64,
+    /// Paths still past the target.
+    pub residue: u64,
+    /// True when the deadline stopped it.
+    pub timed_out: bool,
+}
+
+/// The search state for one target.
+#[derive(Debug)]
+pub struct LocalSearch<'a> {
+    paths: &'a ChannelPaths,
+    /// Occurrences `(path, index)` of each channel, CSR by channel.
+    occ_start: Vec<usize>,
+    occ: Vec<(u32, u32)>,
+    /// `pos[t][c]`, for `t` in `0..target`.
+    pub pos: Vec<Vec<u64>>,
+    target: u32,
+    weight: Vec<u32>,
+    violated: Vec<u32>,
+    /// Index of a path in `violated`, or `u32::MAX`.
+    slot: Vec<u32>,
+    rng: ChaCha8Rng,
+}
+
+/// A move: put channel `c` in order `t` at position `at`, changing the
+/// weighted count by `delta`.
+#[derive(Clone, Copy, Debug)]
+struct Move {
+    delta: i64,
+    c: ChannelId,
+    t: usize,
+    at: u64,
+}
+
+impl<'a> LocalSearch<'a> {
+    /// Starts from the first `target` orders of `pos` (each at least one).
+    pub fn new(paths: &'a ChannelPaths, channels: usize, pos: &[Vec<u64>], target: u32, seed: u64) -> Self {
+        let mut count = vec![0usize; channels + 1];
+        for &c in &paths.channels {
+            count[c as usize + 1] += 1;
+        }
+        for i in 0..channels {
+            count[i + 1] += count[i];
+        }
+        let mut fill = count.clone();
+        let mut occ = vec![(0u32, 0u32); paths.channels.len()];
+        for p in 0..paths.len() {
+            for (j, &c) in paths.path(p).iter().enumerate() {
+                occ[fill[c as usize]] = (p as u32, j as u32);
+                fill[c as usize] += 1;
+            }
+        }
+        let mut s = LocalSearch {
+            paths,
+            occ_start: count,
+            occ,
+            pos: (0..target as usize)
+                .map(|t| relabelled(&pos[t.min(pos.len() - 1)]))
+                .collect(),
+            target,
+            weight: vec![1; paths.len()],
+            violated: Vec::new(),
+            slot: vec![u32::MAX; paths.len()],
+            rng: ChaCha8Rng::seed_from_u64(seed),
+        };
+        for p in 0..paths.len() {
+            if s.tag_of(p) > target {
+                s.slot[p] = s.violated.len() as u32;
+                s.violated.push(p as u32);
+            }
+        }
+        s
+    }
+
+    /// Paths currently past the target.
+    pub fn violated(&self) -> usize {
+        self.violated.len()
+    }
+
+    fn tag_of(&self, p: usize) -> u32 {
+        super::order::path_tag(&self.pos, self.paths.path(p), self.target)
+    }
+
+    /// The tag of path `p` with channel `c` at doubled position `x2` in
+    /// order `t` (every other position doubled too, so `x2` may sit between
+    /// two integers).
+    fn tag_with(&self, p: usize, c: ChannelId, t: usize, x2: u64) -> u32 {
+        let at = |tt: usize, ch: ChannelId| -> u64 {
+            if tt == t && ch == c {
+                x2
+            } else {
+                2 * self.pos[tt][ch as usize]
+            }
+        };
+        let mut tag = 1u32;
+        for w in self.paths.path(p).windows(2) {
+            let tt = (tag as usize).min(self.pos.len()) - 1;
+            if at(tt, w[0]) >= at(tt, w[1]) {
+                tag += 1;
+                if tag > self.target {
+                    return tag;
+                }
+            }
+        }
+        tag
+    }
+
+    /// Runs until no path passes the target, `steps` steps were taken, or
+    /// `deadline` passed. `progress(steps, violated)` is called every 1,024
+    /// steps.
+    pub fn run(&mut self, steps: u64, deadline: Option<Instant>, mut progress: impl FnMut(u64, usize)) -> Outcome {
+        let mut taken = 0u64;
+        let mut timed_out = false;
+        while !self.violated.is_empty() && taken < steps {
+            if taken % 1024 == 0 {
+                progress(taken, self.violated.len());
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    timed_out = true;
+                    break;
+                }
+            }
+            taken += 1;
+            self.step();
+        }
+        Outcome {
+            reached: self.violated.is_empty(),
+            steps: taken,
+            residue: self.violated.len() as u64,
+            timed_out,
+        }
+    }
+
+    fn step(&mut self) {
+        let p = self.violated[self.rng.random_range(0..self.violated.len())] as usize;
+        let path = self.paths.path(p);
+        // Candidates: both channels of every descent at a tag within the
+        // target.
+        let mut cands: Vec<(ChannelId, usize)> = Vec::new();
+        let mut tag = 1usize;
+        for w in path.windows(2) {
+            if tag > self.target as usize {
+                break;
+            }
+            let o = &self.pos[tag - 1];
+            if o[w[0] as usize] >= o[w[1] as usize] {
+                cands.push((w[0], tag - 1));
+                cands.push((w[1], tag - 1));
+                tag += 1;
+            }
+        }
+        cands.sort_unstable();
+        cands.dedup();
+        let mut best: Option<Move> = None;
+        for &(c, t) in &cands {
+            if let Some(m) = self.best_move(c, t)
+                && best.is_none_or(|b| m.delta < b.delta)
+            {
+                best = Some(m);
+            }
+        }
+        match best {
+            Some(m) if m.delta < 0 => self.apply(m),
+            Some(m) if m.delta == 0 && self.rng.random_ratio(1, 4) => self.apply(m),
+            _ => {
+                // A local minimum for this path: make it weigh more.
+                self.weight[p] = self.weight[p].saturating_add(1);
+            }
+        }
+    }
+
+    /// The best position for channel `c` in order `t` (None when it has no
+    /// neighbours to be placed against, or only its current region).
+    fn best_move(&mut self, c: ChannelId, t: usize) -> Option<Move> {
+        let occs = &self.occ[self.occ_start[c as usize]..self.occ_start[c as usize + 1]];
+        let o = &self.pos[t];
+        let mut marks: Vec<u64> = Vec::with_capacity(2 * occs.len());
+        for &(q, j) in occs {
+            let path = self.paths.path(q as usize);
+            let j = j as usize;
+            if j > 0 {
+                marks.push(o[path[j - 1] as usize]);
+            }
+            if j + 1 < path.len() {
+                marks.push(o[path[j + 1] as usize]);
+            }
+        }
+        if marks.is_empty() {
+            return None;
+        }
+        marks.sort_unstable();
+        marks.dedup();
+        // diff[i]: change of cost entering region i (x in (marks[i-1],
+        // marks[i])); region 0 is below every mark, region k above.
+        let k = marks.len();
+        let mut diff = vec![0i64; k + 2];
+        let mut now = 0i64;
+        let idx = |m: u64| marks.binary_search(&m).expect("every neighbour is marked");
+        let mut last_q = u32::MAX;
+        for &(q, j) in occs {
+            if q == last_q {
+                continue; // a channel twice on one path: scored once
+            }
+            last_q = q;
+            let path = self.paths.path(q as usize);
+            let j = j as usize;
+            let w = self.weight[q as usize] as i64;
+            let mut ns: Vec<u64> = Vec::with_capacity(2);
+            if j > 0 {
+                ns.push(o[path[j - 1] as usize]);
+            }
+            if j + 1 < path.len() {
+                ns.push(o[path[j + 1] as usize]);
+            }
+            ns.sort_unstable();
+            let (lo, hi) = (ns[0], *ns.last().expect("one neighbour at least"));
+            let cost = |x2: u64| -> i64 {
+                if self.tag_with(q as usize, c, t, x2) > self.target {
+                    w
+                } else {
+                    0
+                }
+            };
+            let below = cost(2 * lo - 1);
+            let above = cost(2 * hi + 1);
+            let between = if hi > lo { cost(lo + hi) } else { above };
+            if self.slot[q as usize] != u32::MAX {
+                now += w;
+            }
+            diff[0] += below;
+            diff[idx(lo) + 1] += between - below;
+            diff[idx(hi) + 1] += above - between;
+        }
+        let mut run = 0i64;
+        let mut best: Option<(i64, usize)> = None;
+        for (i, d) in diff.iter().take(k + 1).enumerate() {
+            run += d;
+            if best.is_none_or(|b| run < b.0) {
+                best = Some((run, i));
+            }
+        }
+        let (total, region) = best.expect("k + 1 regions");
+        let cur = o[c as usize];
+        let lo = (region > 0).then(|| marks[region - 1]);
+        let hi = marks.get(region).copied();
+        if lo.is_none_or(|l| cur > l) && hi.is_none_or(|h| cur < h) {
+            return None; // already there
+        }
+        let at = match (lo, hi) {
+            (Some(l), Some(h)) if h - l >= 2 => l + (h - l) / 2,
+            (None, Some(h)) if h >= 2 => h / 2,
+            (Some(l), None) => l + GAP,
+            _ => {
+                // No integer strictly between: spread the order and retry.
+                self.pos[t] = relabelled(&self.pos[t]);
+                return self.best_move(c, t);
+            }
+        };
+        Some(Move {
+            delta: total - now,
+            c,
+            t,
+            at,
+        })
+    }
+
+    fn apply(&mut self, m: Move) {
+        self.pos[m.t][m.c as usize] = m.at;
+        let (a, b) = (self.occ_start[m.c as usize], self.occ_start[m.c as usize + 1]);
+        for i in a..b {
+            let q = self.occ[i].0 as usize;
+            let bad = self.tag_of(q) > self.target;
+            let was = self.slot[q] != u32::MAX;
+            if bad && !was {
+                self.slot[q] = self.violated.len() as u32;
+                self.violated.push(q as u32);
+            } else if !bad && was {
+                let at = self.slot[q] as usize;
+                let last = *self.violated.last().expect("q is in the list");
+                self.violated.swap_remove(at);
+                if last as usize != q {
+                    self.slot[last as usize] = at as u32;
+                }
+                self.slot[q] = u32::MAX;
+            }
+        }
+    }
+}
+
+/// The same order with ties kept and gaps of [`GAP`] (positions start at
+/// `GAP`, so there is room below the first).
+fn relabelled(pos: &[u64]) -> Vec<u64> {
+    let mut idx: Vec<u32> = (0..pos.len() as u32).collect();
+    idx.sort_by_key(|&c| (pos[c as usize], c));
+    let mut out = vec![0u64; pos.len()];
+    let mut rank = 0u64;
+    for (i, &c) in idx.iter().enumerate() {
+        if i > 0 && pos[c as usize] != pos[idx[i - 1] as usize] {
+            rank += 1;
+        }
+        out[c as usize] = (rank + 1) * GAP;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths(list: &[&[u32]]) -> ChannelPaths {
+        let mut p = ChannelPaths {
+            channels: Vec::new(),
+            offsets: vec![0],
+        };
+        for l in list {
+            p.channels.extend_from_slice(l);
+            p.offsets.push(p.channels.len());
+        }
+        p
+    }
+
+    /// Three channels in a cycle of transitions cannot all keep one
+    /// priority; with two, the search finds orders that fit.
+    #[test]
+    fn a_triangle_needs_and_gets_two() {
+        let p = paths(&[&[0, 1, 2], &[1, 2, 0], &[2, 0, 1]]);
+        let start = vec![vec![0u64, 0, 0]];
+        let mut one = LocalSearch::new(&p, 3, &start, 1, 7);
+        assert!(!one.run(1000, None, |_, _| {}).reached);
+        let mut two = LocalSearch::new(&p, 3, &start, 2, 7);
+        let out = two.run(1000, None, |_, _| {});
+        assert!(out.reached, "{out:?}");
+        for i in 0..p.len() {
+            assert!(super::super::order::path_tag(&two.pos, p.path(i), 2) <= 2);
+        }
+    }
+
+    #[test]
+    fn relabelling_keeps_order_and_ties() {
+        let r = relabelled(&[5, 1, 5, 0]);
+        assert!(r[3] < r[1] && r[1] < r[0] && r[0] == r[2] && r[3] >= GAP);
+    }
+}
