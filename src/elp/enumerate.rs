@@ -105,6 +105,22 @@ impl ChannelPaths {
         crate::budget::bytes_of::<ChannelId>(self.channels.len())
             + crate::budget::bytes_of::<usize>(self.offsets.len())
     }
+
+    /// The paths `keep` accepts, in order.
+    pub fn retain(self, keep: impl Fn(&[ChannelId]) -> bool) -> Self {
+        let mut out = ChannelPaths {
+            channels: Vec::new(),
+            offsets: vec![0],
+        };
+        for i in 0..self.len() {
+            let p = self.path(i);
+            if keep(p) {
+                out.channels.extend_from_slice(p);
+                out.offsets.push(out.channels.len());
+            }
+        }
+        out
+    }
 }
 
 /// The *maximal* ELPs as channel sequences (parallel links kept apart): a

@@ -13,6 +13,7 @@
 //! t's graph), so results are independent of thread count.
 
 pub mod engine;
+pub mod exact;
 pub mod order;
 pub mod search;
 mod ttl;
@@ -48,17 +49,30 @@ pub enum Algo {
     /// within `steps` moves (and `time_ms`, if set). Never more priorities
     /// than greedy; among plans with the fewest, the fewest compressed rules.
     Search {
-        steps: u64,
+        /// Path evaluations the local search may spend (deterministic work,
+        /// unlike time).
+        budget: u64,
         seed: u64,
         time_ms: Option<u64>,
+        max_paths: u64,
     },
+    /// The fewest priorities, proven: `search`'s plan, then SAT under one
+    /// priority fewer until the solver says impossible ([`exact`]). Stops
+    /// after `timeout_ms` with the best plan and bound.
+    Exact { timeout_ms: u64 },
 }
 
-/// Default step budget of `search`.
-pub const SEARCH_STEPS: u64 = 200_000;
-/// Maximal ELPs `search` enumerates for its local search; past this it
-/// keeps the best construction.
-pub const SEARCH_MAX_PATHS: u64 = 30_000_000;
+/// Default time limit of `exact`, in milliseconds.
+pub const EXACT_TIMEOUT_MS: u64 = 600_000;
+
+/// Default work budget of `search`: path evaluations by its local search
+/// (about 2-5 s on this machine; Jellyfish 300/64 `shortest` needs about
+/// 4x10^8 to reach 2 priorities).
+pub const SEARCH_BUDGET: u64 = 100_000_000;
+/// ELPs past which `search` does not start its local search (it keeps the
+/// best construction): enumerating them costs more than the rest of the run
+/// (Jellyfish-2000 `shortest`, 17.3M paths: 11.6 s).
+pub const SEARCH_MAX_PATHS: u64 = 5_000_000;
 
 /// Restarts one greedy run may ask for.
 pub const MAX_RESTARTS: u32 = 1024;
@@ -78,18 +92,27 @@ impl Algo {
             Algo::Clos { k: None } => "clos".into(),
             Algo::Clos { k: Some(k) } => format!("clos:{k}"),
             Algo::Search {
-                steps: SEARCH_STEPS,
+                budget: SEARCH_BUDGET,
                 seed: 0,
                 time_ms: None,
+                max_paths: SEARCH_MAX_PATHS,
             } => "search".into(),
+            Algo::Exact {
+                timeout_ms: EXACT_TIMEOUT_MS,
+            } => "exact".into(),
+            Algo::Exact { timeout_ms } => format!("exact:timeout={}", *timeout_ms as f64 / 1000.0),
             Algo::Search {
-                steps,
+                budget,
                 seed,
                 time_ms,
+                max_paths,
             } => {
-                let mut s = format!("search:steps={steps},seed={seed}");
+                let mut s = format!("search:budget={budget},seed={seed}");
                 if let Some(ms) = time_ms {
                     s += &format!(",time={}", *ms as f64 / 1000.0);
+                }
+                if *max_paths != SEARCH_MAX_PATHS {
+                    s += &format!(",paths={max_paths}");
                 }
                 s
             }
@@ -142,18 +165,33 @@ impl FromStr for Algo {
                     seed,
                 })
             }
+            "exact" => {
+                let mut timeout_ms = EXACT_TIMEOUT_MS;
+                for kv in rest.split(',').map(str::trim).filter(|x| !x.is_empty()) {
+                    let (k, v) = kv.split_once('=').ok_or_else(|| bad(format!("'{kv}' is not key=value")))?;
+                    let (k, v) = (k.trim(), v.trim());
+                    if k != "timeout" {
+                        return Err(bad(format!("unknown parameter '{k}' (expected timeout)")));
+                    }
+                    let secs: f64 = v.parse().ok().filter(|x: &f64| x.is_finite() && *x > 0.0 && *x <= 1e7)
+                        .ok_or_else(|| bad(format!("timeout = {v} must be seconds, a positive number")))?;
+                    timeout_ms = (secs * 1000.0).round().max(1.0) as u64;
+                }
+                Ok(Algo::Exact { timeout_ms })
+            }
             "search" => {
-                let (mut steps, mut seed, mut time_ms) = (SEARCH_STEPS, 0u64, None);
+                let (mut budget, mut seed, mut time_ms, mut max_paths) =
+                    (SEARCH_BUDGET, 0u64, None, SEARCH_MAX_PATHS);
                 for kv in rest.split(',').map(str::trim).filter(|x| !x.is_empty()) {
                     let (k, v) = kv.split_once('=').ok_or_else(|| bad(format!("'{kv}' is not key=value")))?;
                     let (k, v) = (k.trim(), v.trim());
                     match k {
-                        "steps" | "seed" => {
+                        "budget" | "seed" | "paths" => {
                             let n: u64 = v.parse().map_err(|_| bad(format!("{k} = {v} is not a non-negative integer")))?;
-                            if k == "steps" {
-                                steps = n;
-                            } else {
-                                seed = n;
+                            match k {
+                                "budget" => budget = n,
+                                "seed" => seed = n,
+                                _ => max_paths = n,
                             }
                         }
                         "time" => {
@@ -161,13 +199,13 @@ impl FromStr for Algo {
                                 .ok_or_else(|| bad(format!("time = {v} must be seconds, a positive number")))?;
                             time_ms = Some((secs * 1000.0).round().max(1.0) as u64);
                         }
-                        other => return Err(bad(format!("unknown parameter '{other}' (expected steps, seed, time)"))),
+                        other => return Err(bad(format!("unknown parameter '{other}' (expected budget, seed, time, paths)"))),
                     }
                 }
-                Ok(Algo::Search { steps, seed, time_ms })
+                Ok(Algo::Search { budget, seed, time_ms, max_paths })
             }
             _ => Err(bad(
-                "unknown algorithm (expected brute, greedy, greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K or search[:steps=N,seed=X,time=S])".into(),
+                "unknown algorithm (expected brute, greedy, greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K, search[:budget=N,seed=X,time=S,paths=N] or exact[:timeout=S])".into(),
             )),
         }
     }
@@ -336,10 +374,14 @@ pub fn tag_within(
             }
         }
         Algo::Search {
-            steps,
+            budget: work,
             seed,
             time_ms,
-        } => search_plan(topo, elp, algo, cycle, budget, steps, seed, time_ms)?,
+            max_paths,
+        } => search_plan(topo, elp, algo, cycle, budget, work, seed, time_ms, max_paths)?,
+        Algo::Exact { timeout_ms } => {
+            exact::exact_plan(topo, elp, algo, cycle, budget, Some(timeout_ms))?
+        }
         Algo::GreedyTtl => match cycle {
             CycleBackend::Ordered => ttl::greedy_ttl::<OrderedDag>(topo, elp, cycle, budget)?,
             CycleBackend::Pk => ttl::greedy_ttl::<PearceKelly>(topo, elp, cycle, budget)?,
@@ -418,9 +460,10 @@ fn search_plan(
     algo: Algo,
     cycle: CycleBackend,
     budget: &Budget,
-    steps: u64,
+    work: u64,
     seed: u64,
     time_ms: Option<u64>,
+    max_paths: u64,
 ) -> Result<Tagging> {
     let deadline =
         time_ms.map(|ms| std::time::Instant::now() + std::time::Duration::from_millis(ms));
@@ -465,19 +508,33 @@ fn search_plan(
         }
         Ok(())
     };
+    let dbg = std::env::var_os("TAGGER_DEBUG").is_some();
+    let clock = std::time::Instant::now();
     for plan in &plans {
         consider(plan, &mut best, &mut seed_orders)?;
+        if dbg {
+            eprintln!("{:.3} s: {} -> best {} ({})", clock.elapsed().as_secs_f64(), plan.origin, best.0, seed_orders.0);
+        }
     }
     let mut effort = Effort::default();
-    if best.0 > lb && steps > 0 {
-        let paths = match crate::elp::enumerate::maximal_channel_paths(topo, elp, SEARCH_MAX_PATHS) {
-            Ok(p) => Some(p),
-            Err(Error::Limit { .. }) => None,
-            Err(e) => return Err(e),
-        };
-        if let Some(paths) = paths {
-            budget.check("tagging", paths.heap_bytes() * 3)?;
-            let mut left = steps;
+    // The local search holds the maximal ELPs as channel sequences; past
+    // max_paths ELPs it is not started (the count is known beforehand).
+    let counts = elp.counts(topo);
+    if best.0 > lb && work > 0 && counts.paths <= max_paths as u128 {
+        // Channels, occurrences and cached tags: about 16 bytes per channel
+        // of every path.
+        budget.check(
+            "tagging",
+            (counts.paths as u64).saturating_mul(16 * (counts.longest as u64 + 1)),
+        )?;
+        let paths = crate::elp::enumerate::maximal_channel_paths(topo, elp, max_paths)?;
+        // A path of L links carries at most L tags: it can never pass a
+        // target of L or more.
+        let floor = lb.max(1) as usize;
+        let paths = paths.retain(|p| p.len() > floor);
+        {
+            if dbg { eprintln!("{:.3} s: maximal paths {} channels {}", clock.elapsed().as_secs_f64(), paths.len(), paths.channels.len()); }
+            let mut left = work;
             let mut target = best.0 - 1;
             while target >= lb.max(1) && left > 0 {
                 let mut ls = search::LocalSearch::new(
@@ -489,7 +546,7 @@ fn search_plan(
                 );
                 let out = ls.run(left, deadline, |_, _| {});
                 effort.steps += out.steps;
-                left -= out.steps;
+                left = left.saturating_sub(out.work);
                 if !out.reached {
                     effort.residue = out.residue;
                     effort.failed_target = target;

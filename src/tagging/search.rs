@@ -30,8 +30,10 @@ const GAP: u64 = 1 << 24;
 pub struct Outcome {
     /// True when no path passes the target.
     pub reached: bool,
-    /// Steps taken.
+    /// Steps taken (violated paths picked).
     pub steps: u64,
+    /// Path evaluations spent.
+    pub work: u64,
     /// Paths still past the target.
     pub residue: u64,
     /// True when the deadline stopped it.
@@ -49,10 +51,15 @@ pub struct LocalSearch<'a> {
     pub pos: Vec<Vec<u64>>,
     target: u32,
     weight: Vec<u32>,
+    /// The tag each path carries on each of its channels (capped at
+    /// target + 1), parallel to `paths.channels`.
+    tags: Vec<u8>,
     violated: Vec<u32>,
     /// Index of a path in `violated`, or `u32::MAX`.
     slot: Vec<u32>,
     rng: ChaCha8Rng,
+    /// Path evaluations so far.
+    work: std::cell::Cell<u64>,
 }
 
 /// A move: put channel `c` in order `t` at position `at`, changing the
@@ -92,12 +99,14 @@ impl<'a> LocalSearch<'a> {
                 .collect(),
             target,
             weight: vec![1; paths.len()],
+            tags: vec![0; paths.channels.len()],
             violated: Vec::new(),
             slot: vec![u32::MAX; paths.len()],
             rng: ChaCha8Rng::seed_from_u64(seed),
+            work: std::cell::Cell::new(0),
         };
         for p in 0..paths.len() {
-            if s.tag_of(p) > target {
+            if s.retag(p) > target {
                 s.slot[p] = s.violated.len() as u32;
                 s.violated.push(p as u32);
             }
@@ -110,41 +119,64 @@ impl<'a> LocalSearch<'a> {
         self.violated.len()
     }
 
-    fn tag_of(&self, p: usize) -> u32 {
-        super::order::path_tag(&self.pos, self.paths.path(p), self.target)
+    /// Recomputes path `p`'s cached tags; returns its last tag (capped at
+    /// target + 1).
+    fn retag(&mut self, p: usize) -> u32 {
+        *self.work.get_mut() += 1;
+        let (a, b) = (self.paths.offsets[p], self.paths.offsets[p + 1]);
+        let path = &self.paths.channels[a..b];
+        let mut tag = 1u32;
+        self.tags[a] = 1;
+        for (i, w) in path.windows(2).enumerate() {
+            if tag <= self.target {
+                let o = &self.pos[tag as usize - 1];
+                if o[w[0] as usize] >= o[w[1] as usize] {
+                    tag += 1;
+                }
+            }
+            self.tags[a + i + 1] = tag as u8;
+        }
+        tag
     }
 
-    /// The tag of path `p` with channel `c` at doubled position `x2` in
-    /// order `t` (every other position doubled too, so `x2` may sit between
-    /// two integers).
-    fn tag_with(&self, p: usize, c: ChannelId, t: usize, x2: u64) -> u32 {
-        let at = |tt: usize, ch: ChannelId| -> u64 {
-            if tt == t && ch == c {
-                x2
-            } else {
-                2 * self.pos[tt][ch as usize]
+    /// The last tag of path `p` with channel `c` (at index `j`) at doubled
+    /// position `x2` in order `t` (every other position doubled too, so
+    /// `x2` may sit between two integers). Transitions before `j - 1` do
+    /// not involve `c` (paths are simple), so the walk starts there from
+    /// the cached tag.
+    fn tag_with(&self, p: usize, j: usize, c: ChannelId, t: usize, x2: u64) -> u32 {
+        self.work.set(self.work.get() + 1);
+        let a = self.paths.offsets[p];
+        let path = self.paths.path(p);
+        let from = j.saturating_sub(1);
+        let mut tag = self.tags[a + from] as u32;
+        for w in path[from..].windows(2) {
+            if tag > self.target {
+                return tag;
             }
-        };
-        let mut tag = 1u32;
-        for w in self.paths.path(p).windows(2) {
-            let tt = (tag as usize).min(self.pos.len()) - 1;
-            if at(tt, w[0]) >= at(tt, w[1]) {
-                tag += 1;
-                if tag > self.target {
-                    return tag;
+            let tt = tag as usize - 1;
+            let at = |ch: ChannelId| -> u64 {
+                if tt == t && ch == c {
+                    x2
+                } else {
+                    2 * self.pos[tt][ch as usize]
                 }
+            };
+            if at(w[0]) >= at(w[1]) {
+                tag += 1;
             }
         }
         tag
     }
 
-    /// Runs until no path passes the target, `steps` steps were taken, or
-    /// `deadline` passed. `progress(steps, violated)` is called every 1,024
-    /// steps.
-    pub fn run(&mut self, steps: u64, deadline: Option<Instant>, mut progress: impl FnMut(u64, usize)) -> Outcome {
+    /// Runs until no path passes the target, `work` path evaluations were
+    /// spent, or `deadline` passed. `progress(steps, violated)` is called
+    /// every 1,024 steps.
+    pub fn run(&mut self, work: u64, deadline: Option<Instant>, mut progress: impl FnMut(u64, usize)) -> Outcome {
         let mut taken = 0u64;
         let mut timed_out = false;
-        while !self.violated.is_empty() && taken < steps {
+        let start = self.work.get();
+        while !self.violated.is_empty() && self.work.get() - start < work {
             if taken % 1024 == 0 {
                 progress(taken, self.violated.len());
                 if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -160,6 +192,7 @@ impl<'a> LocalSearch<'a> {
             steps: taken,
             residue: self.violated.len() as u64,
             timed_out,
+            work: self.work.get() - start,
         }
     }
 
@@ -236,18 +269,24 @@ impl<'a> LocalSearch<'a> {
             last_q = q;
             let path = self.paths.path(q as usize);
             let j = j as usize;
+            // Order t decides a transition at c only if the path carries
+            // tag t + 1 (1-based) into it or out of it; otherwise every
+            // region costs the same and the path is left out of the sums.
+            let a = self.paths.offsets[q as usize];
+            let before = self.tags[a + j.saturating_sub(1)] as usize;
+            if before > t + 1 || before + 1 < t + 1 {
+                continue;
+            }
             let w = self.weight[q as usize] as i64;
-            let mut ns: Vec<u64> = Vec::with_capacity(2);
-            if j > 0 {
-                ns.push(o[path[j - 1] as usize]);
-            }
-            if j + 1 < path.len() {
-                ns.push(o[path[j + 1] as usize]);
-            }
-            ns.sort_unstable();
-            let (lo, hi) = (ns[0], *ns.last().expect("one neighbour at least"));
+            let prev = (j > 0).then(|| o[path[j - 1] as usize]);
+            let next = path.get(j + 1).map(|&n| o[n as usize]);
+            let (lo, hi) = match (prev, next) {
+                (Some(x), Some(y)) => (x.min(y), x.max(y)),
+                (Some(x), None) | (None, Some(x)) => (x, x),
+                (None, None) => continue,
+            };
             let cost = |x2: u64| -> i64 {
-                if self.tag_with(q as usize, c, t, x2) > self.target {
+                if self.tag_with(q as usize, j, c, t, x2) > self.target {
                     w
                 } else {
                     0
@@ -301,7 +340,7 @@ impl<'a> LocalSearch<'a> {
         let (a, b) = (self.occ_start[m.c as usize], self.occ_start[m.c as usize + 1]);
         for i in a..b {
             let q = self.occ[i].0 as usize;
-            let bad = self.tag_of(q) > self.target;
+            let bad = self.retag(q) > self.target;
             let was = self.slot[q] != u32::MAX;
             if bad && !was {
                 self.slot[q] = self.violated.len() as u32;
@@ -358,9 +397,9 @@ mod tests {
         let p = paths(&[&[0, 1, 2], &[1, 2, 0], &[2, 0, 1]]);
         let start = vec![vec![0u64, 0, 0]];
         let mut one = LocalSearch::new(&p, 3, &start, 1, 7);
-        assert!(!one.run(1000, None, |_, _| {}).reached);
+        assert!(!one.run(100_000, None, |_, _| {}).reached);
         let mut two = LocalSearch::new(&p, 3, &start, 2, 7);
-        let out = two.run(1000, None, |_, _| {});
+        let out = two.run(100_000, None, |_, _| {});
         assert!(out.reached, "{out:?}");
         for i in 0..p.len() {
             assert!(super::super::order::path_tag(&two.pos, p.path(i), 2) <= 2);
