@@ -226,3 +226,55 @@ fn drop_suffixes(all: ChannelPaths) -> ChannelPaths {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::elp::ElpSpec;
+
+    /// Every maximal path is an ELP, and every ELP is a contiguous piece of
+    /// some maximal path (checked as node sequences, on topologies without
+    /// parallel links).
+    #[test]
+    fn maximal_paths_cover_every_elp() {
+        for (topo, elp) in [
+            (
+                "jellyfish:n=20,ports=6,r=3,seed=2",
+                "shortest+random:50,seed=3",
+            ),
+            ("fattree:k=4", "kbounce:1"),
+            ("hyperx:l=2,s=3,t=1", "dor"),
+        ] {
+            let t = crate::topo::TopologySpec::parse(topo)
+                .unwrap()
+                .build()
+                .unwrap();
+            let e = ElpSet::build(&t, &ElpSpec::parse(elp).unwrap()).unwrap();
+            let max = maximal_channel_paths(&t, &e, u64::MAX).unwrap();
+            let nodes = |p: &[ChannelId]| -> Vec<NodeId> {
+                let mut v = vec![t.channel_src(p[0])];
+                v.extend(p.iter().map(|&c| t.channel_dst(c)));
+                v
+            };
+            let maximal: Vec<Vec<NodeId>> = (0..max.len()).map(|i| nodes(max.path(i))).collect();
+            let mut all = std::collections::BTreeSet::new();
+            for_each_path(&t, &e, u64::MAX, |p| {
+                all.insert(p.to_vec());
+                Ok(())
+            })
+            .unwrap();
+            for m in &maximal {
+                assert!(all.contains(m), "{topo} {elp}: {m:?} is not an ELP");
+            }
+            for p in &all {
+                assert!(
+                    maximal
+                        .iter()
+                        .any(|m| m.windows(p.len()).any(|w| w == &p[..])),
+                    "{topo} {elp}: {p:?} is in no maximal path"
+                );
+            }
+            assert!(max.len() < all.len(), "{topo} {elp}: nothing dropped");
+        }
+    }
+}

@@ -10,8 +10,8 @@
 //! `docs/priorities.md`). So the question "does a P-priority plan exist" is
 //! a search over P orders, and that is what `search` and `exact` do.
 
-use super::engine::{self, Independent, Walk};
 use super::Key;
+use super::engine::{self, Independent, Walk};
 use crate::budget::Budget;
 use crate::elp::ElpSet;
 use crate::error::Result;
@@ -115,7 +115,13 @@ impl OrderPlan {
             .collect();
         OrderPlan {
             pos: (0..levels.max(1))
-                .map(|i| if i % 2 == 0 { rising.clone() } else { falling.clone() })
+                .map(|i| {
+                    if i % 2 == 0 {
+                        rising.clone()
+                    } else {
+                        falling.clone()
+                    }
+                })
                 .collect(),
             origin: origin.into(),
         }
@@ -229,8 +235,16 @@ fn bfs(topo: &Topology, s: NodeId) -> Vec<u32> {
         }
     }
     // Unreachable nodes count as one step past the farthest.
-    let far = dist.iter().filter(|&&d| d != u32::MAX).max().copied().unwrap_or(0) + 1;
-    dist.iter().map(|&d| if d == u32::MAX { far } else { d }).collect()
+    let far = dist
+        .iter()
+        .filter(|&&d| d != u32::MAX)
+        .max()
+        .copied()
+        .unwrap_or(0)
+        + 1;
+    dist.iter()
+        .map(|&d| if d == u32::MAX { far } else { d })
+        .collect()
 }
 
 /// The tag trajectory of one channel path under `pos` (orders for

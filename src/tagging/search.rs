@@ -18,12 +18,22 @@
 use crate::elp::enumerate::ChannelPaths;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 use tagger_generators::ChannelId;
 
 /// Gap between neighbouring positions after a relabelling; a move halves a
 /// gap, so a region of an order is relabelled after about 24 moves into it.
 const GAP: u64 = 1 << 24;
+
+/// Occurrences a step's candidates must reach before they are scored in
+/// parallel (below it, rayon's fork and join cost more than they save).
+const PARALLEL_OCC: usize = 4096;
+
+/// No free position in the region a move wants: the order must be spread.
+#[derive(Clone, Copy, Debug)]
+struct Cramped;
 
 /// How the search ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,7 +69,7 @@ pub struct LocalSearch<'a> {
     slot: Vec<u32>,
     rng: ChaCha8Rng,
     /// Path evaluations so far.
-    work: std::cell::Cell<u64>,
+    work: AtomicU64,
 }
 
 /// A move: put channel `c` in order `t` at position `at`, changing the
@@ -74,7 +84,13 @@ struct Move {
 
 impl<'a> LocalSearch<'a> {
     /// Starts from the first `target` orders of `pos` (each at least one).
-    pub fn new(paths: &'a ChannelPaths, channels: usize, pos: &[Vec<u64>], target: u32, seed: u64) -> Self {
+    pub fn new(
+        paths: &'a ChannelPaths,
+        channels: usize,
+        pos: &[Vec<u64>],
+        target: u32,
+        seed: u64,
+    ) -> Self {
         let mut count = vec![0usize; channels + 1];
         for &c in &paths.channels {
             count[c as usize + 1] += 1;
@@ -103,7 +119,7 @@ impl<'a> LocalSearch<'a> {
             violated: Vec::new(),
             slot: vec![u32::MAX; paths.len()],
             rng: ChaCha8Rng::seed_from_u64(seed),
-            work: std::cell::Cell::new(0),
+            work: AtomicU64::new(0),
         };
         for p in 0..paths.len() {
             if s.retag(p) > target {
@@ -145,7 +161,7 @@ impl<'a> LocalSearch<'a> {
     /// not involve `c` (paths are simple), so the walk starts there from
     /// the cached tag.
     fn tag_with(&self, p: usize, j: usize, c: ChannelId, t: usize, x2: u64) -> u32 {
-        self.work.set(self.work.get() + 1);
+        self.work.fetch_add(1, Relaxed);
         let a = self.paths.offsets[p];
         let path = self.paths.path(p);
         let from = j.saturating_sub(1);
@@ -172,12 +188,17 @@ impl<'a> LocalSearch<'a> {
     /// Runs until no path passes the target, `work` path evaluations were
     /// spent, or `deadline` passed. `progress(steps, violated)` is called
     /// every 1,024 steps.
-    pub fn run(&mut self, work: u64, deadline: Option<Instant>, mut progress: impl FnMut(u64, usize)) -> Outcome {
+    pub fn run(
+        &mut self,
+        work: u64,
+        deadline: Option<Instant>,
+        mut progress: impl FnMut(u64, usize),
+    ) -> Outcome {
         let mut taken = 0u64;
         let mut timed_out = false;
-        let start = self.work.get();
-        while !self.violated.is_empty() && self.work.get() - start < work {
-            if taken % 1024 == 0 {
+        let start = *self.work.get_mut();
+        while !self.violated.is_empty() && *self.work.get_mut() - start < work {
+            if taken.is_multiple_of(1024) {
                 progress(taken, self.violated.len());
                 if deadline.is_some_and(|d| Instant::now() >= d) {
                     timed_out = true;
@@ -192,7 +213,7 @@ impl<'a> LocalSearch<'a> {
             steps: taken,
             residue: self.violated.len() as u64,
             timed_out,
-            work: self.work.get() - start,
+            work: *self.work.get_mut() - start,
         }
     }
 
@@ -216,11 +237,36 @@ impl<'a> LocalSearch<'a> {
         }
         cands.sort_unstable();
         cands.dedup();
+        // Candidates are scored independently; in parallel when they are
+        // worth a task (the sum of the evaluations does not depend on the
+        // split, so neither does the budget).
+        let occ: usize = cands
+            .iter()
+            .map(|&(c, _)| self.occ_start[c as usize + 1] - self.occ_start[c as usize])
+            .sum();
+        let mut scored: Vec<Result<Option<Move>, Cramped>> = if occ >= PARALLEL_OCC {
+            cands
+                .par_iter()
+                .map(|&(c, t)| self.best_move(c, t))
+                .collect()
+        } else {
+            cands.iter().map(|&(c, t)| self.best_move(c, t)).collect()
+        };
+        // A region too narrow for a move: spread that order, and score
+        // every candidate in it again (their positions were relabelled).
+        while let Some(i) = scored.iter().position(Result::is_err) {
+            let t = cands[i].1;
+            self.pos[t] = relabelled(&self.pos[t]);
+            for (j, &(c, tj)) in cands.iter().enumerate() {
+                if tj == t {
+                    scored[j] = self.best_move(c, t);
+                }
+            }
+        }
+        let scored: Vec<Option<Move>> = scored.into_iter().map(|r| r.ok().flatten()).collect();
         let mut best: Option<Move> = None;
-        for &(c, t) in &cands {
-            if let Some(m) = self.best_move(c, t)
-                && best.is_none_or(|b| m.delta < b.delta)
-            {
+        for m in scored.into_iter().flatten() {
+            if best.is_none_or(|b| m.delta < b.delta) {
                 best = Some(m);
             }
         }
@@ -235,8 +281,9 @@ impl<'a> LocalSearch<'a> {
     }
 
     /// The best position for channel `c` in order `t` (None when it has no
-    /// neighbours to be placed against, or only its current region).
-    fn best_move(&mut self, c: ChannelId, t: usize) -> Option<Move> {
+    /// neighbours to be placed against, or only its current region), or
+    /// [`Cramped`] when no position is free in the best region.
+    fn best_move(&self, c: ChannelId, t: usize) -> Result<Option<Move>, Cramped> {
         let occs = &self.occ[self.occ_start[c as usize]..self.occ_start[c as usize + 1]];
         let o = &self.pos[t];
         let mut marks: Vec<u64> = Vec::with_capacity(2 * occs.len());
@@ -251,7 +298,7 @@ impl<'a> LocalSearch<'a> {
             }
         }
         if marks.is_empty() {
-            return None;
+            return Ok(None);
         }
         marks.sort_unstable();
         marks.dedup();
@@ -315,29 +362,28 @@ impl<'a> LocalSearch<'a> {
         let lo = (region > 0).then(|| marks[region - 1]);
         let hi = marks.get(region).copied();
         if lo.is_none_or(|l| cur > l) && hi.is_none_or(|h| cur < h) {
-            return None; // already there
+            return Ok(None); // already there
         }
         let at = match (lo, hi) {
             (Some(l), Some(h)) if h - l >= 2 => l + (h - l) / 2,
             (None, Some(h)) if h >= 2 => h / 2,
             (Some(l), None) => l + GAP,
-            _ => {
-                // No integer strictly between: spread the order and retry.
-                self.pos[t] = relabelled(&self.pos[t]);
-                return self.best_move(c, t);
-            }
+            _ => return Err(Cramped),
         };
-        Some(Move {
+        Ok(Some(Move {
             delta: total - now,
             c,
             t,
             at,
-        })
+        }))
     }
 
     fn apply(&mut self, m: Move) {
         self.pos[m.t][m.c as usize] = m.at;
-        let (a, b) = (self.occ_start[m.c as usize], self.occ_start[m.c as usize + 1]);
+        let (a, b) = (
+            self.occ_start[m.c as usize],
+            self.occ_start[m.c as usize + 1],
+        );
         for i in a..b {
             let q = self.occ[i].0 as usize;
             let bad = self.retag(q) > self.target;

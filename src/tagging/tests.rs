@@ -271,3 +271,44 @@ fn parallel_decider_equals_sequential_greedy() {
         assert_eq!(parallel.keys, sequential.keys, "{spec} {elp}");
     }
 }
+
+/// DESIGN's "order form loses nothing": the order plan of greedy's own
+/// priority graphs (a topological order each) never needs more priorities
+/// than greedy, on random Jellyfish instances.
+#[test]
+fn order_form_of_greedy_is_never_worse() {
+    for seed in 1..6 {
+        let t = topo(&format!("jellyfish:n=40,ports=10,r=5,seed={seed}"));
+        for elp in ["shortest", "random:300,seed=4"] {
+            let set = ElpSet::build(&t, &ElpSpec::parse(elp).unwrap()).unwrap();
+            let g = tag(&t, &set, Algo::GREEDY, CycleBackend::Ordered).unwrap();
+            let plan = order::OrderPlan::from_keys(t.channel_count(), &g.keys, g.priorities);
+            let w = plan
+                .walk(&t, &set, &crate::budget::Budget::unlimited())
+                .unwrap();
+            let o = finish(&t, Algo::GREEDY, CycleBackend::Ordered, w);
+            assert!(o.priorities <= g.priorities, "seed {seed} {elp}");
+            self_check(&o).unwrap();
+        }
+    }
+}
+
+/// Any ranking's alternating plan fits paths of at most 3 links in 2
+/// priorities.
+#[test]
+fn alternating_fits_three_links_in_two() {
+    let t = topo("jellyfish:n=100,ports=32,r=12,seed=1");
+    let set = ElpSet::build(&t, &ElpSpec::parse("shortest").unwrap()).unwrap();
+    assert!(set.counts(&t).longest <= 3);
+    for (name, rank) in order::rankings(&t) {
+        let plan = order::OrderPlan::alternating(&t, &rank, 2, &name);
+        let w = plan
+            .walk(&t, &set, &crate::budget::Budget::unlimited())
+            .unwrap();
+        assert_eq!(
+            finish(&t, Algo::GREEDY, CycleBackend::Ordered, w).priorities,
+            2,
+            "{name}"
+        );
+    }
+}

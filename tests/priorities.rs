@@ -1,0 +1,182 @@
+//! Fewest priorities: the lower bound, `search` and `exact` against known
+//! optima, on every topology family, through the whole pipeline (so every
+//! plan here has passed the independent verifier).
+
+use tagger::cycle::CycleBackend;
+use tagger::elp::{ElpSet, ElpSpec};
+use tagger::pipeline::{self, RunConfig, RunResult};
+use tagger::tagging::{self, Algo};
+use tagger::{Topology, TopologySpec};
+
+fn run(topo: &str, elp: &str, algo: &str) -> RunResult {
+    pipeline::run(&RunConfig {
+        topology: TopologySpec::parse(topo).unwrap(),
+        elp: ElpSpec::parse(elp).unwrap(),
+        algo: algo.parse().unwrap(),
+        cycle: CycleBackend::Ordered,
+        memory_budget: None,
+    })
+    .unwrap_or_else(|e| panic!("{topo} {elp} {algo}: {e}"))
+}
+
+fn build(topo: &str, elp: &str) -> (Topology, ElpSet) {
+    let t = TopologySpec::parse(topo).unwrap().build().unwrap();
+    let e = ElpSet::build(&t, &ElpSpec::parse(elp).unwrap()).unwrap();
+    (t, e)
+}
+
+#[test]
+fn lower_bound_is_one_without_a_cycle_and_two_with_one() {
+    // Valley-free routing on a fat-tree never closes a dependency cycle.
+    let r = run("fattree:k=4", "kbounce:0", "greedy");
+    assert_eq!(
+        (r.summary.priorities, r.summary.priorities_lower_bound),
+        (1, 1)
+    );
+    assert!(r.summary.priorities_optimal);
+    // One bounce does, so one priority is impossible.
+    let r = run("fattree:k=4", "kbounce:1", "brute");
+    assert_eq!(r.summary.priorities_lower_bound, 2);
+    assert!(!r.summary.priorities_optimal);
+}
+
+/// The known optima: K+1 on a fat-tree with `kbounce:K` (the Clos
+/// scheme's count), 2 on DESIGN's worked example. `exact` must find them
+/// and prove them (its bound equals its count).
+#[test]
+fn exact_proves_the_known_optima() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths = dir.path().join("design.paths");
+    std::fs::write(&paths, "1 4 2 5 3\n2 5 1 4 0\n").unwrap();
+    for (topo, elp, want) in [
+        ("fattree:k=4", "kbounce:1".to_string(), 2),
+        ("fattree:k=4", "kbounce:2".to_string(), 3),
+        (
+            "leafspine:leaves=4,spines=2,hosts=1",
+            "kbounce:1".to_string(),
+            2,
+        ),
+        (
+            "leafspine:leaves=4,spines=2,hosts=1",
+            format!("file:{}", paths.display()),
+            2,
+        ),
+    ] {
+        let r = run(topo, &elp, "exact:timeout=300");
+        let s = &r.summary;
+        assert_eq!(s.priorities, want, "{topo} {elp}");
+        assert_eq!(s.priorities_lower_bound, want, "{topo} {elp}: not proven");
+        assert!(s.priorities_optimal);
+        assert_eq!(s.search_stopped_early, Some(false));
+    }
+}
+
+/// The Tagger paper's Jellyfish 100/32 instances, where greedy needs 3: the
+/// search finds 2, which the lower bound proves optimal.
+#[test]
+fn search_reaches_two_where_greedy_needs_three() {
+    for topo in [
+        "jellyfish:n=100,ports=32,r=12,seed=1",
+        "jellyfish:n=100,ports=32,r=12,seed=2",
+        "jellyfish:n=100,ports=32,r=8,seed=1",
+    ] {
+        let g = run(topo, "shortest", "greedy").summary;
+        let s = run(topo, "shortest", "search").summary;
+        assert_eq!(g.priorities, 3, "{topo}: greedy changed");
+        assert_eq!(s.priorities, 2, "{topo}");
+        assert!(s.priorities_optimal, "{topo}");
+        assert!(s.search_steps.is_some());
+    }
+}
+
+/// Without being told about levels' meaning, the search matches the Clos
+/// scheme's K+1 on fat-trees (greedy needs K+2).
+#[test]
+fn search_matches_clos_on_fat_trees() {
+    for k in [4, 8] {
+        for b in 1..=2u32 {
+            let topo = format!("fattree:k={k}");
+            let elp = format!("kbounce:{b}");
+            let s = run(&topo, &elp, "search").summary;
+            assert_eq!(s.priorities, b + 1, "{topo} {elp}");
+        }
+    }
+}
+
+/// Every family: search and exact never need more priorities than greedy,
+/// their bound never passes their count, and each plan is verified (the
+/// pipeline fails otherwise).
+#[test]
+fn search_and_exact_on_every_family() {
+    for (topo, elp) in [
+        ("bcube:n=3,k=1", "dor"),
+        ("bcube:n=3,k=1", "shortest"),
+        ("hyperx:l=2,s=4,t=1", "dor"),
+        ("hyperx:l=2,s=3,t=1", "shortest"),
+        (
+            "jellyfish:n=30,ports=8,r=4,seed=3",
+            "shortest+random:200,seed=2",
+        ),
+        ("jellyfish:n=30,ports=8,r=4,seed=5", "ksp:3"),
+        ("leafspine:leaves=4,spines=3,hosts=1", "kbounce:2"),
+        ("fattree:k=4", "shortest"),
+    ] {
+        let g = run(topo, elp, "greedy").summary;
+        for algo in ["search", "exact:timeout=300"] {
+            let s = run(topo, elp, algo).summary;
+            assert!(
+                s.priorities <= g.priorities,
+                "{topo} {elp} {algo}: {} > greedy {}",
+                s.priorities,
+                g.priorities
+            );
+            assert!(s.priorities_lower_bound <= s.priorities);
+            assert!(s.verified);
+        }
+        let e = run(topo, elp, "exact:timeout=300").summary;
+        assert!(e.priorities_optimal, "{topo} {elp}: exact did not finish");
+    }
+}
+
+/// Same seed and budget, same rules, on one thread or two.
+#[test]
+fn search_is_deterministic_at_any_thread_count() {
+    let (t, e) = build("jellyfish:n=100,ports=32,r=8,seed=1", "shortest");
+    let algo: Algo = "search:budget=20000000,seed=3".parse().unwrap();
+    let at = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| tagging::tag(&t, &e, algo, CycleBackend::Ordered).unwrap())
+    };
+    let (one, two) = (at(1), at(2));
+    assert_eq!(one.keys, two.keys);
+    assert_eq!(one.effort, two.effort);
+    assert!(one.effort.as_ref().unwrap().steps > 0, "the search ran");
+}
+
+#[test]
+fn algorithm_names_round_trip_and_bad_parameters_are_named() {
+    for s in [
+        "search",
+        "search:budget=5,seed=2",
+        "search:budget=5,seed=2,time=1.5",
+        "search:budget=5,seed=0,paths=10",
+        "exact",
+        "exact:timeout=2.5",
+    ] {
+        let a: Algo = s.parse().unwrap();
+        assert_eq!(a.name().parse::<Algo>().unwrap(), a, "{s}");
+    }
+    for (bad, msg) in [
+        ("search:steps=5", "unknown parameter 'steps'"),
+        ("search:budget=x", "budget = x"),
+        ("search:time=0", "time = 0"),
+        ("exact:timeout=-1", "timeout = -1"),
+        ("exact:foo=1", "unknown parameter 'foo'"),
+    ] {
+        let e = bad.parse::<Algo>().unwrap_err().to_string();
+        assert!(e.contains(msg), "{bad}: {e}");
+    }
+}
