@@ -78,7 +78,7 @@ enum Command {
         max_paths: u64,
     },
     /// Run the whole pipeline on one scenario: generate, ELP, tag, rules, verify.
-    #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}\n\nAlgorithms: brute, greedy (default), greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K"))]
+    #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}\n\nAlgorithms: brute, greedy (default), greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K,\nsearch[:budget=N,seed=X,time=S,paths=N] (fewest priorities: order plans and local search),\nexact[:timeout=S] (fewest priorities, proven by a SAT solver; default timeout 600 s)"))]
     Run {
         topology: String,
         #[arg(long)]
@@ -408,11 +408,17 @@ fn print_run(r: &pipeline::RunResult) {
         }
     );
     if let (Some(steps), Some(residue)) = (s.search_steps, s.search_residue) {
+        let exact = s.algo.starts_with("exact");
         println!(
-            "search        {steps} steps{}{}",
+            "{}{}{}",
+            if exact {
+                format!("solver        {steps} SAT calls")
+            } else {
+                format!("search        {steps} steps")
+            },
             if residue > 0 {
                 format!(
-                    "; {residue} paths still needed priority {} at the lowest failed target",
+                    "; {residue} paths still needed priority {} at the lowest target tried",
                     s.priorities
                 )
             } else {
@@ -423,11 +429,6 @@ fn print_run(r: &pipeline::RunResult) {
             } else {
                 ""
             }
-        );
-    }
-    if let Some(n) = s.dscp_conflicts {
-        println!(
-            "              TTL rules; {n} keys would conflict if these priorities were rewritten DSCP tags (rules no switch could hold)"
         );
     }
     for (i, p) in r.tagging.per_priority.iter().enumerate() {
