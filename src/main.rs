@@ -211,7 +211,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 cycle: cycle.parse::<CycleBackend>().map_err(anyhow::Error::msg)?,
                 memory_budget,
             };
-            let r = pipeline::run(&cfg)?;
+            let long = matches!(cfg.algo, Algo::Search { .. } | Algo::Exact { .. });
+            let bar = long.then(|| watch_search(std::io::stderr().is_terminal()));
+            let r = pipeline::run(&cfg);
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+                tagger::tagging::control::observe(None);
+            }
+            let r = r?;
             if let Some(p) = &topology_out {
                 write_string(p, &topo::file::to_json(&r.topo))?;
             }
@@ -381,6 +388,48 @@ fn write_paths(topo: &tagger::Topology, elp: &ElpSet, path: &Path, max: u64) -> 
     .with_context(|| format!("writing paths to {}", path.display()))
 }
 
+/// A progress line for `search` and `exact` (target, steps, paths still
+/// violated; on a terminal), and Ctrl-C: the first ends the search with
+/// its best plan, which is then verified and written as usual; a second one
+/// quits.
+fn watch_search(show: bool) -> indicatif::ProgressBar {
+    use tagger::tagging::control;
+    let first = std::sync::atomic::AtomicBool::new(true);
+    let handler = ctrlc::set_handler(move || {
+        if first.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            control::request_stop();
+            eprintln!("\nstopping: the best plan so far is verified and written (Ctrl-C again to quit)");
+        } else {
+            std::process::exit(130);
+        }
+    });
+    let bar = if show {
+        indicatif::ProgressBar::new_spinner()
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+            .expect("the template is valid"),
+    );
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    let b = bar.clone();
+    control::observe(Some(std::sync::Arc::new(move |p: control::Progress| {
+        b.set_message(if p.violated > 0 {
+            format!(
+                "trying {} priorities: step {}, {} paths still need more",
+                p.target, p.steps, p.violated
+            )
+        } else {
+            format!("trying {} priorities: solver call {}", p.target, p.steps)
+        });
+    })));
+    if let Err(e) = handler {
+        eprintln!("warning: Ctrl-C will not stop the search gracefully: {e}");
+    }
+    bar
+}
+
 fn print_run(r: &pipeline::RunResult) {
     let s = &r.summary;
     println!(
@@ -425,7 +474,7 @@ fn print_run(r: &pipeline::RunResult) {
                 String::new()
             },
             if s.search_stopped_early == Some(true) {
-                "; stopped early by the time limit"
+                "; stopped early (time limit or Ctrl-C)"
             } else {
                 ""
             }

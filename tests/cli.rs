@@ -343,3 +343,50 @@ fn run_over_its_memory_budget_fails_cleanly() {
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("of a 1.00 GiB budget"), "{}", text(&o));
 }
+
+/// Ctrl-C during a long search ends it with the best plan so far, which is
+/// verified and written; the run says it stopped early and exits 0.
+#[test]
+fn ctrl_c_ends_a_search_with_a_verified_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("rules.json");
+    let topo = dir.path().join("topo.json");
+    let child = Command::new(env!("CARGO_BIN_EXE_tagger"))
+        .args([
+            "run",
+            "jellyfish:n=300,ports=64,r=12,seed=1",
+            "--elp",
+            "shortest",
+            "--algo",
+            "search:budget=100000000000",
+            "--rules-out",
+            rules.to_str().unwrap(),
+            "--topology-out",
+            topo.to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Let it reach the local search (greedy and the constructions take
+    // well under a second at this size).
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let o = child.wait_with_output().unwrap();
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(t.contains("stopped early"), "{t}");
+    assert!(t.contains("verified: deadlock-free"), "{t}");
+    let v = tagger(&[
+        "verify",
+        "--topology",
+        topo.to_str().unwrap(),
+        "--rules",
+        rules.to_str().unwrap(),
+    ]);
+    assert!(v.status.success(), "{}", text(&v));
+}

@@ -144,17 +144,20 @@ fn solve(trie: &Trie, p: u32, deadline: Option<Instant>, calls: &mut u64) -> Res
             add(&mut s, &[keep(0, e)])?;
         }
     }
-    if let Some(d) = deadline {
-        s.attach_terminator(move || {
-            if Instant::now() >= d {
-                ControlSignal::Terminate
-            } else {
-                ControlSignal::Continue
-            }
-        });
-    }
+    s.attach_terminator(move || {
+        if deadline.is_some_and(|d| Instant::now() >= d) || super::control::stop_requested() {
+            ControlSignal::Terminate
+        } else {
+            ControlSignal::Continue
+        }
+    });
     loop {
         *calls += 1;
+        super::control::report(super::control::Progress {
+            target: p as u32,
+            steps: *calls,
+            violated: 0,
+        });
         match s.solve().map_err(sat_err)? {
             SolverResult::Unsat => return Ok(Answer::Impossible),
             SolverResult::Interrupted => return Ok(Answer::TimedOut),

@@ -12,6 +12,7 @@
 //! in parallel, which is the same since a key at tag t touches only priority
 //! t's graph), so results are independent of thread count.
 
+pub mod control;
 pub mod engine;
 pub mod exact;
 pub mod order;
@@ -556,7 +557,13 @@ fn search_plan(
                     target,
                     crate::seed::mix(seed, target as u64),
                 );
-                let out = ls.run(left, deadline, |_, _| {});
+                let out = ls.run(left, deadline, |steps, violated| {
+                    control::report(control::Progress {
+                        target,
+                        steps,
+                        violated: violated as u64,
+                    })
+                });
                 effort.steps += out.steps;
                 left = left.saturating_sub(out.work);
                 if !out.reached {

@@ -46,7 +46,7 @@ pub struct Outcome {
     pub work: u64,
     /// Paths still past the target.
     pub residue: u64,
-    /// True when the deadline stopped it.
+    /// True when the deadline (or a stop request) stopped it.
     pub timed_out: bool,
 }
 
@@ -200,7 +200,9 @@ impl<'a> LocalSearch<'a> {
         while !self.violated.is_empty() && *self.work.get_mut() - start < work {
             if taken.is_multiple_of(1024) {
                 progress(taken, self.violated.len());
-                if deadline.is_some_and(|d| Instant::now() >= d) {
+                if deadline.is_some_and(|d| Instant::now() >= d)
+                    || super::control::stop_requested()
+                {
                     timed_out = true;
                     break;
                 }
