@@ -398,7 +398,9 @@ fn watch_search(show: bool) -> indicatif::ProgressBar {
     let handler = ctrlc::set_handler(move || {
         if first.swap(false, std::sync::atomic::Ordering::SeqCst) {
             control::request_stop();
-            eprintln!("\nstopping: the best plan so far is verified and written (Ctrl-C again to quit)");
+            eprintln!(
+                "\nstopping: the best plan so far is verified and written (Ctrl-C again to quit)"
+            );
         } else {
             std::process::exit(130);
         }

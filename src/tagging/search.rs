@@ -200,8 +200,7 @@ impl<'a> LocalSearch<'a> {
         while !self.violated.is_empty() && *self.work.get_mut() - start < work {
             if taken.is_multiple_of(1024) {
                 progress(taken, self.violated.len());
-                if deadline.is_some_and(|d| Instant::now() >= d)
-                    || super::control::stop_requested()
+                if deadline.is_some_and(|d| Instant::now() >= d) || super::control::stop_requested()
                 {
                     timed_out = true;
                     break;
