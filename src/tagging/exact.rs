@@ -152,6 +152,11 @@ fn solve(trie: &Trie, p: u32, deadline: Option<Instant>, calls: &mut u64) -> Res
         }
     });
     loop {
+        // Cut rounds on a large ELP take seconds of their own: the limit
+        // is checked between them too, not only inside the solver.
+        if deadline.is_some_and(|d| Instant::now() >= d) || super::control::stop_requested() {
+            return Ok(Answer::TimedOut);
+        }
         *calls += 1;
         super::control::report(super::control::Progress {
             target: p as u32,
