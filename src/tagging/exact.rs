@@ -80,7 +80,17 @@ enum Answer {
 }
 
 /// Solves "do `p` priorities suffice?" on the trie, with lazy cycle cuts.
-fn solve(trie: &Trie, p: u32, deadline: Option<Instant>, calls: &mut u64) -> Result<Answer> {
+/// The solver's memory is charged to `budget` as clauses are added (an
+/// estimate: 64 bytes per clause and 4 per literal, doubled for what it
+/// learns), so a growing cut loop stops with a budget error rather than
+/// running the machine out of memory.
+fn solve(
+    trie: &Trie,
+    p: u32,
+    deadline: Option<Instant>,
+    calls: &mut u64,
+    budget: &Budget,
+) -> Result<Answer> {
     let sat_err = |e: anyhow::Error| Error::Algo {
         algo: "exact".into(),
         reason: format!("SAT solver: {e:#}"),
@@ -111,7 +121,9 @@ fn solve(trie: &Trie, p: u32, deadline: Option<Instant>, calls: &mut u64) -> Res
         Lit::positive((above_base + x as usize * (p - 1) + (t - 1)) as u32)
     };
     let mut s = rustsat_cadical::CaDiCaL::default();
+    let held = std::cell::Cell::new(0u64);
     let add = |s: &mut rustsat_cadical::CaDiCaL, lits: &[Lit]| -> Result<()> {
+        held.set(held.get() + 2 * (64 + 4 * lits.len() as u64));
         s.add_clause(lits.iter().copied().collect::<Clause>())
             .map_err(sat_err)
     };
@@ -157,6 +169,7 @@ fn solve(trie: &Trie, p: u32, deadline: Option<Instant>, calls: &mut u64) -> Res
         if deadline.is_some_and(|d| Instant::now() >= d) || super::control::stop_requested() {
             return Ok(Answer::TimedOut);
         }
+        budget.check("tagging", held.get())?;
         *calls += 1;
         super::control::report(super::control::Progress {
             target: p as u32,
@@ -316,7 +329,7 @@ pub(super) fn exact_plan(
         let trie = Trie::build(&paths);
         while best.priorities > lb {
             let p = best.priorities - 1;
-            match solve(&trie, p, deadline, &mut effort.steps)? {
+            match solve(&trie, p, deadline, &mut effort.steps, budget)? {
                 Answer::Impossible => lb = p + 1,
                 Answer::TimedOut => {
                     effort.stopped_early = true;
@@ -423,10 +436,11 @@ mod tests {
         let trie = Trie::build(&paths);
         let mut calls = 0;
         assert!(matches!(
-            solve(&trie, 1, None, &mut calls).unwrap(),
+            solve(&trie, 1, None, &mut calls, &Budget::unlimited()).unwrap(),
             Answer::Impossible
         ));
-        let Answer::Plan(plan) = solve(&trie, 2, None, &mut calls).unwrap() else {
+        let Answer::Plan(plan) = solve(&trie, 2, None, &mut calls, &Budget::unlimited()).unwrap()
+        else {
             panic!("two priorities fit a triangle");
         };
         // Replay each path through the plan: it stays within 2.
