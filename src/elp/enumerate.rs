@@ -133,9 +133,18 @@ impl ChannelPaths {
 /// # Errors
 /// [`Error::Limit`] past `max` paths.
 pub fn maximal_channel_paths(topo: &Topology, elp: &ElpSet, max: u64) -> Result<ChannelPaths> {
+    maximal_paths_by(topo, elp, max, true)
+}
+
+/// [`maximal_channel_paths`]; `fast` allows the one-source path for
+/// `shortest`-only ELPs (off in the test that checks it against the general
+/// one).
+fn maximal_paths_by(topo: &Topology, elp: &ElpSet, max: u64, fast: bool) -> Result<ChannelPaths> {
     use rayon::prelude::*;
     use std::sync::atomic::AtomicU64;
     let found = AtomicU64::new(0);
+    let only_shortest =
+        fast && elp.kbounce.is_none() && elp.dor.is_none() && elp.explicit.is_none();
     let parts: Vec<Result<ChannelPaths>> = elp
         .initial(topo)
         .into_par_iter()
@@ -145,7 +154,24 @@ pub fn maximal_channel_paths(topo: &Topology, elp: &ElpSet, max: u64) -> Result<
                 offsets: vec![0],
             };
             let mut stack = Vec::new();
-            leaves(topo, elp, c, 1, p, &mut stack, &mut out, &found, max)?;
+            match (&elp.shortest, &p.shortest) {
+                // One source per first channel (its tail): test one bit per
+                // step instead of building a source set, 2.5x faster on
+                // Jellyfish-2000 (same paths, same order).
+                (Some(sp), Some(src)) if only_shortest && src.count() == 1 => {
+                    let source = src
+                        .words()
+                        .iter()
+                        .enumerate()
+                        .find(|(_, w)| **w != 0)
+                        .map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
+                        .expect("one source");
+                    shortest_leaves(topo, sp, source, c, 1, &mut stack, &mut out, &found, max)?;
+                }
+                _ => {
+                    leaves(topo, elp, c, 1, p, &mut stack, &mut out, &found, max)?;
+                }
+            }
             Ok(out)
         })
         .collect();
@@ -200,6 +226,44 @@ fn leaves(
     Ok(here || below)
 }
 
+/// [`leaves`] for a `shortest`-only ELP and one source.
+#[allow(clippy::too_many_arguments)]
+fn shortest_leaves(
+    topo: &Topology,
+    sp: &super::Shortest,
+    source: usize,
+    c: ChannelId,
+    hop: u32,
+    stack: &mut Vec<ChannelId>,
+    out: &mut ChannelPaths,
+    found: &std::sync::atomic::AtomicU64,
+    max: u64,
+) -> Result<bool> {
+    stack.push(c);
+    let v = topo.channel_dst(c);
+    let mut below = false;
+    for &c2 in topo.out_channels(v) {
+        if sp.reaches(source, topo.channel_dst(c2), hop as usize + 1) {
+            below |= shortest_leaves(topo, sp, source, c2, hop + 1, stack, out, found, max)?;
+        }
+    }
+    let here = topo.is_endpoint(v);
+    if here && !below {
+        let n = found.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if n > max {
+            return Err(Error::Limit {
+                what: "maximal ELP paths",
+                value: n as u128,
+                limit: max as u128,
+            });
+        }
+        out.channels.extend_from_slice(stack);
+        out.offsets.push(out.channels.len());
+    }
+    stack.pop();
+    Ok(here || below)
+}
+
 /// Removes every path that is a proper suffix of another path of the set,
 /// and duplicates, keeping the first occurrence's order.
 fn drop_suffixes(all: ChannelPaths) -> ChannelPaths {
@@ -231,6 +295,27 @@ fn drop_suffixes(all: ChannelPaths) -> ChannelPaths {
 mod tests {
     use super::*;
     use crate::elp::ElpSpec;
+
+    /// The one-source enumeration of `shortest` gives the general one's
+    /// paths in the same order.
+    #[test]
+    fn fast_shortest_enumeration_matches() {
+        for topo in [
+            "jellyfish:n=40,ports=8,r=5,seed=2",
+            "bcube:n=3,k=1",
+            "fattree:k=4",
+        ] {
+            let t = crate::topo::TopologySpec::parse(topo)
+                .unwrap()
+                .build()
+                .unwrap();
+            let e = ElpSet::build(&t, &ElpSpec::parse("shortest").unwrap()).unwrap();
+            let fast = maximal_paths_by(&t, &e, u64::MAX, true).unwrap();
+            let slow = maximal_paths_by(&t, &e, u64::MAX, false).unwrap();
+            assert!(fast.len() > 10, "{topo}");
+            assert_eq!(fast, slow, "{topo}");
+        }
+    }
 
     /// Every maximal path is an ELP, and every ELP is a contiguous piece of
     /// some maximal path (checked as node sequences, on topologies without

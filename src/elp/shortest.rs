@@ -226,6 +226,13 @@ impl Shortest {
         &self.reach[at..at + self.words]
     }
 
+    /// Whether a shortest prefix from endpoint number `source` may have
+    /// node `w` as its `d`-th hop (one bit of the rows [`Shortest::step`]
+    /// ANDs).
+    pub fn reaches(&self, source: usize, w: tagger_generators::NodeId, d: usize) -> bool {
+        d < self.rows && self.row(w, d)[source / 64] >> (source % 64) & 1 == 1
+    }
+
     /// Sources whose shortest prefix `c` (one hop) is the first hop of an ELP.
     pub fn first_hop(&self, topo: &Topology, source: usize, c: ChannelId) -> Option<Bits> {
         let w = topo.channel_dst(c);
