@@ -156,8 +156,9 @@ fn maximal_paths_by(topo: &Topology, elp: &ElpSet, max: u64, fast: bool) -> Resu
             let mut stack = Vec::new();
             match (&elp.shortest, &p.shortest) {
                 // One source per first channel (its tail): test one bit per
-                // step instead of building a source set, 2.5x faster on
-                // Jellyfish-2000 (same paths, same order).
+                // step instead of building a source set (same paths, same
+                // order). `search:paths=20000000` on Jellyfish-2000: tag
+                // stage 13.9 s to 9.5 s.
                 (Some(sp), Some(src)) if only_shortest && src.count() == 1 => {
                     let source = src
                         .words()
