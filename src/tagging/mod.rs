@@ -492,7 +492,8 @@ fn search_plan(
             &format!("alternating-{name}"),
         ));
     }
-    // The best so far: (priorities, compressed rules, tagging, orders).
+    // Compressed rules plus ingress maps, the tie-breaker at equal
+    // priorities.
     let rules_of = |t: &Tagging| -> u64 {
         crate::rules::RuleSet::from_tagging(topo, t)
             .counts(topo.node_count())
@@ -576,12 +577,17 @@ fn search_plan(
                     pos: ls.pos,
                     origin: "search".into(),
                 };
-                let before = best.0;
                 consider(&plan, &mut best, &mut seed_orders)?;
-                if best.0 >= before {
-                    // The walk disagrees with the path list (it should not):
-                    // keep what the walk proved and stop.
-                    break;
+                if best.0 > target {
+                    // Every maximal ELP fits the target, so the walk over
+                    // the whole ELP must agree; anything else is a bug.
+                    return Err(Error::SelfCheck {
+                        stage: "tagging",
+                        reason: format!(
+                            "search: orders that fit every maximal path in {target} priorities need {} on the ELP",
+                            best.0
+                        ),
+                    });
                 }
                 target = best.0 - 1;
             }
