@@ -180,3 +180,35 @@ fn algorithm_names_round_trip_and_bad_parameters_are_named() {
         assert!(e.contains(msg), "{bad}: {e}");
     }
 }
+
+/// The same without levels: the fat-tree read from a file with every level
+/// removed, the k-bounce paths given as a path file. The closeness ranking
+/// puts the ToRs lowest, and up*/down* over it is the Clos scheme again.
+#[test]
+fn search_matches_clos_without_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    let (t, _) = build("fattree:k=4", "kbounce:0");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&tagger::topo::file::to_json(&t)).unwrap();
+    for n in json["nodes"].as_array_mut().unwrap() {
+        n["level"] = serde_json::Value::Null;
+    }
+    let topo_file = dir.path().join("ft.json");
+    std::fs::write(&topo_file, json.to_string()).unwrap();
+    for b in 1..=2u32 {
+        let (t, e) = build("fattree:k=4", &format!("kbounce:{b}"));
+        let mut text = String::new();
+        tagger::elp::enumerate::for_each_path(&t, &e, u64::MAX, |p| {
+            let line: Vec<String> = p.iter().map(u32::to_string).collect();
+            text += &(line.join(" ") + "\n");
+            Ok(())
+        })
+        .unwrap();
+        let paths = dir.path().join(format!("kb{b}.paths"));
+        std::fs::write(&paths, text).unwrap();
+        let topo = format!("file:{}", topo_file.display());
+        let elp = format!("file:{}", paths.display());
+        let s = run(&topo, &elp, "search").summary;
+        assert_eq!(s.priorities, b + 1, "kbounce:{b} without levels");
+    }
+}
