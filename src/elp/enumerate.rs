@@ -212,19 +212,30 @@ fn leaves(
     }
     let here = elp.accepts(topo, c, hop, &p);
     if here && !below {
-        let n = found.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        if n > max {
-            return Err(Error::Limit {
-                what: "maximal ELP paths",
-                value: n as u128,
-                limit: max as u128,
-            });
-        }
-        out.channels.extend_from_slice(stack);
-        out.offsets.push(out.channels.len());
+        emit_leaf(stack, out, found, max)?;
     }
     stack.pop();
     Ok(here || below)
+}
+
+/// Appends the path on `stack`, counting it against `max`.
+fn emit_leaf(
+    stack: &[ChannelId],
+    out: &mut ChannelPaths,
+    found: &std::sync::atomic::AtomicU64,
+    max: u64,
+) -> Result<()> {
+    let n = found.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+    if n > max {
+        return Err(Error::Limit {
+            what: "maximal ELP paths",
+            value: n as u128,
+            limit: max as u128,
+        });
+    }
+    out.channels.extend_from_slice(stack);
+    out.offsets.push(out.channels.len());
+    Ok(())
 }
 
 /// [`leaves`] for a `shortest`-only ELP and one source.
@@ -250,16 +261,7 @@ fn shortest_leaves(
     }
     let here = topo.is_endpoint(v);
     if here && !below {
-        let n = found.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        if n > max {
-            return Err(Error::Limit {
-                what: "maximal ELP paths",
-                value: n as u128,
-                limit: max as u128,
-            });
-        }
-        out.channels.extend_from_slice(stack);
-        out.offsets.push(out.channels.len());
+        emit_leaf(stack, out, found, max)?;
     }
     stack.pop();
     Ok(here || below)

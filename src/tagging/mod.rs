@@ -174,9 +174,7 @@ impl FromStr for Algo {
                     if k != "timeout" {
                         return Err(bad(format!("unknown parameter '{k}' (expected timeout)")));
                     }
-                    let secs: f64 = v.parse().ok().filter(|x: &f64| x.is_finite() && *x > 0.0 && *x <= 1e7)
-                        .ok_or_else(|| bad(format!("timeout = {v} must be seconds, a positive number")))?;
-                    timeout_ms = (secs * 1000.0).round().max(1.0) as u64;
+                    timeout_ms = millis(k, v).map_err(bad)?;
                 }
                 Ok(Algo::Exact { timeout_ms })
             }
@@ -195,11 +193,7 @@ impl FromStr for Algo {
                                 _ => max_paths = n,
                             }
                         }
-                        "time" => {
-                            let secs: f64 = v.parse().ok().filter(|x: &f64| x.is_finite() && *x > 0.0 && *x <= 1e7)
-                                .ok_or_else(|| bad(format!("time = {v} must be seconds, a positive number")))?;
-                            time_ms = Some((secs * 1000.0).round().max(1.0) as u64);
-                        }
+                        "time" => time_ms = Some(millis(k, v).map_err(bad)?),
                         other => return Err(bad(format!("unknown parameter '{other}' (expected budget, seed, time, paths)"))),
                     }
                 }
@@ -210,6 +204,15 @@ impl FromStr for Algo {
             )),
         }
     }
+}
+
+/// Milliseconds from a `key=SECONDS` parameter (positive, at most 10^7 s).
+fn millis(key: &str, v: &str) -> std::result::Result<u64, String> {
+    v.parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite() && *x > 0.0 && *x <= 1e7)
+        .map(|secs| (secs * 1000.0).round().max(1.0) as u64)
+        .ok_or_else(|| format!("{key} = {v} must be seconds, a positive number"))
 }
 
 /// How a packet's state is carried and matched.
