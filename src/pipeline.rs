@@ -80,7 +80,8 @@ pub struct Summary {
     /// `search` and `exact`: paths still needing more priorities at the
     /// lowest target tried and not reached (0: none failed).
     pub search_residue: Option<u64>,
-    /// `search` and `exact`: true when a time limit ended the search.
+    /// `search` and `exact`: true when a time limit or Ctrl-C ended the
+    /// search.
     pub search_stopped_early: Option<bool>,
     pub acl_exact_total: u64,
     pub acl_exact_max: u64,

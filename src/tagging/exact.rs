@@ -333,7 +333,6 @@ pub(super) fn exact_plan(
                 Answer::Impossible => lb = p + 1,
                 Answer::TimedOut => {
                     effort.stopped_early = true;
-                    effort.failed_target = p;
                     break;
                 }
                 Answer::Plan(plan) => {

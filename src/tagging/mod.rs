@@ -47,7 +47,7 @@ pub enum Algo {
     /// Fewest priorities by search over order plans ([`order`]): the best of
     /// greedy and the up*/down* and alternating constructions, then a
     /// target-P local search ([`search`]) that lowers P while it succeeds,
-    /// within `steps` moves (and `time_ms`, if set). Never more priorities
+    /// within `budget` path evaluations (and `time_ms`, if set). Never more priorities
     /// than greedy; among plans with the fewest, the fewest compressed rules.
     Search {
         /// Path evaluations the local search may spend (deterministic work,
@@ -281,9 +281,8 @@ pub struct Effort {
     /// Paths still needing more priorities at the last target that was not
     /// reached (0 when every target down to the lower bound was reached).
     pub residue: u64,
-    /// The priority target the residue refers to (0: none failed).
-    pub failed_target: u32,
-    /// True when `--time-limit` (or the solver's timeout) stopped the work.
+    /// True when a time limit (`search:time=S`, `exact:timeout=S`) or a
+    /// stop request ([`control::request_stop`]) ended the work.
     pub stopped_early: bool,
 }
 
@@ -421,41 +420,50 @@ pub fn dependency_lower_bound(keys: &[Key]) -> u32 {
     if has_cycle(edges) { 2 } else { 1 }
 }
 
-/// True when the directed graph `edges` has a cycle (Kahn's algorithm over
-/// the sorted, deduplicated edge list).
-pub(crate) fn has_cycle(mut edges: Vec<(ChannelId, ChannelId)>) -> bool {
-    edges.sort_unstable();
-    edges.dedup();
+/// True when the directed graph `edges` has a cycle: its topological order
+/// leaves some vertex out.
+pub(crate) fn has_cycle(edges: Vec<(ChannelId, ChannelId)>) -> bool {
     let n = edges
         .iter()
         .map(|&(a, b)| a.max(b) as usize + 1)
         .max()
         .unwrap_or(0);
+    topological_order(n, edges).len() < n
+}
+
+/// Kahn's algorithm over vertices `0..n`: a topological order of `edges`
+/// (duplicates allowed), smallest id first among the ready vertices, so the
+/// order is deterministic. Vertices on or behind a cycle are left out.
+///
+/// Complexity: O((n + m) log n) for m edges.
+pub(crate) fn topological_order(n: usize, mut edges: Vec<(ChannelId, ChannelId)>) -> Vec<u32> {
+    use std::cmp::Reverse;
+    edges.sort_unstable();
+    edges.dedup();
     let mut start = vec![0usize; n + 1];
     let mut indeg = vec![0u32; n];
-    let mut present = vec![false; n];
     for &(a, b) in &edges {
         start[a as usize + 1] += 1;
         indeg[b as usize] += 1;
-        present[a as usize] = true;
-        present[b as usize] = true;
     }
     for i in 0..n {
         start[i + 1] += start[i];
     }
-    let mut ready: Vec<usize> = (0..n).filter(|&v| present[v] && indeg[v] == 0).collect();
-    let total = present.iter().filter(|&&p| p).count();
-    let mut removed = 0;
-    while let Some(v) = ready.pop() {
-        removed += 1;
-        for &(_, w) in &edges[start[v]..start[v + 1]] {
+    let mut ready: std::collections::BinaryHeap<Reverse<u32>> = (0..n as u32)
+        .filter(|&v| indeg[v as usize] == 0)
+        .map(Reverse)
+        .collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(Reverse(v)) = ready.pop() {
+        order.push(v);
+        for &(_, w) in &edges[start[v as usize]..start[v as usize + 1]] {
             indeg[w as usize] -= 1;
             if indeg[w as usize] == 0 {
-                ready.push(w as usize);
+                ready.push(Reverse(w));
             }
         }
     }
-    removed != total
+    order
 }
 
 /// `search`: see [`Algo::Search`].
@@ -481,19 +489,9 @@ fn search_plan(
         &greedy.keys,
         greedy.priorities,
     )];
-    for (name, rank) in order::rankings(topo) {
-        plans.push(order::OrderPlan::mountain(
-            topo,
-            &rank,
-            levels,
-            &format!("updown-{name}"),
-        ));
-        plans.push(order::OrderPlan::alternating(
-            topo,
-            &rank,
-            levels,
-            &format!("alternating-{name}"),
-        ));
+    for (_, rank) in order::rankings(topo) {
+        plans.push(order::OrderPlan::mountain(topo, &rank, levels));
+        plans.push(order::OrderPlan::alternating(topo, &rank, levels));
     }
     // Compressed rules plus ingress maps, the tie-breaker at equal
     // priorities.
@@ -544,56 +542,50 @@ fn search_plan(
         // target of L or more.
         let floor = lb.max(1) as usize;
         let paths = paths.retain(|p| p.len() > floor);
-        {
-            let mut left = work;
-            let mut target = best.0 - 1;
-            while target >= lb.max(1) && left > 0 {
-                // Greedy's orders (or the last target's) start it: measured
-                // against starting from the plan with the fewest violated
-                // paths (the alternating plans), they left 4 paths instead
-                // of 100 on Jellyfish 300/64 seed 1 and reached 2 on seed 2
-                // where the other stalled at 69.
-                let start = seed_orders.1.truncated(target as usize);
-                let mut ls = search::LocalSearch::new(
-                    &paths,
-                    topo.channel_count(),
-                    &start.pos,
+        let mut left = work;
+        let mut target = best.0 - 1;
+        while target >= lb.max(1) && left > 0 {
+            // Greedy's orders (or the last target's) start it: measured
+            // against starting from the plan with the fewest violated
+            // paths (the alternating plans), they left 4 paths instead
+            // of 100 on Jellyfish 300/64 seed 1 and reached 2 on seed 2
+            // where the other stalled at 69.
+            let start = seed_orders.1.truncated(target as usize);
+            let mut ls = search::LocalSearch::new(
+                &paths,
+                topo.channel_count(),
+                &start.pos,
+                target,
+                crate::seed::mix(seed, target as u64),
+            );
+            let out = ls.run(left, deadline, |steps, violated| {
+                control::report(control::Progress {
                     target,
-                    crate::seed::mix(seed, target as u64),
-                );
-                let out = ls.run(left, deadline, |steps, violated| {
-                    control::report(control::Progress {
-                        target,
-                        steps,
-                        violated: violated as u64,
-                    })
-                });
-                effort.steps += out.steps;
-                left = left.saturating_sub(out.work);
-                if !out.reached {
-                    effort.residue = out.residue;
-                    effort.failed_target = target;
-                    effort.stopped_early = out.timed_out;
-                    break;
-                }
-                let plan = order::OrderPlan {
-                    pos: ls.pos,
-                    origin: "search".into(),
-                };
-                consider(&plan, &mut best, &mut seed_orders)?;
-                if best.0 > target {
-                    // Every maximal ELP fits the target, so the walk over
-                    // the whole ELP must agree; anything else is a bug.
-                    return Err(Error::SelfCheck {
-                        stage: "tagging",
-                        reason: format!(
-                            "search: orders that fit every maximal path in {target} priorities need {} on the ELP",
-                            best.0
-                        ),
-                    });
-                }
-                target = best.0 - 1;
+                    steps,
+                    violated: violated as u64,
+                })
+            });
+            effort.steps += out.steps;
+            left = left.saturating_sub(out.work);
+            if !out.reached {
+                effort.residue = out.residue;
+                effort.stopped_early = out.timed_out;
+                break;
             }
+            let plan = order::OrderPlan { pos: ls.pos };
+            consider(&plan, &mut best, &mut seed_orders)?;
+            if best.0 > target {
+                // Every maximal ELP fits the target, so the walk over
+                // the whole ELP must agree; anything else is a bug.
+                return Err(Error::SelfCheck {
+                    stage: "tagging",
+                    reason: format!(
+                        "search: orders that fit every maximal path in {target} priorities need {} on the ELP",
+                        best.0
+                    ),
+                });
+            }
+            target = best.0 - 1;
         }
     }
     let mut t = best.2;

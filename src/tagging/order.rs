@@ -15,7 +15,6 @@ use super::engine::{self, Independent, Walk};
 use crate::budget::Budget;
 use crate::elp::ElpSet;
 use crate::error::Result;
-use std::collections::BinaryHeap;
 use tagger_generators::{ChannelId, NodeId, Topology};
 
 /// One position per channel for each priority. Positions may tie; a key
@@ -24,8 +23,6 @@ use tagger_generators::{ChannelId, NodeId, Topology};
 pub struct OrderPlan {
     /// `pos[t - 1][c]`: channel `c`'s position in priority `t`'s order.
     pub pos: Vec<Vec<u64>>,
-    /// Where the plan came from (for reports and tie-breaking).
-    pub origin: String,
 }
 
 impl OrderPlan {
@@ -73,10 +70,7 @@ impl OrderPlan {
                 topological_positions(channels, edges)
             })
             .collect();
-        OrderPlan {
-            pos,
-            origin: "plan".into(),
-        }
+        OrderPlan { pos }
     }
 
     /// Up*/down* for every priority: with switches ranked by `rank`, a
@@ -85,7 +79,7 @@ impl OrderPlan {
     /// by falling rank. A path keeps its priority while it goes up, then
     /// down; each valley (down, then up) costs one priority. `levels` = the
     /// orders given (all the same).
-    pub fn mountain(topo: &Topology, rank: &[u64], levels: usize, origin: &str) -> Self {
+    pub fn mountain(topo: &Topology, rank: &[u64], levels: usize) -> Self {
         let n = rank.iter().copied().max().unwrap_or(0) + 1;
         let order: Vec<u64> = (0..topo.channel_count() as ChannelId)
             .map(|c| {
@@ -96,7 +90,6 @@ impl OrderPlan {
             .collect();
         OrderPlan {
             pos: vec![order; levels.max(1)],
-            origin: origin.into(),
         }
     }
 
@@ -105,7 +98,7 @@ impl OrderPlan {
     /// minus the rank of the switch they leave (kept while ranks fall). Any
     /// path of at most 3 links fits in 2 priorities (its two inner switches
     /// either rise or fall), whatever the ranking.
-    pub fn alternating(topo: &Topology, rank: &[u64], levels: usize, origin: &str) -> Self {
+    pub fn alternating(topo: &Topology, rank: &[u64], levels: usize) -> Self {
         let n = rank.iter().copied().max().unwrap_or(0) + 1;
         let rising: Vec<u64> = (0..topo.channel_count() as ChannelId)
             .map(|c| rank[topo.channel_dst(c) as usize])
@@ -123,7 +116,6 @@ impl OrderPlan {
                     }
                 })
                 .collect(),
-            origin: origin.into(),
         }
     }
 
@@ -131,44 +123,22 @@ impl OrderPlan {
     pub fn truncated(&self, p: usize) -> Self {
         OrderPlan {
             pos: self.pos[..p.min(self.pos.len()).max(1)].to_vec(),
-            origin: self.origin.clone(),
         }
     }
 }
 
-/// Kahn's algorithm over `channels` vertices; ready vertices leave smallest
-/// id first. Vertices on a cycle (none, for a valid plan) go last, by id.
-fn topological_positions(channels: usize, mut edges: Vec<(ChannelId, ChannelId)>) -> Vec<u64> {
-    edges.sort_unstable();
-    edges.dedup();
-    let mut start = vec![0usize; channels + 1];
-    let mut indeg = vec![0u32; channels];
-    for &(a, b) in &edges {
-        start[a as usize + 1] += 1;
-        indeg[b as usize] += 1;
-    }
-    for i in 0..channels {
-        start[i + 1] += start[i];
-    }
-    let mut ready: BinaryHeap<std::cmp::Reverse<u32>> = (0..channels as u32)
-        .filter(|&v| indeg[v as usize] == 0)
-        .map(std::cmp::Reverse)
-        .collect();
+/// Positions in a topological order of `edges` over `channels` vertices
+/// (see [`super::topological_order`]); vertices on a cycle (none, for a
+/// valid plan) go last, by id.
+fn topological_positions(channels: usize, edges: Vec<(ChannelId, ChannelId)>) -> Vec<u64> {
+    let order = super::topological_order(channels, edges);
     let mut pos = vec![u64::MAX; channels];
-    let mut next = 0u64;
-    while let Some(std::cmp::Reverse(v)) = ready.pop() {
-        pos[v as usize] = next;
-        next += 1;
-        for &(_, w) in &edges[start[v as usize]..start[v as usize + 1]] {
-            indeg[w as usize] -= 1;
-            if indeg[w as usize] == 0 {
-                ready.push(std::cmp::Reverse(w));
-            }
-        }
+    for (i, &v) in order.iter().enumerate() {
+        pos[v as usize] = i as u64;
     }
-    for p in pos.iter_mut().filter(|p| **p == u64::MAX) {
+    let left_out = pos.iter_mut().filter(|p| **p == u64::MAX);
+    for (next, p) in (order.len() as u64..).zip(left_out) {
         *p = next;
-        next += 1;
     }
     pos
 }
@@ -245,22 +215,4 @@ fn bfs(topo: &Topology, s: NodeId) -> Vec<u32> {
     dist.iter()
         .map(|&d| if d == u32::MAX { far } else { d })
         .collect()
-}
-
-/// The tag trajectory of one channel path under `pos` (orders for
-/// priorities 1..=P): the highest tag it reaches, stopping once it passes
-/// `cap`.
-#[inline]
-pub fn path_tag(pos: &[Vec<u64>], path: &[ChannelId], cap: u32) -> u32 {
-    let mut t = 1u32;
-    for w in path.windows(2) {
-        let o = &pos[(t as usize).min(pos.len()) - 1];
-        if o[w[0] as usize] >= o[w[1] as usize] {
-            t += 1;
-            if t > cap {
-                return t;
-            }
-        }
-    }
-    t
 }

@@ -301,7 +301,7 @@ fn alternating_fits_three_links_in_two() {
     let set = ElpSet::build(&t, &ElpSpec::parse("shortest").unwrap()).unwrap();
     assert!(set.counts(&t).longest <= 3);
     for (name, rank) in order::rankings(&t) {
-        let plan = order::OrderPlan::alternating(&t, &rank, 2, &name);
+        let plan = order::OrderPlan::alternating(&t, &rank, 2);
         let w = plan
             .walk(&t, &set, &crate::budget::Budget::unlimited())
             .unwrap();
