@@ -438,7 +438,7 @@ mod tests {
     }
 
     /// The oracle: a path's last tag under orders `pos`, one transition at
-    /// a time as DESIGN's order form defines it.
+    /// a time as the order form defines it (docs/priorities.md).
     fn path_tag(pos: &[Vec<u64>], path: &[ChannelId]) -> u32 {
         let mut t = 1u32;
         for w in path.windows(2) {

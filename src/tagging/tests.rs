@@ -272,7 +272,7 @@ fn parallel_decider_equals_sequential_greedy() {
     }
 }
 
-/// DESIGN's "order form loses nothing": the order plan of greedy's own
+/// The order form loses nothing (docs/priorities.md): the order plan of greedy's own
 /// priority graphs (a topological order each) never needs more priorities
 /// than greedy, on random Jellyfish instances.
 #[test]
