@@ -21,7 +21,7 @@ RUNS = {
     "hosts": "UBIGINT", "links": "UBIGINT", "endpoints": "UBIGINT", "paths": "UBIGINT",
     "longest_elp": "UINTEGER", "priorities": "UINTEGER",
     "priorities_lower_bound": "UINTEGER", "priorities_optimal": "BOOLEAN",
-    "search_steps": "UBIGINT", "search_residue": "UBIGINT", "search_stopped_early": "BOOLEAN", "acl_exact_total": "UBIGINT",
+    "search_steps": "UBIGINT", "search_residue": "UBIGINT", "search_stopped_early": "BOOLEAN", "proof_paths": "UBIGINT", "acl_exact_total": "UBIGINT",
     "acl_exact_max": "UBIGINT", "acl_exact_p50": "UBIGINT", "acl_exact_p99": "UBIGINT",
     "acl_compressed_total": "UBIGINT", "acl_compressed_max": "UBIGINT",
     "rules_total": "UBIGINT", "rules_max": "UBIGINT", "rules_p50": "UBIGINT",

@@ -481,6 +481,12 @@ fn print_run(r: &pipeline::RunResult) {
                 ""
             }
         );
+        if let Some(n) = s.proof_paths {
+            println!(
+                "proof         {} priorities are impossible already on {n} of the ELP's paths",
+                s.priorities_lower_bound - 1
+            );
+        }
     }
     for (i, p) in r.tagging.per_priority.iter().enumerate() {
         println!(

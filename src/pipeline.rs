@@ -83,6 +83,10 @@ pub struct Summary {
     /// `search` and `exact`: true when a time limit or Ctrl-C ended the
     /// search.
     pub search_stopped_early: Option<bool>,
+    /// `exact`: paths of the sub-ELP on which the solver proved
+    /// `priorities_lower_bound - 1` priorities impossible (absent when it
+    /// proved nothing).
+    pub proof_paths: Option<u64>,
     pub acl_exact_total: u64,
     pub acl_exact_max: u64,
     pub acl_exact_p50: u64,
@@ -224,6 +228,11 @@ fn summarize(
         search_steps: tagging.effort.as_ref().map(|e| e.steps),
         search_residue: tagging.effort.as_ref().map(|e| e.residue),
         search_stopped_early: tagging.effort.as_ref().map(|e| e.stopped_early),
+        proof_paths: tagging
+            .effort
+            .as_ref()
+            .map(|e| e.proof_paths)
+            .filter(|&n| n > 0),
         acl_exact_total: rs.acl_exact.total,
         acl_exact_max: rs.acl_exact.max,
         acl_exact_p50: rs.acl_exact.p50,

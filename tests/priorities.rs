@@ -68,6 +68,12 @@ fn exact_proves_the_known_optima() {
         assert_eq!(s.priorities_lower_bound, want, "{topo} {elp}: not proven");
         assert!(s.priorities_optimal);
         assert_eq!(s.search_stopped_early, Some(false));
+        // Past the dependency bound (2), the proof is the solver's, on a
+        // sub-ELP (at most the paths it was given).
+        match s.proof_paths {
+            Some(n) => assert!(want > 2 && n > 0 && n <= s.paths, "{topo} {elp}: {n}"),
+            None => assert!(want <= 2, "{topo} {elp}: no proof reported"),
+        }
     }
 }
 

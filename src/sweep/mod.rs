@@ -160,6 +160,7 @@ pub fn tables(sweep: &str, outcomes: &[Outcome], threads: usize) -> (Table, Tabl
             "search_stopped_early",
             ok.and_then(|r| r.search_stopped_early),
         );
+        runs.u64("proof_paths", ok.and_then(|r| r.proof_paths));
         runs.bool("verified", Some(ok.is_some_and(|r| r.verified)));
         runs.str("status", Some(if ok.is_some() { "ok" } else { "failed" }));
         runs.str("error", o.result.as_ref().err().map(String::as_str));
@@ -236,6 +237,7 @@ pub const RUNS_COLUMNS: &[(&str, Kind)] = &[
     ("search_steps", Kind::U64),
     ("search_residue", Kind::U64),
     ("search_stopped_early", Kind::Bool),
+    ("proof_paths", Kind::U64),
     ("verified", Kind::Bool),
     ("status", Kind::Str),
     ("error", Kind::Str),

@@ -20,11 +20,28 @@
 //! valid plan is a model (take its real tags). So UNSAT under P is a proof
 //! that P priorities are impossible: the lower bound becomes P + 1.
 //!
+//! Only some of the paths are encoded (counterexample-guided, as in
+//! CEGAR): the instance starts with the paths the best plan so far cannot
+//! fit in P; each model becomes an order plan (topological orders of its
+//! kept transitions that follow the previous plan wherever they leave a
+//! choice), which is walked over every maximal path; the paths it cannot
+//! fit join the instance, and the solver runs again. A model that fits
+//! every path is a P-priority plan. UNSAT on a subset is a proof for the
+//! whole ELP, since any plan for the ELP is a plan for each subset of its
+//! paths; the subset's size is reported (`proof_paths`). On fat-tree k=4
+//! `kbounce:3`, 3,981 of the 668,652 paths the search's plan could not
+//! fit in 3 already prove 3 impossible.
+//!
 //! `exact` starts from `search`'s plan (an upper bound) and asks P = upper
 //! bound - 1 until the solver says UNSAT (optimal, proven) or time runs out
 //! (the best plan and the best proven bound are reported).
+//!
+//! The weak point is acyclicity: when the cycles, not the paths, make P
+//! impossible (long random paths on a Jellyfish), the cut rounds run into
+//! the thousands and the solver answers nothing in minutes.
 
 use super::engine::HOST;
+use super::order::OrderPlan;
 use super::{Algo, Effort, Tagging};
 use crate::budget::Budget;
 use crate::cycle::CycleBackend;
@@ -32,177 +49,238 @@ use crate::elp::ElpSet;
 use crate::elp::enumerate::{ChannelPaths, maximal_channel_paths};
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
-use rustsat::solvers::{ControlSignal, Solve, SolverResult, Terminate};
+use rustsat::solvers::{ControlSignal, PhaseLit, Solve, SolverResult, Terminate};
 use rustsat::types::{Clause, Lit, TernaryVal};
 use std::time::Instant;
 use tagger_generators::{ChannelId, Topology};
 
-/// Maximal ELPs past which `exact` refuses (the trie and its clauses would
-/// not fit a solver run in minutes).
-pub const EXACT_MAX_PATHS: u64 = 2_000_000;
+/// ELP paths past which `exact` refuses: its maximal paths are held in
+/// memory, to check each model's plan against.
+pub const EXACT_MAX_PATHS: u64 = 30_000_000;
 
 /// Lazy cuts added per priority and round, at most.
 const CUTS_PER_ROUND: usize = 2_000;
 
-/// The trie of maximal ELPs: node `i` is a prefix ending in `chan[i]`, with
-/// `parent[i]` its prefix one channel shorter (`u32::MAX` at the root
-/// level).
-#[derive(Debug, Default)]
-struct Trie {
-    chan: Vec<ChannelId>,
-    parent: Vec<u32>,
+/// Paths added to the encoding per round at most: the violated paths of
+/// the last model, spread evenly over them.
+const ADD_PER_ROUND: usize = 4_000;
+
+/// "Do `p` priorities suffice?" for the paths added so far, as one
+/// incremental SAT instance: paths join as a trie of channel prefixes
+/// (variables and clauses are created as nodes and transitions first
+/// appear), and cycle cuts stay valid as the set grows, since they only
+/// speak of keep variables.
+struct Encoding {
+    p: usize,
+    solver: rustsat_cadical::CaDiCaL<'static, 'static>,
+    trans: FxHashMap<(ChannelId, ChannelId), u32>,
+    edges: Vec<(ChannelId, ChannelId)>,
+    /// `keep(t, e)` is variable `keep_base[e] + t`, `t` in `0..p`.
+    keep_base: Vec<u32>,
+    /// Trie nodes by (parent, channel); `above(x, t)` is variable
+    /// `above_base[x] + t - 1`, `t` in `1..p`.
+    child: FxHashMap<(u32, ChannelId), u32>,
+    above_base: Vec<u32>,
+    next_var: u32,
+    /// Estimated solver bytes (64 per clause and 4 per literal, doubled
+    /// for what it learns).
+    held: u64,
+    /// Paths added.
+    paths: u64,
+    /// New transitions' keep variables start (as the solver's default
+    /// phase) at what this plan decides: an acyclic start, so the solver
+    /// moves away from it only where the paths force it.
+    reference: Option<OrderPlan>,
 }
 
-impl Trie {
-    fn build(paths: &ChannelPaths) -> Self {
-        let mut t = Trie::default();
-        let mut child: FxHashMap<(u32, ChannelId), u32> = FxHashMap::default();
-        for i in 0..paths.len() {
-            let mut at = u32::MAX;
-            for &c in paths.path(i) {
-                at = *child.entry((at, c)).or_insert_with(|| {
-                    t.chan.push(c);
-                    t.parent.push(at);
-                    (t.chan.len() - 1) as u32
-                });
+fn sat_err(e: anyhow::Error) -> Error {
+    Error::Algo {
+        algo: "exact".into(),
+        reason: format!("SAT solver: {e:#}"),
+    }
+}
+
+impl Encoding {
+    fn new(p: u32) -> Self {
+        Encoding {
+            p: p as usize,
+            solver: rustsat_cadical::CaDiCaL::default(),
+            trans: FxHashMap::default(),
+            edges: Vec::new(),
+            keep_base: Vec::new(),
+            child: FxHashMap::default(),
+            above_base: Vec::new(),
+            next_var: 0,
+            held: 0,
+            paths: 0,
+            reference: None,
+        }
+    }
+
+    fn keep(&self, t: usize, e: u32) -> Lit {
+        Lit::positive(self.keep_base[e as usize] + t as u32)
+    }
+
+    fn above(&self, x: u32, t: usize) -> Lit {
+        Lit::positive(self.above_base[x as usize] + t as u32 - 1)
+    }
+
+    fn add(&mut self, lits: &[Lit]) -> Result<()> {
+        self.held += 2 * (64 + 4 * lits.len() as u64);
+        self.solver
+            .add_clause(lits.iter().copied().collect::<Clause>())
+            .map_err(sat_err)
+    }
+
+    /// Adds one path: its new trie nodes and transitions, with their
+    /// clauses.
+    ///
+    /// - A first hop carries tag 1.
+    /// - Along a trie edge `x -> y` over `e`: the tag never falls; a prefix
+    ///   at tag `t < P` whose key does not keep goes above `t`; a prefix at
+    ///   `P` must keep.
+    fn add_path(&mut self, path: &[ChannelId]) -> Result<()> {
+        let p = self.p;
+        let mut at = u32::MAX;
+        let mut prev = HOST;
+        for &c in path {
+            let before = std::mem::replace(&mut prev, c);
+            if let Some(&y) = self.child.get(&(at, c)) {
+                at = y;
+                continue;
+            }
+            let y = self.above_base.len() as u32;
+            self.child.insert((at, c), y);
+            self.above_base.push(self.next_var);
+            self.next_var += p as u32 - 1;
+            let x = at;
+            at = y;
+            if x == u32::MAX {
+                for t in 1..p {
+                    self.add(&[!self.above(y, t)])?;
+                }
+                continue;
+            }
+            let pair = (before, c);
+            let e = match self.trans.get(&pair) {
+                Some(&e) => e,
+                None => {
+                    let e = self.edges.len() as u32;
+                    self.trans.insert(pair, e);
+                    self.edges.push(pair);
+                    self.keep_base.push(self.next_var);
+                    self.next_var += p as u32;
+                    if let Some(r) = &self.reference {
+                        for t in 0..p {
+                            let k = self.keep(t, e);
+                            let lit = if r.next_tag(before, t as u32 + 1, c) == t as u32 + 1 {
+                                k
+                            } else {
+                                !k
+                            };
+                            self.solver.phase_lit(lit).map_err(sat_err)?;
+                        }
+                    }
+                    e
+                }
+            };
+            for t in 1..p {
+                // Order encoding, and tags never fall.
+                if t + 1 < p {
+                    self.add(&[!self.above(y, t + 1), self.above(y, t)])?;
+                }
+                self.add(&[!self.above(x, t), self.above(y, t)])?;
+                // At tag t exactly, a key that does not keep goes above t.
+                let mut cl = vec![self.above(x, t), self.keep(t - 1, e), self.above(y, t)];
+                if t > 1 {
+                    cl.push(!self.above(x, t - 1));
+                }
+                self.add(&cl)?;
+            }
+            // At the last priority every key must keep.
+            if p > 1 {
+                self.add(&[!self.above(x, p - 1), self.keep(p - 1, e)])?;
+            } else {
+                self.add(&[self.keep(0, e)])?;
             }
         }
-        t
+        self.paths += 1;
+        Ok(())
+    }
+
+    /// Solves, adding cycle cuts until a model's priority graphs are all
+    /// acyclic. A plan comes back as the kept transitions per priority.
+    fn solve(
+        &mut self,
+        deadline: Option<Instant>,
+        calls: &mut u64,
+        budget: &Budget,
+    ) -> Result<Answer> {
+        let p = self.p;
+        let m = self.edges.len();
+        self.solver.attach_terminator(move || {
+            if deadline.is_some_and(|d| Instant::now() >= d) || super::control::stop_requested() {
+                ControlSignal::Terminate
+            } else {
+                ControlSignal::Continue
+            }
+        });
+        loop {
+            // Cut rounds on a large ELP take seconds of their own: the
+            // limit is checked between them too, not only inside the
+            // solver.
+            if deadline.is_some_and(|d| Instant::now() >= d) || super::control::stop_requested() {
+                return Ok(Answer::TimedOut);
+            }
+            budget.check("tagging", self.held)?;
+            *calls += 1;
+            match self.solver.solve().map_err(sat_err)? {
+                SolverResult::Unsat => return Ok(Answer::Impossible),
+                SolverResult::Interrupted => return Ok(Answer::TimedOut),
+                SolverResult::Sat => {}
+            }
+            let mut kept = vec![vec![false; m]; p];
+            for (t, row) in kept.iter_mut().enumerate() {
+                for (e, k) in row.iter_mut().enumerate() {
+                    *k = self
+                        .solver
+                        .lit_val(self.keep(t, e as u32))
+                        .map_err(sat_err)?
+                        == TernaryVal::True;
+                }
+            }
+            let mut cuts = 0;
+            for (t, row) in kept.iter().enumerate() {
+                for cycle in cycles(&self.edges, row, CUTS_PER_ROUND) {
+                    let cl: Vec<Lit> = cycle.iter().map(|&e| !self.keep(t, e)).collect();
+                    self.add(&cl)?;
+                    cuts += 1;
+                }
+            }
+            if cuts == 0 {
+                return Ok(Answer::Plan(
+                    kept.iter()
+                        .map(|row| {
+                            self.edges
+                                .iter()
+                                .zip(row)
+                                .filter(|(_, k)| **k)
+                                .map(|(e, _)| *e)
+                                .collect()
+                        })
+                        .collect(),
+                ));
+            }
+        }
     }
 }
 
 /// The answer to "P priorities?".
 enum Answer {
-    /// A plan: keep decisions per (priority, transition).
-    Plan(FxHashMap<(ChannelId, ChannelId), Vec<bool>>),
+    /// A plan: the transitions each priority keeps (each set acyclic).
+    Plan(Vec<Vec<(ChannelId, ChannelId)>>),
     Impossible,
     TimedOut,
-}
-
-/// Solves "do `p` priorities suffice?" on the trie, with lazy cycle cuts.
-/// The solver's memory is charged to `budget` as clauses are added (an
-/// estimate: 64 bytes per clause and 4 per literal, doubled for what it
-/// learns), so a growing cut loop stops with a budget error rather than
-/// running the machine out of memory.
-fn solve(
-    trie: &Trie,
-    p: u32,
-    deadline: Option<Instant>,
-    calls: &mut u64,
-    budget: &Budget,
-) -> Result<Answer> {
-    let sat_err = |e: anyhow::Error| Error::Algo {
-        algo: "exact".into(),
-        reason: format!("SAT solver: {e:#}"),
-    };
-    let p = p as usize;
-    // Transitions, numbered in first-seen order over the trie.
-    let mut trans: FxHashMap<(ChannelId, ChannelId), u32> = FxHashMap::default();
-    let mut edges: Vec<(ChannelId, ChannelId)> = Vec::new();
-    let mut edge_of = vec![u32::MAX; trie.chan.len()];
-    for (y, &c2) in trie.chan.iter().enumerate() {
-        let x = trie.parent[y];
-        if x == u32::MAX {
-            continue;
-        }
-        let e = (trie.chan[x as usize], c2);
-        let id = *trans.entry(e).or_insert_with(|| {
-            edges.push(e);
-            (edges.len() - 1) as u32
-        });
-        edge_of[y] = id;
-    }
-    let m = edges.len();
-    // Variables: keep[t][e] = t * m + e; above[x][t] (t in 1..p) after.
-    let keep = |t: usize, e: u32| Lit::positive((t * m + e as usize) as u32);
-    let above_base = p * m;
-    let above = |x: u32, t: usize| -> Lit {
-        // t in 1..p (1-based "above t").
-        Lit::positive((above_base + x as usize * (p - 1) + (t - 1)) as u32)
-    };
-    let mut s = rustsat_cadical::CaDiCaL::default();
-    let held = std::cell::Cell::new(0u64);
-    let add = |s: &mut rustsat_cadical::CaDiCaL, lits: &[Lit]| -> Result<()> {
-        held.set(held.get() + 2 * (64 + 4 * lits.len() as u64));
-        s.add_clause(lits.iter().copied().collect::<Clause>())
-            .map_err(sat_err)
-    };
-    for (y, &e) in edge_of.iter().enumerate() {
-        let x = trie.parent[y];
-        if x == u32::MAX {
-            // A first hop carries tag 1.
-            for t in 1..p {
-                add(&mut s, &[!above(y as u32, t)])?;
-            }
-            continue;
-        }
-        for t in 1..p {
-            // Order encoding, and tags never fall.
-            if t + 1 < p {
-                add(&mut s, &[!above(y as u32, t + 1), above(y as u32, t)])?;
-            }
-            add(&mut s, &[!above(x, t), above(y as u32, t)])?;
-            // At tag t exactly, a key that does not keep goes above t.
-            let mut cl = vec![above(x, t), keep(t - 1, e), above(y as u32, t)];
-            if t > 1 {
-                cl.push(!above(x, t - 1));
-            }
-            add(&mut s, &cl)?;
-        }
-        // At the last priority every key must keep.
-        if p > 1 {
-            add(&mut s, &[!above(x, p - 1), keep(p - 1, e)])?;
-        } else {
-            add(&mut s, &[keep(0, e)])?;
-        }
-    }
-    s.attach_terminator(move || {
-        if deadline.is_some_and(|d| Instant::now() >= d) || super::control::stop_requested() {
-            ControlSignal::Terminate
-        } else {
-            ControlSignal::Continue
-        }
-    });
-    loop {
-        // Cut rounds on a large ELP take seconds of their own: the limit
-        // is checked between them too, not only inside the solver.
-        if deadline.is_some_and(|d| Instant::now() >= d) || super::control::stop_requested() {
-            return Ok(Answer::TimedOut);
-        }
-        budget.check("tagging", held.get())?;
-        *calls += 1;
-        super::control::report(super::control::Progress {
-            target: p as u32,
-            steps: *calls,
-            violated: 0,
-        });
-        match s.solve().map_err(sat_err)? {
-            SolverResult::Unsat => return Ok(Answer::Impossible),
-            SolverResult::Interrupted => return Ok(Answer::TimedOut),
-            SolverResult::Sat => {}
-        }
-        let mut kept = vec![vec![false; m]; p];
-        for (t, row) in kept.iter_mut().enumerate() {
-            for (e, k) in row.iter_mut().enumerate() {
-                *k = s.lit_val(keep(t, e as u32)).map_err(sat_err)? == TernaryVal::True;
-            }
-        }
-        let mut cuts = 0;
-        for (t, row) in kept.iter().enumerate() {
-            for cycle in cycles(&edges, row, CUTS_PER_ROUND) {
-                let cl: Vec<Lit> = cycle.iter().map(|&e| !keep(t, e)).collect();
-                add(&mut s, &cl)?;
-                cuts += 1;
-            }
-        }
-        if cuts == 0 {
-            let mut plan: FxHashMap<(ChannelId, ChannelId), Vec<bool>> = FxHashMap::default();
-            for (e, &pair) in edges.iter().enumerate() {
-                plan.insert(pair, (0..p).map(|t| kept[t][e]).collect());
-            }
-            return Ok(Answer::Plan(plan));
-        }
-    }
 }
 
 /// Up to `max` cycles of the graph of `edges` whose `on` flag is set, each
@@ -285,6 +363,24 @@ fn cycles(edges: &[(ChannelId, ChannelId)], on: &[bool], max: usize) -> Vec<Vec<
     found
 }
 
+/// Indices of the paths whose tag passes `p` under `order`, in order.
+fn violated(paths: &ChannelPaths, order: &OrderPlan, p: u32) -> Vec<u32> {
+    use rayon::prelude::*;
+    (0..paths.len() as u32)
+        .into_par_iter()
+        .filter(|&i| {
+            let mut t = 1u32;
+            for w in paths.path(i as usize).windows(2) {
+                t = order.next_tag(w[0], t, w[1]);
+                if t > p {
+                    return true;
+                }
+            }
+            false
+        })
+        .collect()
+}
+
 /// `exact`: see the module docs. `search` runs first for the upper bound.
 pub(super) fn exact_plan(
     topo: &Topology,
@@ -321,42 +417,68 @@ pub(super) fn exact_plan(
                 ),
             });
         }
+        // The maximal paths while they are collected: 5.6 GB peak on
+        // fat-tree k=6 kbounce:2 (26M paths of at most 13 channels), where
+        // this says 6.8 GB.
         budget.check(
             "tagging",
-            (counts.paths as u64).saturating_mul(64 * (counts.longest as u64 + 1)),
+            (counts.paths as u64).saturating_mul(20 * (counts.longest as u64 + 1)),
         )?;
-        let paths = maximal_channel_paths(topo, elp, EXACT_MAX_PATHS)?;
-        let trie = Trie::build(&paths);
+        // A path of lb channels or fewer never passes a target of lb or
+        // more.
+        let paths =
+            maximal_channel_paths(topo, elp, EXACT_MAX_PATHS)?.retain(|x| x.len() > lb as usize);
         while best.priorities > lb {
             let p = best.priorities - 1;
-            match solve(&trie, p, deadline, &mut effort.steps, budget)? {
-                Answer::Impossible => lb = p + 1,
+            let mut enc = Encoding::new(p);
+            // Counterexample-guided: the paths the best plan so far cannot
+            // fit in p start the instance; each model's plan, walked over
+            // every maximal path, adds the paths it cannot fit. A model
+            // that fits them all is a p-priority plan; UNSAT on a subset
+            // is a proof for the whole ELP (a plan for the ELP is a plan
+            // for every subset of its paths).
+            let mut order = OrderPlan::from_keys(topo.channel_count(), &best.keys, best.priorities)
+                .truncated(p as usize);
+            enc.reference = Some(order.clone());
+            let outcome = loop {
+                let bad = violated(&paths, &order, p);
+                super::control::report(super::control::Progress {
+                    target: p,
+                    steps: effort.steps,
+                    violated: bad.len() as u64,
+                });
+                if bad.is_empty() {
+                    break Answer::Plan(Vec::new());
+                }
+                let stride = bad.len().div_ceil(ADD_PER_ROUND);
+                for &i in bad.iter().step_by(stride) {
+                    enc.add_path(paths.path(i as usize))?;
+                }
+                match enc.solve(deadline, &mut effort.steps, budget)? {
+                    Answer::Plan(kept) => {
+                        order = OrderPlan::from_edges(topo.channel_count(), kept, &order);
+                        enc.reference = Some(order.clone());
+                    }
+                    other => break other,
+                }
+            };
+            match outcome {
+                Answer::Impossible => {
+                    lb = p + 1;
+                    effort.proof_paths = enc.paths;
+                }
                 Answer::TimedOut => {
                     effort.stopped_early = true;
+                    effort.residue = violated(&paths, &order, p).len() as u64;
                     break;
                 }
-                Answer::Plan(plan) => {
-                    let walk = super::engine::walk(
-                        topo,
-                        elp,
-                        None,
-                        &mut super::engine::Independent(|c1: ChannelId, t: u32, c2: ChannelId| {
-                            debug_assert!(c1 != HOST);
-                            let kept = plan
-                                .get(&(c1, c2))
-                                .and_then(|k| k.get(t as usize - 1))
-                                .copied()
-                                .unwrap_or(false);
-                            Ok(if kept { t } else { t + 1 })
-                        }),
-                        budget,
-                    )?;
-                    let t = super::finish(topo, algo, cycle, walk);
+                Answer::Plan(_) => {
+                    let t = super::finish(topo, algo, cycle, order.walk(topo, elp, budget)?);
                     if t.priorities > p {
                         return Err(Error::SelfCheck {
                             stage: "tagging",
                             reason: format!(
-                                "exact: the solver's {p}-priority plan needs {} on the ELP",
+                                "exact: orders that fit every maximal path in {p} priorities need {} on the ELP",
                                 t.priorities
                             ),
                         });
@@ -432,16 +554,24 @@ mod tests {
             channels: vec![0, 1, 2, 1, 2, 0, 2, 0, 1],
             offsets: vec![0, 3, 6, 9],
         };
-        let trie = Trie::build(&paths);
-        let mut calls = 0;
-        assert!(matches!(
-            solve(&trie, 1, None, &mut calls, &Budget::unlimited()).unwrap(),
-            Answer::Impossible
-        ));
-        let Answer::Plan(plan) = solve(&trie, 2, None, &mut calls, &Budget::unlimited()).unwrap()
-        else {
+        let solve = |p: u32| {
+            let mut enc = Encoding::new(p);
+            for i in 0..paths.len() {
+                enc.add_path(paths.path(i)).unwrap();
+            }
+            enc.solve(None, &mut 0, &Budget::unlimited()).unwrap()
+        };
+        assert!(matches!(solve(1), Answer::Impossible));
+        let Answer::Plan(kept) = solve(2) else {
             panic!("two priorities fit a triangle");
         };
+        let plan: FxHashMap<(ChannelId, ChannelId), Vec<bool>> = [(0, 1), (1, 2), (2, 0)]
+            .into_iter()
+            .map(|e| (e, (0..2).map(|t| kept[t].contains(&e)).collect()))
+            .collect();
+        for row in &kept {
+            assert!(!crate::tagging::has_cycle(row.clone()));
+        }
         // Replay each path through the plan: it stays within 2.
         for i in 0..paths.len() {
             let mut t = 1usize;

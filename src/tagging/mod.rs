@@ -284,6 +284,10 @@ pub struct Effort {
     /// True when a time limit (`search:time=S`, `exact:timeout=S`) or a
     /// stop request ([`control::request_stop`]) ended the work.
     pub stopped_early: bool,
+    /// `exact`: paths of the sub-ELP on which the solver proved the last
+    /// priority count impossible (0 when it proved nothing). Any plan for
+    /// the ELP fits those paths, so the proof holds for the whole ELP.
+    pub proof_paths: u64,
 }
 
 /// Tags must fit the DSCP field with room for the lossy class.
@@ -436,7 +440,18 @@ pub(crate) fn has_cycle(edges: Vec<(ChannelId, ChannelId)>) -> bool {
 /// order is deterministic. Vertices on or behind a cycle are left out.
 ///
 /// Complexity: O((n + m) log n) for m edges.
-pub(crate) fn topological_order(n: usize, mut edges: Vec<(ChannelId, ChannelId)>) -> Vec<u32> {
+pub(crate) fn topological_order(n: usize, edges: Vec<(ChannelId, ChannelId)>) -> Vec<u32> {
+    topological_order_by(n, edges, |_| 0)
+}
+
+/// [`topological_order`], taking the ready vertex of smallest `(key, id)`
+/// first: with `key` a reference order, the result follows it wherever the
+/// edges allow.
+pub(crate) fn topological_order_by(
+    n: usize,
+    mut edges: Vec<(ChannelId, ChannelId)>,
+    key: impl Fn(u32) -> u64,
+) -> Vec<u32> {
     use std::cmp::Reverse;
     edges.sort_unstable();
     edges.dedup();
@@ -449,17 +464,17 @@ pub(crate) fn topological_order(n: usize, mut edges: Vec<(ChannelId, ChannelId)>
     for i in 0..n {
         start[i + 1] += start[i];
     }
-    let mut ready: std::collections::BinaryHeap<Reverse<u32>> = (0..n as u32)
+    let mut ready: std::collections::BinaryHeap<Reverse<(u64, u32)>> = (0..n as u32)
         .filter(|&v| indeg[v as usize] == 0)
-        .map(Reverse)
+        .map(|v| Reverse((key(v), v)))
         .collect();
     let mut order = Vec::with_capacity(n);
-    while let Some(Reverse(v)) = ready.pop() {
+    while let Some(Reverse((_, v))) = ready.pop() {
         order.push(v);
         for &(_, w) in &edges[start[v as usize]..start[v as usize + 1]] {
             indeg[w as usize] -= 1;
             if indeg[w as usize] == 0 {
-                ready.push(Reverse(w));
+                ready.push(Reverse((key(w), w)));
             }
         }
     }

@@ -73,6 +73,30 @@ impl OrderPlan {
         OrderPlan { pos }
     }
 
+    /// The order plan of per-priority edge sets (each acyclic): priority
+    /// `t`'s order is a topological order of `edges[t - 1]` that follows
+    /// `near`'s order `t` wherever the edges leave a choice (so paths the
+    /// edges do not speak for keep the tags `near` gave them, mostly).
+    pub fn from_edges(
+        channels: usize,
+        edges: Vec<Vec<(ChannelId, ChannelId)>>,
+        near: &OrderPlan,
+    ) -> Self {
+        OrderPlan {
+            pos: edges
+                .into_iter()
+                .enumerate()
+                .map(|(t, e)| {
+                    let o = &near.pos[t.min(near.pos.len() - 1)];
+                    positions(
+                        channels,
+                        super::topological_order_by(channels, e, |v| o[v as usize]),
+                    )
+                })
+                .collect(),
+        }
+    }
+
     /// Up*/down* for every priority: with switches ranked by `rank`, a
     /// channel that climbs (to a higher rank) comes before every channel
     /// that descends, climbing channels by rising rank and descending ones
@@ -131,7 +155,12 @@ impl OrderPlan {
 /// (see [`super::topological_order`]); vertices on a cycle (none, for a
 /// valid plan) go last, by id.
 fn topological_positions(channels: usize, edges: Vec<(ChannelId, ChannelId)>) -> Vec<u64> {
-    let order = super::topological_order(channels, edges);
+    positions(channels, super::topological_order(channels, edges))
+}
+
+/// Positions of a (partial) order of `0..channels`; vertices it leaves out
+/// go last, by id.
+fn positions(channels: usize, order: Vec<u32>) -> Vec<u64> {
     let mut pos = vec![u64::MAX; channels];
     for (i, &v) in order.iter().enumerate() {
         pos[v as usize] = i as u64;
