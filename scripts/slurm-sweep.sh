@@ -4,11 +4,11 @@
 # --resume lets a requeued or preempted task skip what it already finished.
 #
 #   cargo build --release                  # once, on a shared filesystem
-#   sbatch scripts/slurm-sweep.sh datasets/paper-jellyfish.toml results/paper-jellyfish
+#   sbatch scripts/slurm-sweep.sh datasets/jellyfish-trials.toml results/jellyfish-trials
 #
 # Then read the directory as one dataset:
-#   duckdb -c "SELECT algo, median(priorities) FROM 'results/paper-jellyfish/runs-*.parquet' GROUP BY ALL"
-#   python3 scripts/summarize.py results/paper-jellyfish
+#   duckdb -c "SELECT algo, median(priorities) FROM 'results/jellyfish-trials/runs-*.parquet' GROUP BY ALL"
+#   python3 scripts/summarize.py results/jellyfish-trials
 #
 #SBATCH --job-name=tagger-sweep
 #SBATCH --array=1-16

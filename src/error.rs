@@ -67,6 +67,15 @@ pub enum Error {
     },
     #[error("writing Parquet {}: {reason}", path.display())]
     Parquet { path: PathBuf, reason: String },
+    /// Another process holds the output directory's lock.
+    #[error(
+        "{}: another tagger sweep is writing this output ({holder}); wait for it to finish or choose another --out",
+        path.display()
+    )]
+    Busy { path: PathBuf, holder: String },
+    /// A worker pool that could not be built (threads the OS refused).
+    #[error("starting {jobs} worker threads: {reason}")]
+    Threads { jobs: usize, reason: String },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

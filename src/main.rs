@@ -556,6 +556,16 @@ fn sweep_command(
         bail!("--jobs must be at least 1");
     }
     let selected = sweep::selected(&sw, shard).len();
+    let jobs = {
+        let j = sweep::effective_jobs(jobs, selected);
+        if j < jobs.min(selected.max(1)) {
+            eprintln!(
+                "--jobs {jobs} capped at {j} ({} per core: more would only compete for cores and memory)",
+                sweep::JOBS_PER_CORE
+            );
+        }
+        j
+    };
     eprintln!(
         "sweep '{}': {} scenarios{}, {} at a time, output in {}",
         sw.name,

@@ -280,7 +280,23 @@ fn sweep_records_failures_and_goes_on() {
     assert!(t.contains("2 scenarios: 1 ok, 1 failed"), "{t}");
     assert_eq!(
         files_in(&out),
-        vec![".parts", "runs.parquet", "switches.parquet"]
+        vec![".lock-all", ".parts", "runs.parquet", "switches.parquet"]
+    );
+    // An absurd --jobs is bounded (here by the 2 scenarios), not 100,000
+    // threads.
+    let o = tagger(&[
+        "sweep",
+        spec.to_str().unwrap(),
+        "--out",
+        dir.path().join("out3").to_str().unwrap(),
+        "--jobs",
+        "100000",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("2 scenarios, 2 at a time"),
+        "{}",
+        text(&o)
     );
     // A spec error stops before any work, naming file, group and key.
     std::fs::write(

@@ -175,9 +175,26 @@ fn algorithm_names_round_trip_and_bad_parameters_are_named() {
         let a: Algo = s.parse().unwrap();
         assert_eq!(a.name().parse::<Algo>().unwrap(), a, "{s}");
     }
+    // Budgets in exponent form, when whole.
+    for (s, want) in [
+        ("search:budget=5e9", 5_000_000_000u64),
+        ("search:budget=1.5E9", 1_500_000_000),
+        ("search:budget=2.50e1", 25),
+        ("search:budget=7", 7),
+    ] {
+        let Algo::Search { budget, .. } = s.parse().unwrap() else {
+            panic!("{s}");
+        };
+        assert_eq!(budget, want, "{s}");
+    }
     for (bad, msg) in [
         ("search:steps=5", "unknown parameter 'steps'"),
         ("search:budget=x", "budget = x"),
+        ("search:budget=1.5", "budget = 1.5"),
+        ("search:budget=1.25e1", "budget = 1.25e1"),
+        ("search:budget=1e20", "budget = 1e20"),
+        ("search:budget=e5", "budget = e5"),
+        ("search:paths=-1e3", "paths = -1e3"),
         ("search:time=0", "time = 0"),
         ("exact:timeout=-1", "timeout = -1"),
         ("exact:foo=1", "unknown parameter 'foo'"),

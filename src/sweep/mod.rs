@@ -86,12 +86,15 @@ pub fn run_scenario(s: &Scenario) -> Outcome {
 
 /// Runs `scenarios` on a pool of `jobs` threads, calling `progress` after
 /// each; outcomes come back in scenario order.
+///
+/// # Errors
+/// [`Error::Threads`] when the OS refuses the pool's threads.
 pub fn run_all(
     scenarios: &[Scenario],
     jobs: usize,
     progress: impl Fn(&Outcome) + Sync,
-) -> Vec<Outcome> {
-    pool(jobs).install(|| {
+) -> Result<Vec<Outcome>> {
+    Ok(pool(jobs)?.install(|| {
         scenarios
             .par_iter()
             .map(|s| {
@@ -100,7 +103,7 @@ pub fn run_all(
                 o
             })
             .collect()
-    })
+    }))
 }
 
 /// Builds both tables. Timing and memory columns aside, the rows depend only
@@ -378,6 +381,7 @@ pub fn execute(
         move |e| Error::io(p, e)
     };
     std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let _lock = lock(dir, &tag)?;
     let resuming = opts.resume && stamp.exists();
     if resuming {
         let old = std::fs::read_to_string(&stamp).map_err(io(&stamp))?;
@@ -418,7 +422,7 @@ pub fn execute(
         .collect();
     let errors = Mutex::new(Vec::new());
     let threads = rayon::current_num_threads();
-    for_each(&todo, opts.jobs, |o| {
+    for_each(&todo, effective_jobs(opts.jobs, todo.len()), |o| {
         if let Err(e) = write_part(&parts, sweep, o, threads) {
             errors
                 .lock()
@@ -426,7 +430,7 @@ pub fn execute(
                 .push(e);
         }
         progress(o);
-    });
+    })?;
     if let Some(e) = errors
         .into_inner()
         .expect("no panics while holding the lock")
@@ -473,16 +477,68 @@ pub fn execute(
 
 /// Runs scenarios on a pool of `jobs` threads without keeping their
 /// outcomes, calling `each` as each finishes.
-fn for_each(scenarios: &[Scenario], jobs: usize, each: impl Fn(&Outcome) + Sync) {
-    pool(jobs).install(|| scenarios.par_iter().for_each(|s| each(&run_scenario(s))));
+fn for_each(scenarios: &[Scenario], jobs: usize, each: impl Fn(&Outcome) + Sync) -> Result<()> {
+    pool(jobs)?.install(|| scenarios.par_iter().for_each(|s| each(&run_scenario(s))));
+    Ok(())
+}
+
+/// Concurrent scenarios past which more only compete for cores and memory:
+/// this many per available core.
+pub const JOBS_PER_CORE: usize = 4;
+
+/// The scenarios to run at once for a request of `requested`: at most one
+/// per scenario and [`JOBS_PER_CORE`] per available core, at least one.
+pub fn effective_jobs(requested: usize, scenarios: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    requested.min(JOBS_PER_CORE * cores).min(scenarios).max(1)
 }
 
 /// A pool of `jobs` threads (at least one) for scenarios.
-fn pool(jobs: usize) -> rayon::ThreadPool {
+fn pool(jobs: usize) -> Result<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
         .build()
-        .expect("a thread pool of a positive size builds")
+        .map_err(|e| Error::Threads {
+            jobs,
+            reason: e.to_string(),
+        })
+}
+
+/// Takes the exclusive lock of `dir`'s output for `tag` (all, or a shard):
+/// held while the returned file lives, released by the OS if the process
+/// dies. Shards of one sweep lock apart, so a job array shares a directory.
+fn lock(dir: &Path, tag: &str) -> Result<std::fs::File> {
+    use std::io::{Read, Seek, Write};
+    let path = dir.join(format!(".lock-{tag}"));
+    let io = |e| Error::io(path.clone(), e);
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(io)?;
+    match f.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let mut holder = String::new();
+            let _ = f.read_to_string(&mut holder);
+            let holder = holder.trim();
+            return Err(Error::Busy {
+                path: dir.to_path_buf(),
+                holder: if holder.is_empty() {
+                    "process unknown".into()
+                } else {
+                    holder.to_string()
+                },
+            });
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
+    }
+    f.set_len(0).map_err(io)?;
+    f.rewind().map_err(io)?;
+    write!(f, "pid {}", std::process::id()).map_err(io)?;
+    Ok(f)
 }
 
 /// The scenarios of `sweep` that `shard` runs (all without a shard), in

@@ -186,7 +186,7 @@ impl FromStr for Algo {
                     let (k, v) = (k.trim(), v.trim());
                     match k {
                         "budget" | "seed" | "paths" => {
-                            let n: u64 = v.parse().map_err(|_| bad(format!("{k} = {v} is not a non-negative integer")))?;
+                            let n = count(v).ok_or_else(|| bad(format!("{k} = {v} is not a non-negative integer (e.g. 100000000 or 1e8)")))?;
                             match k {
                                 "budget" => budget = n,
                                 "seed" => seed = n,
@@ -207,6 +207,27 @@ impl FromStr for Algo {
 }
 
 /// Milliseconds from a `key=SECONDS` parameter (positive, at most 10^7 s).
+/// A non-negative integer, also in exponent form when the value is whole
+/// (`5e9`, `1.5e9`): budgets are large numbers people write that way.
+fn count(v: &str) -> Option<u64> {
+    if let Ok(n) = v.parse::<u64>() {
+        return Some(n);
+    }
+    let (mantissa, exp) = v.split_once(['e', 'E'])?;
+    let exp: u32 = exp.strip_prefix('+').unwrap_or(exp).parse().ok()?;
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let frac = frac.trim_end_matches('0');
+    if int.is_empty() && frac.is_empty()
+        || !(int.bytes().chain(frac.bytes())).all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let digits: u128 = format!("{int}{frac}").parse().ok()?;
+    let shift = exp.checked_sub(frac.len() as u32)?;
+    let n = digits.checked_mul(10u128.checked_pow(shift)?)?;
+    u64::try_from(n).ok()
+}
+
 fn millis(key: &str, v: &str) -> std::result::Result<u64, String> {
     v.parse::<f64>()
         .ok()
