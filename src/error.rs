@@ -48,11 +48,12 @@ pub enum Error {
         location: String,
         reason: String,
     },
-    #[error("{}: {source}", path.display())]
+    /// The OS error is part of the message and deliberately not a
+    /// `source()`, so that a caller printing the chain does not say it twice.
+    #[error("{}: {cause}", path.display())]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// A scenario whose estimated memory exceeds its budget.
     #[error(
@@ -84,7 +85,7 @@ impl Error {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
-            source,
+            cause: source,
         }
     }
 }

@@ -111,6 +111,10 @@ enum Command {
         /// Paths that must stay lossless, one per line.
         #[arg(long)]
         paths: Option<PathBuf>,
+        /// Lossless queues per port on the switches: a rule set that uses
+        /// more priorities is refused.
+        #[arg(long, default_value_t = tagger::verify::SWITCH_QUEUES)]
+        max_priorities: u32,
     },
     /// Run a batch sweep (the embedded default when no spec is given).
     Sweep {
@@ -241,6 +245,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             topology,
             rules,
             paths,
+            max_priorities,
         } => {
             let topo = topo::file::read_json_file(&topology)?;
             let rules = RuleSet::read(&rules)?;
@@ -251,7 +256,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 )?),
                 None => None,
             };
-            let report = tagger::verify::verify(&topo, &rules, elp.as_ref());
+            let limits = tagger::verify::Limits {
+                max_priorities: Some(max_priorities),
+            };
+            let report = tagger::verify::verify_within(&topo, &rules, elp.as_ref(), &limits);
             println!("{report}");
             Ok(if report.ok() {
                 ExitCode::SUCCESS

@@ -113,12 +113,55 @@ fn out_of(topo: &Topology, link: LinkId, node: NodeId) -> Option<ChannelId> {
     into(topo, link, node).map(|c| c ^ 1)
 }
 
+/// What the switches the rules are for can hold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Lossless queues per port: a rule set using more priorities is
+    /// refused (`None`: no limit).
+    pub max_priorities: Option<u32>,
+}
+
+/// Lossless queues per port on most switch ASICs (8 queues per port, and
+/// at most all of them lossless): the `tagger verify` default.
+pub const SWITCH_QUEUES: u32 = 8;
+
 /// Verifies `rules` on `topo`; with `elp`, also replays its transitions.
+/// No limit on priorities (see [`verify_within`]).
 pub fn verify(topo: &Topology, rules: &RuleSet, elp: Option<&ElpSet>) -> Report {
+    verify_within(topo, rules, elp, &Limits::default())
+}
+
+/// [`verify`], also checking the rule set against `limits`. Besides the
+/// entries, every header field it reads is checked: the topology name
+/// against `topo`'s, `priorities` against the entries', and `initial_tag`
+/// (what hosts send) against the host-port entries, and the replay starts
+/// from it.
+pub fn verify_within(
+    topo: &Topology,
+    rules: &RuleSet,
+    elp: Option<&ElpSet>,
+    limits: &Limits,
+) -> Report {
     let mut r = Report {
         entries: rules.entries.len(),
         ..Default::default()
     };
+    if rules.topology != topo.name() {
+        r.violate(
+            "header",
+            format!(
+                "the rules are for topology '{}', but the topology is '{}'",
+                rules.topology,
+                topo.name()
+            ),
+        );
+    }
+    if rules.initial_tag == 0 {
+        r.violate(
+            "header",
+            "initial_tag is 0: tags start at 1 (0 is the lossy class)".into(),
+        );
+    }
     let entries = &rules.entries;
     // Per-entry checks, in parallel. Only a flag per entry is kept: the
     // channels are cheap to recompute and the rule set can be large.
@@ -142,7 +185,18 @@ pub fn verify(topo: &Topology, rules: &RuleSet, elp: Option<&ElpSet>) -> Report 
                     findings.push((
                         (i, 1),
                         "entry",
-                        format!("{e:?}: lossless priorities start at 1"),
+                        format!("{}: lossless priorities start at 1", show(e)),
+                    ));
+                } else if e.in_link.is_none() && e.tag != rules.initial_tag {
+                    findings.push((
+                        (i, 1),
+                        "entry",
+                        format!(
+                            "{}: a host port's entry matches tag {}, but hosts send initial_tag {}",
+                            show(e),
+                            e.tag,
+                            rules.initial_tag
+                        ),
                     ));
                 }
                 if e.next_priority < e.priority {
@@ -150,8 +204,10 @@ pub fn verify(topo: &Topology, rules: &RuleSet, elp: Option<&ElpSet>) -> Report 
                         (i, 5),
                         "decrease",
                         format!(
-                            "{e:?} lowers the priority from {} to {}",
-                            e.priority, e.next_priority
+                            "{} lowers the priority from {} to {}",
+                            show(e),
+                            e.priority,
+                            e.next_priority
                         ),
                     ));
                 }
@@ -188,8 +244,8 @@ pub fn verify(topo: &Topology, rules: &RuleSet, elp: Option<&ElpSet>) -> Report 
                         (i, 2),
                         "key",
                         format!(
-                            "node {v}, in_link {:?}, tag {}, out_link {} has two actions: next_tag {} and {}",
-                            e.in_link, e.tag, e.out_link, prev.0, e.next_tag
+                            "node {v}, in_link {}, tag {}, out_link {} has two actions: next_tag {} and {}",
+                            e.in_link.map_or("null".to_string(), |l| l.to_string()), e.tag, e.out_link, prev.0, e.next_tag
                         ),
                     ));
                 }
@@ -216,7 +272,7 @@ pub fn verify(topo: &Topology, rules: &RuleSet, elp: Option<&ElpSet>) -> Report 
                     found.push((
                         at,
                         "queue",
-                        format!("packets at node {v} from link {link:?} with tag {tag} are put in queues {q} and {p}"),
+                        format!("packets at node {v} from link {} with tag {tag} are put in queues {q} and {p}", link.map_or("a host".to_string(), |l| l.to_string())),
                     ));
                 }
             }
@@ -254,6 +310,26 @@ pub fn verify(topo: &Topology, rules: &RuleSet, elp: Option<&ElpSet>) -> Report 
         .map(|e| e.next_priority.max(e.priority))
         .max()
         .unwrap_or(0);
+    if rules.priorities != r.priorities {
+        r.violate(
+            "header",
+            format!(
+                "the header says {} priorities, the entries use {}",
+                rules.priorities, r.priorities
+            ),
+        );
+    }
+    if let Some(max) = limits.max_priorities
+        && r.priorities > max
+    {
+        r.violate(
+            "priorities",
+            format!(
+                "the rules use {} lossless priorities; the switches have {max} lossless queues per port",
+                r.priorities
+            ),
+        );
+    }
     for (p, edges) in graphs {
         r.dependency_edges += edges.len() as u64;
         if let Some(cycle) = find_cycle(topo.channel_count(), &edges) {
@@ -272,9 +348,23 @@ pub fn verify(topo: &Topology, rules: &RuleSet, elp: Option<&ElpSet>) -> Report 
     }
     // (e) replay.
     if let Some(elp) = elp {
-        replay(topo, &table, elp, &mut r);
+        replay(topo, &table, elp, rules.initial_tag, &mut r);
     }
     r
+}
+
+/// An entry as its JSON fields, for messages.
+fn show(e: &Entry) -> String {
+    format!(
+        "entry {{node {}, in_link {}, tag {}, out_link {}, next_tag {}, priority {}, next_priority {}}}",
+        e.node,
+        e.in_link.map_or("null".to_string(), |l| l.to_string()),
+        e.tag,
+        e.out_link,
+        e.next_tag,
+        e.priority,
+        e.next_priority
+    )
 }
 
 /// The checks of one entry alone: its node and links exist and fit together.
@@ -283,14 +373,14 @@ fn check_entry(topo: &Topology, e: &Entry) -> std::result::Result<Checked, (&'st
     if node as usize >= topo.node_count() {
         return Err((
             "entry",
-            format!("{e:?}: node {node} is not in the topology"),
+            format!("{}: node {node} is not in the topology", show(e)),
         ));
     }
     let c_in = match e.in_link {
         Some(l) => Some(into(topo, l, node).ok_or_else(|| {
             (
                 "entry",
-                format!("{e:?}: link {l} does not reach node {node}"),
+                format!("{}: link {l} does not reach node {node}", show(e)),
             )
         })?),
         None => None,
@@ -298,7 +388,11 @@ fn check_entry(topo: &Topology, e: &Entry) -> std::result::Result<Checked, (&'st
     let c_out = out_of(topo, e.out_link, node).ok_or_else(|| {
         (
             "entry",
-            format!("{e:?}: link {} does not leave node {node}", e.out_link),
+            format!(
+                "{}: link {} does not leave node {node}",
+                show(e),
+                e.out_link
+            ),
         )
     })?;
     Ok(Checked {
@@ -370,7 +464,7 @@ fn find_cycle(n: usize, edges: &[(ChannelId, ChannelId)]) -> Option<Vec<ChannelI
 /// runs in parallel while each partition still takes its continuations in
 /// frontier order. Small networks keep one partition: splitting cost more
 /// than it saved below a few thousand channels.
-fn replay(topo: &Topology, table: &Table, elp: &ElpSet, r: &mut Report) {
+fn replay(topo: &Topology, table: &Table, elp: &ElpSet, initial_tag: u32, r: &mut Report) {
     type States = HashMap<(ChannelId, u32), Prefixes>;
     let parts = (topo.channel_count() / CHANNELS_PER_PART).clamp(1, MAX_PARTS);
     let part = |c: ChannelId| c as usize % parts;
@@ -379,7 +473,7 @@ fn replay(topo: &Topology, table: &Table, elp: &ElpSet, r: &mut Report) {
     for (c, mut p) in elp.initial(topo) {
         let node = topo.channel_src(c);
         r.transitions_replayed += 1;
-        match table[node as usize].get(&(None, 1, c >> 1)) {
+        match table[node as usize].get(&(None, initial_tag, c >> 1)) {
             Some(&(t, _, _)) => {
                 p.subtract_seen(seen[part(c)].entry((c, t)).or_default());
                 frontier.push(((c, t), p));
@@ -387,7 +481,7 @@ fn replay(topo: &Topology, table: &Table, elp: &ElpSet, r: &mut Report) {
             None => r.violate(
                 "replay",
                 format!(
-                    "a packet from a host at node {node} to link {} (tag 1) has no lossless entry",
+                    "a packet from a host at node {node} to link {} (tag {initial_tag}) has no lossless entry",
                     c >> 1
                 ),
             ),

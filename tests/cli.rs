@@ -197,6 +197,16 @@ fn run_exports_rules_that_verify() {
         "{}",
         text(&ok)
     );
+    // Switches with fewer lossless queues than the plan's priorities (greedy
+    // uses 3 here): refused, naming both.
+    let few = tagger(&[&args[..], &["--max-priorities", "2"]].concat());
+    assert_eq!(few.status.code(), Some(1), "{}", text(&few));
+    assert!(
+        text(&few)
+            .contains("[priorities] the rules use 3 lossless priorities; the switches have 2"),
+        "{}",
+        text(&few)
+    );
     // Break the rules: drop the entries of node 8 (an aggregation switch).
     let r = std::fs::read_to_string(&rules).unwrap();
     let broken: String = r

@@ -215,3 +215,61 @@ fn bad_rules_files_are_named() {
     let e = RuleSet::read(&p).unwrap_err().to_string();
     assert!(e.contains("r.json") && e.contains("missing field"), "{e}");
 }
+
+/// Every header field the verifier reads is checked: what hosts send
+/// (`initial_tag`) is where the replay starts, `priorities` must match the
+/// entries, the topology must be the one given, and a switch's queues cap
+/// the priorities.
+#[test]
+fn the_header_is_checked_against_the_entries() {
+    let (t, e, r) = setup("fattree:k=4", "kbounce:1", "clos");
+    // Hosts said to send tag 5, entries matching tag 1: refused.
+    let mut bad = r.clone();
+    bad.initial_tag = 5;
+    let k = kinds(&t, &bad, &e);
+    assert!(k.contains(&"entry") && k.contains(&"replay"), "{k:?}");
+    // The same plan with every tag 1000 higher, hosts sending 1001: valid.
+    let mut shifted = r.clone();
+    shifted.initial_tag = 1001;
+    for x in &mut shifted.entries {
+        x.tag += 1000;
+        x.next_tag += 1000;
+    }
+    let rep = verify(&t, &shifted, Some(&e));
+    assert!(rep.ok(), "{rep}");
+    assert_eq!(
+        rep.transitions_replayed,
+        verify(&t, &r, Some(&e)).transitions_replayed
+    );
+    for (field, mutate) in [
+        (
+            "priorities",
+            (|r: &mut RuleSet| r.priorities = 64) as fn(&mut RuleSet),
+        ),
+        ("priorities", |r| r.priorities = u32::MAX),
+        ("topology", |r| r.topology = "fattree:k=6".into()),
+        ("initial_tag", |r| r.initial_tag = 0),
+    ] {
+        let mut bad = r.clone();
+        mutate(&mut bad);
+        let rep = verify(&t, &bad, Some(&e));
+        assert!(
+            rep.violations
+                .iter()
+                .any(|(k, m)| *k == "header" && m.contains(field)),
+            "{field}: {rep}"
+        );
+    }
+    // Queues: 2 priorities fit 2, not 1.
+    let lim = |n| tagger::verify::Limits {
+        max_priorities: Some(n),
+    };
+    assert!(tagger::verify::verify_within(&t, &r, Some(&e), &lim(2)).ok());
+    let rep = tagger::verify::verify_within(&t, &r, Some(&e), &lim(1));
+    assert!(
+        rep.violations
+            .iter()
+            .any(|(k, m)| *k == "priorities" && m.contains("1 lossless queues")),
+        "{rep}"
+    );
+}

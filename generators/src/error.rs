@@ -41,11 +41,12 @@ pub enum TopologyError {
     #[error("{location}: {reason}")]
     Invalid { location: String, reason: String },
     /// A topology file could not be read.
-    #[error("cannot read topology file {}: {source}", path.display())]
+    /// The OS error is part of the message and deliberately not a
+    /// `source()`, so that a caller printing the chain does not say it twice.
+    #[error("cannot read topology file {}: {cause}", path.display())]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// A topology file is not valid JSON of our format.
     #[error("{}: {location}: {reason}", path.display())]

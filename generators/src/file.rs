@@ -31,9 +31,9 @@ struct RawNode {
 /// line and column (JSON syntax, missing fields) or the element
 /// (`nodes[3].hosts`, `links[7]`) at fault.
 pub fn read_json_file(path: &Path) -> Result<Topology> {
-    let text = std::fs::read_to_string(path).map_err(|source| TopologyError::Io {
+    let text = std::fs::read_to_string(path).map_err(|cause| TopologyError::Io {
         path: path.to_path_buf(),
-        source,
+        cause,
     })?;
     parse_json(&text, &path.display().to_string()).map_err(|e| match e {
         TopologyError::Invalid { location, reason } => TopologyError::File {
