@@ -153,6 +153,42 @@ enum Format {
     Edgelist,
 }
 
+/// Set when a data output goes to standard output (`-`): the human
+/// summary then goes to standard error, so the data stays clean.
+static DATA_ON_STDOUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `println!`, or `eprintln!` while standard output carries data.
+macro_rules! say {
+    ($($t:tt)*) => {
+        if DATA_ON_STDOUT.load(std::sync::atomic::Ordering::Relaxed) {
+            eprintln!($($t)*)
+        } else {
+            println!($($t)*)
+        }
+    };
+}
+
+/// At most one output may be `-` (standard output), and not beside
+/// `--json`, which prints there too; when one is, the summary moves to
+/// standard error.
+fn claim_stdout(outputs: &[(&str, Option<&Path>)], json: bool) -> Result<()> {
+    let dashes: Vec<&str> = outputs
+        .iter()
+        .filter(|(_, p)| p.is_some_and(|p| p == Path::new("-")))
+        .map(|(flag, _)| *flag)
+        .collect();
+    match dashes.as_slice() {
+        [] => {}
+        [flag] if json => bail!("{flag} - and --json would both write to standard output"),
+        [_] => DATA_ON_STDOUT.store(true, std::sync::atomic::Ordering::Relaxed),
+        many => bail!(
+            "{} are all '-': only one output can go to standard output",
+            many.join(", ")
+        ),
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(code) => code,
@@ -166,12 +202,13 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Topo { spec, format, out } => {
+            claim_stdout(&[("--out", out.as_deref())], false)?;
             let t = std::time::Instant::now();
             let topo = TopologySpec::parse(&spec)?.build()?;
             let built = t.elapsed().as_secs_f64();
             let t = std::time::Instant::now();
-            println!("{}", Summary::of(&topo));
-            println!(
+            say!("{}", Summary::of(&topo));
+            say!(
                 "seconds    build {built:.3}, summary {:.3}",
                 t.elapsed().as_secs_f64()
             );
@@ -181,7 +218,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     Format::Edgelist => topo::file::to_edgelist(&topo),
                 };
                 write_string(&out, &text)?;
-                println!("wrote      {}", out.display());
+                say!("wrote      {}", out.display());
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -192,6 +229,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             paths_out,
             max_paths,
         } => {
+            claim_stdout(&[("--paths-out", paths_out.as_deref())], json)?;
             let topo = TopologySpec::parse(&topology)?.build()?;
             let spec = ElpSpec::parse(&elp)?;
             elp_command(&topo, &spec, json, paths_out.as_deref(), max_paths)
@@ -208,6 +246,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             max_paths,
             memory_budget,
         } => {
+            claim_stdout(
+                &[
+                    ("--topology-out", topology_out.as_deref()),
+                    ("--rules-out", rules_out.as_deref()),
+                    ("--paths-out", paths_out.as_deref()),
+                ],
+                json,
+            )?;
             let cfg = RunConfig {
                 topology: TopologySpec::parse(&topology)?,
                 elp: ElpSpec::parse(&elp)?,
@@ -235,7 +281,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if json {
                 let mut v = serde_json::to_value(&r.summary)?;
                 v["peak_rss_bytes"] = pipeline::peak_rss_bytes().into();
-                println!("{}", serde_json::to_string_pretty(&v)?);
+                say!("{}", serde_json::to_string_pretty(&v)?);
             } else {
                 print_run(&r);
             }
@@ -260,7 +306,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 max_priorities: Some(max_priorities),
             };
             let report = tagger::verify::verify_within(&topo, &rules, elp.as_ref(), &limits);
-            println!("{report}");
+            say!("{report}");
             Ok(if report.ok() {
                 ExitCode::SUCCESS
             } else {
@@ -336,11 +382,11 @@ fn elp_command(
             "channels_used": channels, "bf_nodes": bf.states.len(), "bf_edges": bf_edges,
             "seconds": {"build": build, "count": count_s, "tagged_graph": bf_s, "total": total},
         });
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        say!("{}", serde_json::to_string_pretty(&v)?);
     } else {
-        println!("topology        {}", topo.name());
-        println!("elp             {}", spec.text);
-        println!(
+        say!("topology        {}", topo.name());
+        say!("elp             {}", spec.text);
+        say!(
             "paths           {}{}",
             counts.paths,
             if counts.paths_exact {
@@ -349,18 +395,19 @@ fn elp_command(
                 " (upper bound: union of families, or saturated)"
             }
         );
-        println!("longest ELP     {} links", counts.longest);
-        println!(
+        say!("longest ELP     {} links", counts.longest);
+        say!(
             "pairs covered   {} / {}",
-            counts.pairs_covered, counts.pairs_total
+            counts.pairs_covered,
+            counts.pairs_total
         );
-        println!("channels used   {} / {}", channels, topo.channel_count());
-        println!(
+        say!("channels used   {} / {}", channels, topo.channel_count());
+        say!(
             "brute-force tagged graph: {} nodes, {} edges",
             bf.states.len(),
             bf_edges
         );
-        println!(
+        say!(
             "seconds         {total:.3}: build {build:.3}, then side by side count {count_s:.3} and tagged graph {bf_s:.3}"
         );
         if counts.pairs_covered < counts.pairs_total {
@@ -442,11 +489,15 @@ fn watch_search(show: bool) -> indicatif::ProgressBar {
 
 fn print_run(r: &pipeline::RunResult) {
     let s = &r.summary;
-    println!(
+    say!(
         "topology      {} ({} switches, {} servers, {} links, {} endpoints)",
-        s.topology, s.switches, s.servers, s.links, s.endpoints
+        s.topology,
+        s.switches,
+        s.servers,
+        s.links,
+        s.endpoints
     );
-    println!(
+    say!(
         "elp           {}: {} paths{}, longest {} links, {} / {} pairs",
         s.elp,
         s.paths,
@@ -455,8 +506,8 @@ fn print_run(r: &pipeline::RunResult) {
         s.pairs_covered,
         s.pairs_total
     );
-    println!("algorithm     {} (cycle detection: {})", s.algo, s.cycle);
-    println!(
+    say!("algorithm     {} (cycle detection: {})", s.algo, s.cycle);
+    say!(
         "priorities    {} lossless; lower bound {}{}",
         s.priorities,
         s.priorities_lower_bound,
@@ -468,7 +519,7 @@ fn print_run(r: &pipeline::RunResult) {
     );
     if let (Some(steps), Some(residue)) = (s.search_steps, s.search_residue) {
         let exact = s.algo.starts_with("exact");
-        println!(
+        say!(
             "{}{}{}",
             if exact {
                 format!("solver        {steps} SAT calls")
@@ -490,39 +541,50 @@ fn print_run(r: &pipeline::RunResult) {
             }
         );
         if let Some(n) = s.proof_paths {
-            println!(
+            say!(
                 "proof         {} priorities are impossible already on {n} of the ELP's paths",
                 s.priorities_lower_bound - 1
             );
         }
     }
     for (i, p) in r.tagging.per_priority.iter().enumerate() {
-        println!(
+        say!(
             "  priority {}: {} channels, {} same-priority dependencies",
             i + 1,
             p.channels,
             p.edges
         );
     }
-    println!(
+    say!(
         "ACL entries   exact {} total, {} max; compressed {} total, {} max",
-        s.acl_exact_total, s.acl_exact_max, s.acl_compressed_total, s.acl_compressed_max
+        s.acl_exact_total,
+        s.acl_exact_max,
+        s.acl_compressed_total,
+        s.acl_compressed_max
     );
-    println!(
+    say!(
         "rules         {} total, {} at the bottleneck node (p50 {}, p99 {})",
-        s.rules_total, s.rules_max, s.rules_p50, s.rules_p99
+        s.rules_total,
+        s.rules_max,
+        s.rules_p50,
+        s.rules_p99
     );
-    println!(
+    say!(
         "headroom      {:.1} MB at the busiest node (40 Gb/s, 300 m, MTU 1500)",
         s.headroom_max_bytes as f64 / 1e6
     );
-    println!("{}", r.report);
+    say!("{}", r.report);
     let t = &s.seconds;
-    println!(
+    say!(
         "seconds       generate {:.3}, elp {:.3}, tag {:.3}, rules {:.3}, verify {:.3}, total {:.3}",
-        t.generate, t.elp, t.tag, t.rules, t.verify, t.total
+        t.generate,
+        t.elp,
+        t.tag,
+        t.rules,
+        t.verify,
+        t.total
     );
-    println!(
+    say!(
         "memory        estimated {}{}; peak RSS {}",
         tagger::budget::human(s.memory_estimate_bytes),
         s.memory_budget_bytes.map_or(String::new(), |b| format!(

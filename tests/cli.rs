@@ -416,3 +416,106 @@ fn ctrl_c_ends_a_search_with_a_verified_plan() {
     ]);
     assert!(v.status.success(), "{}", text(&v));
 }
+
+/// Outputs onto devices, FIFOs, links and standard output: written, not
+/// replaced by a regular file; their errors are errors.
+#[test]
+fn outputs_onto_devices_fifos_links_and_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |out_flag: &str, out: &str| {
+        tagger(&[
+            "run",
+            "fattree:k=4",
+            "--elp",
+            "kbounce:1",
+            "--algo",
+            "clos",
+            out_flag,
+            out,
+        ])
+    };
+    if Path::new("/dev/full").exists() {
+        let o = run("--rules-out", "/dev/full");
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        assert!(
+            text(&o).contains("/dev/full: No space left on device"),
+            "{}",
+            text(&o)
+        );
+        assert!(!std::fs::metadata("/dev/full").unwrap().is_file());
+    }
+    // A FIFO gets the data (a reader drains it) and stays a FIFO.
+    let fifo = dir.path().join("pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let o = run("--rules-out", fifo.to_str().unwrap());
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        reader
+            .join()
+            .unwrap()
+            .starts_with("{\"format\": \"tagger-rules/1\"")
+    );
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    // A link: its target is replaced, the link stays.
+    let real = dir.path().join("real.json");
+    std::fs::write(&real, "old").unwrap();
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let o = run("--topology-out", link.to_str().unwrap());
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        std::fs::read_to_string(&real)
+            .unwrap()
+            .contains("tagger-topology/1")
+    );
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    // `-`: the data alone on stdout, the summary on stderr.
+    let o = run("--rules-out", "-");
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["format"], "tagger-rules/1");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("verified: deadlock-free"));
+    // Two outputs on stdout, or one beside --json: refused before any work.
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:1",
+        "--rules-out",
+        "-",
+        "--paths-out",
+        "-",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o).contains("only one output can go to standard output"),
+        "{}",
+        text(&o)
+    );
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:1",
+        "--rules-out",
+        "-",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o).contains("--rules-out - and --json"),
+        "{}",
+        text(&o)
+    );
+}

@@ -20,29 +20,82 @@ pub fn temp_path(path: &Path) -> PathBuf {
     ))
 }
 
-/// Writes via `write` into a temporary sibling of `path`, then renames it into
-/// place, so readers never see a half-written file. On error the temporary is
-/// removed and `path` is untouched.
+/// Writes via `write` to `path`, so that readers never see a half-written
+/// file:
+///
+/// - a regular file (or a new one) is written to a temporary sibling and
+///   renamed into place; on error the temporary is removed and `path` is
+///   untouched;
+/// - a symbolic link is followed: its target is what gets replaced, and the
+///   link stays a link;
+/// - a device, FIFO or socket is written in place (a rename would replace
+///   it with a regular file); its errors (`/dev/full`: no space) are
+///   errors;
+/// - `-` is standard output.
 ///
 /// # Errors
 /// [`Error::Io`] naming the path.
 pub fn write_atomic(
     path: &Path,
-    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+    write: impl FnOnce(&mut (dyn Write + Send)) -> std::io::Result<()>,
 ) -> Result<()> {
-    let tmp = temp_path(path);
+    if path == Path::new("-") {
+        let mut out = std::io::BufWriter::new(std::io::stdout());
+        return write(&mut out)
+            .and_then(|()| out.flush())
+            .map_err(|e| Error::io("standard output", e));
+    }
+    let target = follow_links(path).map_err(|e| Error::io(path, e))?;
+    match std::fs::metadata(&target) {
+        Ok(m) if m.is_dir() => {
+            return Err(Error::io(
+                path,
+                std::io::Error::new(std::io::ErrorKind::IsADirectory, "is a directory"),
+            ));
+        }
+        Ok(m) if !m.is_file() => {
+            let result = (|| {
+                let mut f = std::fs::OpenOptions::new().write(true).open(&target)?;
+                write(&mut f)?;
+                f.flush()
+            })();
+            return result.map_err(|e| Error::io(path, e));
+        }
+        _ => {}
+    }
+    let tmp = temp_path(&target);
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         write(&mut f)?;
         f.flush()?;
         f.sync_all()?;
-        std::fs::rename(&tmp, path)
+        std::fs::rename(&tmp, &target)
     })();
     if let Err(e) = result {
         let _ = std::fs::remove_file(&tmp);
         return Err(Error::io(path, e));
     }
     Ok(())
+}
+
+/// `path` with symbolic links followed to the end, dangling ones too (the
+/// file they name is created).
+fn follow_links(path: &Path) -> std::io::Result<PathBuf> {
+    let mut p = path.to_path_buf();
+    // Linux gives up after 40 links; so do we.
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let t = std::fs::read_link(&p)?;
+                p = match p.parent() {
+                    Some(dir) if t.is_relative() => dir.join(t),
+                    _ => t,
+                };
+            }
+            _ => return Ok(p),
+        }
+    }
+    Err(std::io::Error::other("too many levels of symbolic links"))
 }
 
 /// [`write_atomic`] for a string.
@@ -69,5 +122,57 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
         let missing = dir.path().join("no/such/dir/y.txt");
         assert!(write_string(&missing, "x").is_err());
+    }
+
+    /// A link's target is replaced and the link stays; a dangling link
+    /// creates its target; a directory is an error.
+    #[test]
+    fn links_are_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.txt");
+        std::fs::write(&real, "old").unwrap();
+        let link = dir.path().join("link.txt");
+        std::os::unix::fs::symlink("real.txt", &link).unwrap();
+        let chain = dir.path().join("chain.txt");
+        std::os::unix::fs::symlink(&link, &chain).unwrap();
+        write_string(&chain, "new").unwrap();
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert!(
+            std::fs::symlink_metadata(&chain)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        let dangling = dir.path().join("dangling.txt");
+        std::os::unix::fs::symlink("made.txt", &dangling).unwrap();
+        write_string(&dangling, "x").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("made.txt")).unwrap(),
+            "x"
+        );
+        let loop_a = dir.path().join("a");
+        std::os::unix::fs::symlink("b", &loop_a).unwrap();
+        std::os::unix::fs::symlink("a", dir.path().join("b")).unwrap();
+        assert!(write_string(&loop_a, "x").is_err());
+        assert!(write_string(dir.path(), "x").is_err());
+    }
+
+    /// Devices are written in place: /dev/null stays a device, /dev/full
+    /// reports no space.
+    #[test]
+    fn devices_are_written_not_replaced() {
+        write_string(Path::new("/dev/null"), "x").unwrap();
+        assert!(!std::fs::metadata("/dev/null").unwrap().is_file());
+        if Path::new("/dev/full").exists() {
+            let e = write_string(Path::new("/dev/full"), "x").unwrap_err();
+            assert!(e.to_string().contains("/dev/full"), "{e}");
+            assert!(!std::fs::metadata("/dev/full").unwrap().is_file());
+        }
     }
 }
