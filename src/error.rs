@@ -66,7 +66,7 @@ pub enum Error {
         needed: u64,
         budget: u64,
     },
-    #[error("writing Parquet {}: {reason}", path.display())]
+    #[error("Parquet file {}: {reason}", path.display())]
     Parquet { path: PathBuf, reason: String },
     /// Another process holds the output directory's lock.
     #[error(

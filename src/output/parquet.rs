@@ -138,7 +138,7 @@ impl Table {
 pub fn read_batches(path: &Path) -> Result<Vec<RecordBatch>> {
     let pq = |e: &dyn std::fmt::Display| Error::Parquet {
         path: path.to_path_buf(),
-        reason: e.to_string(),
+        reason: format!("cannot read it: {e}"),
     };
     let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)
@@ -146,6 +146,16 @@ pub fn read_batches(path: &Path) -> Result<Vec<RecordBatch>> {
         .build()
         .map_err(|e| pq(&e))?;
     reader.map(|b| b.map_err(|e| pq(&e))).collect()
+}
+
+/// True when `path` opens as Parquet (its footer and schema read).
+pub fn readable(path: &Path) -> bool {
+    std::fs::File::open(path)
+        .ok()
+        .and_then(|f| {
+            parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).ok()
+        })
+        .is_some()
 }
 
 /// Writes batches of one schema as one Parquet file, atomically, with zstd
@@ -180,21 +190,55 @@ pub fn write_batches(
         .build();
     let mut failure = None;
     crate::output::write_atomic(path, |f| {
-        let run = || -> std::result::Result<(), parquet::errors::ParquetError> {
-            let mut w = ArrowWriter::try_new(f, schema.clone(), Some(props))?;
+        // The writer's own I/O error, kept: Parquet wraps it in a message
+        // that no longer says what happened (a full disk reads "External:
+        // transport error").
+        let mut out = Recording {
+            inner: f,
+            error: None,
+        };
+        let result = (|| -> std::result::Result<(), parquet::errors::ParquetError> {
+            let mut w = ArrowWriter::try_new(&mut out, schema.clone(), Some(props))?;
             for b in batches {
                 w.write(b)?;
             }
             w.close()?;
             Ok(())
-        };
-        run().map_err(|e| {
-            failure = Some(e.to_string());
-            std::io::Error::other("parquet")
-        })
+        })();
+        match (result, out.error.take()) {
+            (Ok(()), _) => Ok(()),
+            (Err(_), Some(io)) => Err(io),
+            (Err(e), None) => {
+                failure = Some(e.to_string());
+                Err(std::io::Error::other("parquet"))
+            }
+        }
     })
     .map_err(|e| match failure.take() {
-        Some(reason) => pq(&reason),
+        Some(reason) => pq(&format!("cannot write it: {reason}")),
         None => e,
     })
+}
+
+/// A writer that keeps the first I/O error it passed on.
+struct Recording<'a> {
+    inner: &'a mut (dyn std::io::Write + Send),
+    error: Option<std::io::Error>,
+}
+
+impl std::io::Write for Recording<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.inner.write(buf).inspect_err(|e| self.keep(e))
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush().inspect_err(|e| self.keep(e))
+    }
+}
+
+impl Recording<'_> {
+    fn keep(&mut self, e: &std::io::Error) {
+        if self.error.is_none() {
+            self.error = Some(std::io::Error::new(e.kind(), e.to_string()));
+        }
+    }
 }

@@ -400,16 +400,34 @@ pub fn execute(
         crate::output::write_string(&stamp, &sweep.text)?;
     }
     let selected = selected(sweep, opts.shard);
+    let (runs_path, switches_path) = match opts.shard {
+        None => (dir.join("runs.parquet"), dir.join("switches.parquet")),
+        Some(sh) => (
+            dir.join(format!("runs-{}.parquet", sh.tag())),
+            dir.join(format!("switches-{}.parquet", sh.tag())),
+        ),
+    };
+    // Temporaries of a run that died (its parts, its last merge) go first.
+    remove_temporaries(&parts, None)?;
+    remove_temporaries(dir, Some(&runs_path))?;
+    remove_temporaries(dir, Some(&switches_path))?;
     let done: BTreeSet<u64> = if resuming {
-        std::fs::read_dir(&parts)
+        // A scenario counts as done only when both its parts are there and
+        // readable; otherwise it runs again.
+        let names: BTreeSet<String> = std::fs::read_dir(&parts)
             .map_err(io(&parts))?
-            .filter_map(|e| {
-                e.ok()?
-                    .file_name()
-                    .to_str()?
-                    .strip_suffix(".runs.parquet")?
-                    .parse()
-                    .ok()
+            .filter_map(|e| Some(e.ok()?.file_name().to_str()?.to_string()))
+            .collect();
+        selected
+            .iter()
+            .map(|s| s.id)
+            .filter(|id| {
+                [
+                    format!("{id}.runs.parquet"),
+                    format!("{id}.switches.parquet"),
+                ]
+                .iter()
+                .all(|n| names.contains(n) && crate::output::parquet::readable(&parts.join(n)))
             })
             .collect()
     } else {
@@ -439,30 +457,22 @@ pub fn execute(
     {
         return Err(e);
     }
-    let (runs_path, switches_path) = match opts.shard {
-        None => (dir.join("runs.parquet"), dir.join("switches.parquet")),
-        Some(sh) => (
-            dir.join(format!("runs-{}.parquet", sh.tag())),
-            dir.join(format!("switches-{}.parquet", sh.tag())),
-        ),
-    };
     let mut runs: Vec<RecordBatch> = Vec::new();
     let mut nodes: Vec<RecordBatch> = Vec::new();
     for s in &selected {
         runs.extend(read_batches(&parts.join(format!("{}.runs.parquet", s.id)))?);
-        let sw = parts.join(format!("{}.switches.parquet", s.id));
-        if sw.exists() {
-            nodes.extend(read_batches(&sw)?);
-        }
+        nodes.extend(read_batches(
+            &parts.join(format!("{}.switches.parquet", s.id)),
+        )?);
     }
+    nodes.retain(|b| b.num_rows() > 0);
     if nodes.is_empty() {
         nodes.push(Table::with_columns(SWITCHES_COLUMNS).into_batch(&switches_path)?);
     }
     if runs.is_empty() {
         runs.push(Table::with_columns(RUNS_COLUMNS).into_batch(&runs_path)?);
     }
-    write_batches(&runs_path, &runs, &meta(sweep))?;
-    write_batches(&switches_path, &nodes, &meta(sweep))?;
+    publish_pair((&runs_path, &runs), (&switches_path, &nodes), &meta(sweep))?;
     let rows = rows_of(&runs);
     Ok(Done {
         selected: selected.len(),
@@ -553,13 +563,73 @@ pub fn selected(sweep: &Sweep, shard: Option<Shard>) -> Vec<&Scenario> {
 
 /// Writes one scenario's rows: switches first, then runs, whose presence
 /// marks the scenario done.
+/// Publishes the merged pair so that a reader never sees a new runs file
+/// beside an old switches file: both are written in full under temporary
+/// names first (a full disk fails there, leaving the old pair as it was),
+/// then renamed; if the second rename fails, the old runs file (kept as a
+/// hard link) is put back. A crash between the two renames leaves the
+/// parts, and `--resume` publishes the pair again.
+fn publish_pair(
+    (runs_path, runs): (&Path, &[RecordBatch]),
+    (switches_path, nodes): (&Path, &[RecordBatch]),
+    meta: &[(&str, String)],
+) -> Result<()> {
+    let tmp_runs = crate::output::temp_path(runs_path);
+    let tmp_switches = crate::output::temp_path(switches_path);
+    let backup = crate::output::temp_path(runs_path);
+    let clean = || {
+        let _ = std::fs::remove_file(&tmp_runs);
+        let _ = std::fs::remove_file(&tmp_switches);
+        let _ = std::fs::remove_file(&backup);
+    };
+    let result = (|| {
+        write_batches(&tmp_runs, runs, meta)?;
+        write_batches(&tmp_switches, nodes, meta)?;
+        let had_runs = std::fs::hard_link(runs_path, &backup).is_ok();
+        std::fs::rename(&tmp_runs, runs_path).map_err(|e| Error::io(runs_path, e))?;
+        if let Err(e) = std::fs::rename(&tmp_switches, switches_path) {
+            if had_runs {
+                let _ = std::fs::rename(&backup, runs_path);
+            } else {
+                let _ = std::fs::remove_file(runs_path);
+            }
+            return Err(Error::io(switches_path, e));
+        }
+        Ok(())
+    })();
+    clean();
+    result
+}
+
+/// Writes a scenario's two parts, the switches part (empty for a failed
+/// scenario) first: a runs part present means its switches part was
+/// written.
 fn write_part(parts: &Path, sweep: &Sweep, o: &Outcome, threads: usize) -> Result<()> {
     let (runs, nodes) = tables(&sweep.name, std::slice::from_ref(o), threads);
     let id = o.scenario.id;
-    if !o.nodes.is_empty() {
-        nodes.write(&parts.join(format!("{id}.switches.parquet")), &[])?;
-    }
+    nodes.write(&parts.join(format!("{id}.switches.parquet")), &[])?;
     runs.write(&parts.join(format!("{id}.runs.parquet")), &[])
+}
+
+/// Removes the temporaries [`crate::output::write_atomic`] leaves when a
+/// process dies mid-write: in `dir`, those of `of` only (other shards may
+/// be writing theirs), or all of them.
+fn remove_temporaries(dir: &Path, of: Option<&Path>) -> Result<()> {
+    let prefix = match of.and_then(Path::file_name) {
+        Some(name) => format!(".{}.tmp-", name.to_string_lossy()),
+        None => ".".to_string(),
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with(&prefix) && name.contains(".tmp-") {
+            let p = e.path();
+            std::fs::remove_file(&p).map_err(|err| Error::io(p, err))?;
+        }
+    }
+    Ok(())
 }
 
 fn rows_of(batches: &[RecordBatch]) -> Vec<Row> {
