@@ -184,12 +184,13 @@ impl RuleSet {
             entries: Vec<Entry>,
         }
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         let bad = |location: String, reason: String| Error::RulesFile {
             path: path.to_path_buf(),
             location,
             reason,
         };
-        let raw: Raw = serde_json::from_str(&text).map_err(|e| {
+        let raw: Raw = serde_json::from_str(text).map_err(|e| {
             let msg = e.to_string();
             let msg = msg
                 .rfind(" at line ")

@@ -519,3 +519,87 @@ fn outputs_onto_devices_fifos_links_and_stdout() {
         text(&o)
     );
 }
+
+/// Messages that name the fault (each of these once said something else:
+/// a missing parameter, a serde variant, "trailing characters", a key that
+/// was not at fault); and a byte-order mark is not an error.
+#[test]
+fn error_messages_name_the_fault() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = |name: &str, body: &[u8]| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, body).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let fails_with = |args: &[&str], want: &str| {
+        let o = tagger(args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", text(&o));
+        let t = text(&o);
+        assert!(t.contains(want), "{args:?}: {t}");
+        assert!(!t.contains("panicked"), "{t}");
+    };
+    fails_with(
+        &["topo", "fattree:K=4"],
+        "parameter K = 4: unknown parameter",
+    );
+    fails_with(
+        &["topo", "fattree:x=1"],
+        "parameter x = 1: unknown parameter",
+    );
+    let t = file(
+        "t.json",
+        br#"{"format": "tagger-topology/1", "name": "x", "nodes": [{"id": 0, "kind": "switch", "hosts": 1}, {"id": 1, "kind": "switch", "hosts": 4294967296}], "links": [[0, 1]]}"#,
+    );
+    fails_with(
+        &["topo", &format!("file:{t}")],
+        "nodes[1].hosts: 4294967296 must be in 0..=4294967295",
+    );
+    let t = file(
+        "t3.json",
+        br#"{"format": "tagger-topology/1", "name": "x", "nodes": [{"id": 0, "kind": "switch", "hosts": 1}, {"id": 1, "kind": "switch", "hosts": 1}], "links": [[0, 1, 2]]}"#,
+    );
+    fails_with(
+        &["topo", &format!("file:{t}")],
+        "a link is two node ids, e.g. [0, 4]; this one has 3",
+    );
+    let s = file(
+        "s.toml",
+        b"name = \"s\"\nmemory_budget = -5\n[[group]]\nname = \"g\"\ntopology = \"fattree:k=4\"\nelp = \"kbounce:1\"\n",
+    );
+    let out = dir.path().join("o");
+    fails_with(
+        &["sweep", &s, "--out", out.to_str().unwrap()],
+        "memory_budget: -5 bytes: must be at least 1 byte",
+    );
+    let s = file(
+        "s2.toml",
+        b"name = \"s2\"\n[[group]]\nname = \"g\"\ntopology = \"fattree\"\nparams = { k = [4, 6, 8] }\nelp = \"kbounce:1\"\ntrials = 5\n",
+    );
+    fails_with(
+        &[
+            "sweep",
+            &s,
+            "--out",
+            out.to_str().unwrap(),
+            "--max-scenarios",
+            "3",
+        ],
+        "group 1 ('g'): 3 topologies x 1 ELPs x 1 algorithms x 1 cycle backends x 5 trials = 15 scenarios",
+    );
+    // A byte-order mark and comments in a path file, a spec and a topology.
+    let p = file("p.txt", b"\xef\xbb\xbf# hosts at 0 and 1\n0 8 1\n");
+    let o = tagger(&["elp", "fattree:k=4", "--elp", &format!("file:{p}")]);
+    assert!(o.status.success(), "{}", text(&o));
+    let s = file(
+        "bom.toml",
+        b"\xef\xbb\xbfname = \"bom\"\n[[group]]\nname = \"g\"\ntopology = \"fattree:k=4\"\nelp = \"kbounce:1\"\n",
+    );
+    let o = tagger(&["sweep", &s, "--out", dir.path().join("b").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = file(
+        "bom.json",
+        b"\xef\xbb\xbf{\"format\": \"tagger-topology/1\", \"nodes\": [{\"id\": 0, \"kind\": \"switch\", \"hosts\": 1}, {\"id\": 1, \"kind\": \"switch\", \"hosts\": 1}], \"links\": [[0, 1]]}",
+    );
+    let o = tagger(&["topo", &format!("file:{t}")]);
+    assert!(o.status.success(), "{}", text(&o));
+}

@@ -13,7 +13,43 @@ struct RawTopology {
     format: String,
     name: Option<String>,
     nodes: Vec<RawNode>,
-    links: Vec<[i64; 2]>,
+    links: Vec<RawLink>,
+}
+
+/// A link as read: exactly two node ids, or an error that says so (serde's
+/// own for a fixed-size array is "trailing characters").
+struct RawLink([i64; 2]);
+
+impl<'de> Deserialize<'de> for RawLink {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = RawLink;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a link: two node ids, e.g. [0, 4]")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<RawLink, A::Error> {
+                let mut ids = [0i64; 2];
+                let mut n = 0usize;
+                while let Some(x) = seq.next_element::<i64>()? {
+                    if n < 2 {
+                        ids[n] = x;
+                    }
+                    n += 1;
+                }
+                if n != 2 {
+                    return Err(serde::de::Error::custom(format!(
+                        "a link is two node ids, e.g. [0, 4]; this one has {n}"
+                    )));
+                }
+                Ok(RawLink(ids))
+            }
+        }
+        d.deserialize_seq(Visit)
+    }
 }
 
 #[derive(Deserialize)]
@@ -50,6 +86,8 @@ pub fn read_json_file(path: &Path) -> Result<Topology> {
 /// # Errors
 /// [`TopologyError::Invalid`] with the location of the first problem.
 pub fn parse_json(text: &str, origin: &str) -> Result<Topology> {
+    // Editors on some systems start files with a byte-order mark.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let raw: RawTopology = serde_json::from_str(text).map_err(|e| TopologyError::Invalid {
         location: format!("line {}, column {}", e.line(), e.column()),
         reason: strip_position(&e.to_string()),
@@ -85,14 +123,14 @@ pub fn parse_json(text: &str, origin: &str) -> Result<Topology> {
             Some(l) => {
                 return Err(bad(
                     format!("nodes[{i}].level"),
-                    format!("{l} must be >= 0 or null"),
+                    format!("{l} must be in 0..={} or null", u32::MAX),
                 ));
             }
         };
         if !(0..=u32::MAX as i64).contains(&n.hosts) {
             return Err(bad(
                 format!("nodes[{i}].hosts"),
-                format!("{} must be >= 0", n.hosts),
+                format!("{} must be in 0..={}", n.hosts, u32::MAX),
             ));
         }
         nodes.push(Node {
@@ -103,7 +141,7 @@ pub fn parse_json(text: &str, origin: &str) -> Result<Topology> {
     }
     let count = nodes.len() as i64;
     let mut links = Vec::with_capacity(raw.links.len());
-    for (l, &[a, b]) in raw.links.iter().enumerate() {
+    for (l, &RawLink([a, b])) in raw.links.iter().enumerate() {
         for x in [a, b] {
             if !(0..count).contains(&x) {
                 return Err(bad(
@@ -199,7 +237,7 @@ mod tests {
         );
         assert!(
             err(&OK.replace("\"hosts\": 2", "\"hosts\": -2"))
-                .contains("nodes[0].hosts: -2 must be >= 0")
+                .contains("nodes[0].hosts: -2 must be in 0..=4294967295")
         );
         let e = err(&OK.replace(", \"hosts\": 2", ""));
         assert!(

@@ -61,11 +61,23 @@ impl Params {
     }
 
     fn take(&mut self, key: &str) -> Result<u64> {
-        self.take_opt(key)?.ok_or_else(|| TopologyError::Param {
-            family: self.family,
-            param: key.into(),
-            value: "(missing)".into(),
-            reason: "required".into(),
+        self.take_opt(key)?.ok_or_else(|| match self.items.first() {
+            // A misspelt key (`K=4`) is the likelier fault than a missing
+            // one: name it.
+            Some((k, v)) => TopologyError::Param {
+                family: self.family,
+                param: k.clone(),
+                value: v.clone(),
+                reason: format!(
+                    "unknown parameter (the required '{key}' is missing; keys are lower case)"
+                ),
+            },
+            None => TopologyError::Param {
+                family: self.family,
+                param: key.into(),
+                value: "(missing)".into(),
+                reason: "required".into(),
+            },
         })
     }
 
@@ -346,6 +358,13 @@ mod tests {
         assert!(err("fattree:k=x").contains("not a non-negative integer"));
         assert!(err("fattree:k=8,q=1").contains("q = 1: unknown parameter"));
         assert!(err("fattree:").contains("k = (missing)"));
+        assert!(
+            err("fattree:K=4")
+                .contains("parameter K = 4: unknown parameter (the required 'k' is missing"),
+            "{}",
+            err("fattree:K=4")
+        );
+        assert!(err("fattree:x=1").contains("parameter x = 1: unknown parameter"));
         assert!(err("torus:k=2").contains("unknown topology family 'torus'"));
         assert!(err("jellyfish:n=5,ports=4,r=3").contains("must be even"));
         assert!(err("jellyfish:n=5,ports=8,r=5").contains("must be below n = 5"));

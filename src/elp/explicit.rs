@@ -139,6 +139,8 @@ impl PathList {
     }
 
     pub fn parse(topo: &Topology, text: &str, origin: &Path) -> Result<Self> {
+        // Editors on some systems start files with a byte-order mark.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut paths = Vec::new();
         let n = topo.node_count();
         for (i, line) in text.lines().enumerate() {

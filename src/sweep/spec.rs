@@ -42,20 +42,22 @@ struct RawSpec {
     group: Vec<RawGroup>,
 }
 
-/// A size: bytes as an integer, or a string with a unit (`"8GiB"`).
+/// A size: bytes as an integer, or a string with a unit (`"8GiB"`). Any
+/// TOML value is accepted here and checked by [`RawSize::bytes`], so that a
+/// wrong one is reported with its value rather than as a serde variant.
 #[derive(Debug, Deserialize, Clone)]
-#[serde(untagged)]
-enum RawSize {
-    Bytes(u64),
-    Text(String),
-}
+#[serde(transparent)]
+struct RawSize(toml::Value);
 
 impl RawSize {
     fn bytes(&self) -> std::result::Result<u64, String> {
-        match self {
-            RawSize::Bytes(0) => Err("must be at least 1 byte".into()),
-            RawSize::Bytes(n) => Ok(*n),
-            RawSize::Text(t) => crate::budget::parse_size(t),
+        match &self.0 {
+            toml::Value::Integer(n) if *n >= 1 => Ok(*n as u64),
+            toml::Value::Integer(n) => Err(format!("{n} bytes: must be at least 1 byte")),
+            toml::Value::String(t) => crate::budget::parse_size(t),
+            other => Err(format!(
+                "{other} is not a size (a number of bytes, or a string such as \"8GiB\")"
+            )),
         }
     }
 }
@@ -129,6 +131,7 @@ impl Sweep {
     /// [`Error::SweepSpec`] naming the file, group and key at fault; the grid
     /// is checked in full before anything runs.
     pub fn parse(text: &str, file: &str, max_scenarios: usize) -> Result<Self> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let err = |location: String, reason: String| Error::SweepSpec {
             file: file.to_string(),
             location,
@@ -227,9 +230,14 @@ impl Sweep {
                 * trials as u128;
             if scenarios.len() as u128 + count > max_scenarios as u128 {
                 return Err(err(
-                    at("trials"),
+                    format!("group {} ('{}')", gi + 1, g.name),
                     format!(
-                        "the sweep expands to more than {max_scenarios} scenarios (raise the cap with --max-scenarios)"
+                        "{} topologies x {} ELPs x {} algorithms x {} cycle backends x {trials} trials = {count} scenarios, {} in the sweep so far: more than the cap of {max_scenarios} (raise it with --max-scenarios)",
+                        parsed_topos.len(),
+                        parsed_elps.len(),
+                        parsed_algos.len(),
+                        parsed_cycles.len(),
+                        scenarios.len() as u128 + count
                     ),
                 ));
             }
@@ -383,7 +391,7 @@ trials = 2
             ),
             (
                 "name = \"x\"\n[[group]]\nname = \"a\"\ntopology = \"fattree:k=4\"\nelp = \"shortest\"\ntrials = 500\n",
-                "more than 100 scenarios",
+                "500 trials = 500 scenarios, 500 in the sweep so far: more than the cap of 100",
             ),
         ];
         for (text, want) in cases {
