@@ -273,7 +273,7 @@ fn sweep_records_failures_and_goes_on() {
     let spec = dir.path().join("s.toml");
     std::fs::write(
         &spec,
-        "name = \"t\"\n[[group]]\nname = \"g\"\ntopology = [\"fattree:k=4\", \"jellyfish:n=10,ports=5,r=4\"]\nelp = \"kbounce:1\"\nalgo = \"clos\"\n",
+        "name = \"t\"\n[[group]]\nname = \"g\"\ntopology = \"fattree:k=4\"\nelp = [\"kbounce:1\", \"kbounce:2\"]\nalgo = \"clos:1\"\n",
     )
     .unwrap();
     let out = dir.path().join("out");

@@ -16,8 +16,8 @@ seed = 3
 name = "ft"
 topology = "fattree"
 params = { k = [4, 6] }
-elp = ["kbounce:1", "dor"]      # dor does not apply to fat-trees: failed rows
-algo = ["clos", "greedy"]
+elp = ["kbounce:1", "kbounce:2"] # kbounce:2 is past clos:1: failed rows
+algo = ["clos:1", "greedy"]
 
 [[group]]
 name = "jf"
@@ -95,8 +95,8 @@ fn parquet_rows_match_the_runs() {
             }
             Err(e) => {
                 assert_eq!(status[i].as_deref(), Some("failed"));
-                assert_eq!(elp[i].as_deref(), Some("dor"));
-                assert!(e.contains("dor needs a HyperX or BCube"), "{e}");
+                assert_eq!(elp[i].as_deref(), Some("kbounce:2"));
+                assert!(e.contains("not within kbounce:1"), "{e}");
                 assert_eq!(strs(&runs, "error")[i].as_deref(), Some(e.as_str()));
                 assert_eq!(prio[i], None);
             }
@@ -107,11 +107,11 @@ fn parquet_rows_match_the_runs() {
             .iter()
             .filter(|s| s.as_deref() == Some("failed"))
             .count(),
-        4
+        2
     );
     // Clos gives K+1 on the fat-trees.
     for (i, o) in outcomes.iter().enumerate() {
-        if o.scenario.algo.name() == "clos" && o.result.is_ok() {
+        if o.scenario.algo.name() == "clos:1" && o.result.is_ok() {
             assert_eq!(prio[i], Some(2));
         }
     }
@@ -220,7 +220,7 @@ fn execute(dir: &Path, resume: bool, shard: Option<Shard>) -> sweep::Done {
 fn interrupted_then_resumed_equals_uninterrupted() {
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let whole = execute(a.path(), false, None);
-    assert_eq!((whole.ran, whole.skipped, whole.failed), (11, 0, 4));
+    assert_eq!((whole.ran, whole.skipped, whole.failed), (11, 0, 2));
     // Interrupt: the final files never appeared and scenarios 2, 5 and 9 had
     // not finished.
     execute(b.path(), false, None);
@@ -291,7 +291,7 @@ fn shards_together_equal_the_whole() {
 fn all_failed_sweep_still_writes_typed_tables() {
     let dir = tempfile::tempdir().unwrap();
     let sw = Sweep::parse(
-        "name = \"f\"\n[[group]]\nname = \"g\"\ntopology = \"fattree:k=4\"\nelp = \"dor\"\n",
+        "name = \"f\"\n[[group]]\nname = \"g\"\ntopology = \"fattree:k=4\"\nelp = \"kbounce:1\"\nalgo = \"clos:0\"\n",
         "f.toml",
         10,
     )
@@ -641,4 +641,44 @@ fn resume_checks_both_parts_and_cleans_temporaries() {
         .filter(|n| n.contains(".tmp-"))
         .collect();
     assert!(temps.is_empty(), "{temps:?}");
+}
+
+/// The spec's up-front compatibility check agrees with what the pipeline
+/// does, on every family: a grid point it refuses fails when run, and one
+/// it accepts runs.
+#[test]
+fn up_front_checks_agree_with_the_pipeline() {
+    use tagger::cycle::CycleBackend;
+    use tagger::elp::{ElpSet, ElpSpec};
+    use tagger::tagging::{Algo, tag};
+    use tagger::topo::TopologySpec;
+    for topo in [
+        "fattree:k=4",
+        "leafspine:leaves=3,spines=2",
+        "bcube:n=2,k=1",
+        "hyperx:l=2,s=3",
+        "jellyfish:n=10,ports=5,r=4",
+    ] {
+        for (elp, algo) in [
+            ("kbounce:1", "greedy"),
+            ("dor", "greedy"),
+            ("shortest", "clos"),
+            ("shortest", "greedy"),
+        ] {
+            let spec = format!(
+                "name = \"c\"\n[[group]]\nname = \"g\"\ntopology = \"{topo}\"\nelp = \"{elp}\"\nalgo = \"{algo}\"\n"
+            );
+            let accepted = Sweep::parse(&spec, "c.toml", 10);
+            let t = TopologySpec::parse(topo).unwrap().build().unwrap();
+            let runs = ElpSet::build(&t, &ElpSpec::parse(elp).unwrap())
+                .and_then(|e| tag(&t, &e, algo.parse::<Algo>().unwrap(), CycleBackend::Ordered));
+            assert_eq!(
+                accepted.is_ok(),
+                runs.is_ok(),
+                "{topo} {elp} {algo}: spec {:?}, run {:?}",
+                accepted.err().map(|e| e.to_string()),
+                runs.err().map(|e| e.to_string())
+            );
+        }
+    }
 }

@@ -93,6 +93,19 @@ pub enum Family {
 }
 
 impl Family {
+    /// True when the generator puts a level on every node and joins only
+    /// adjacent levels: what `kbounce` and the Clos scheme need. Known from
+    /// the family alone, so a sweep spec is checked before any topology is
+    /// built (files are checked once read).
+    pub fn is_tiered(&self) -> bool {
+        matches!(self, Family::FatTree { .. } | Family::LeafSpine { .. })
+    }
+
+    /// True for the families with dimension-order routing (`dor`).
+    pub fn has_dimensions(&self) -> bool {
+        matches!(self, Family::HyperX { .. } | Family::BCube { .. })
+    }
+
     /// The spec string that generates this family (`fattree:k=8`); `file`
     /// for topologies read from a file.
     pub fn canonical(&self) -> String {

@@ -124,6 +124,71 @@ pub struct Sweep {
     pub scenarios: Vec<Scenario>,
 }
 
+/// Why a topology cannot run one of `elps` or `algos`, with the key at
+/// fault; generated families are judged by their structure, files only for
+/// existence (their levels are known once read).
+fn compatible(
+    text: &str,
+    topo: &TopologySpec,
+    elps: &[ElpSpec],
+    algos: &[Algo],
+) -> std::result::Result<(), (&'static str, String)> {
+    let family = match topo {
+        TopologySpec::File { path } => {
+            return readable_file(path).map_err(|r| ("topology", format!("'{text}': {r}")));
+        }
+        TopologySpec::Generated(f) => f,
+    };
+    for e in elps {
+        for f in &e.families {
+            match f {
+                crate::elp::FamilySpec::Dor if !family.has_dimensions() => {
+                    return Err((
+                        "elp",
+                        format!(
+                            "'{}' on '{text}': dor needs a HyperX or BCube topology",
+                            e.text
+                        ),
+                    ));
+                }
+                crate::elp::FamilySpec::KBounce { .. } if !family.is_tiered() => {
+                    return Err((
+                        "elp",
+                        format!(
+                            "'{}' on '{text}': kbounce needs a tiered topology (fat-tree, leaf-spine)",
+                            e.text
+                        ),
+                    ));
+                }
+                _ => {}
+            }
+        }
+    }
+    for a in algos {
+        if matches!(a, Algo::Clos { .. }) && !family.is_tiered() {
+            return Err((
+                "algo",
+                format!(
+                    "'{}' on '{text}': the Clos scheme needs a tiered topology (fat-tree, leaf-spine)",
+                    a.name()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `Ok` when `path` names a file that can be opened for reading.
+fn readable_file(path: &std::path::Path) -> std::result::Result<(), String> {
+    match std::fs::File::open(path) {
+        Ok(f) if f.metadata().is_ok_and(|m| m.is_dir()) => {
+            Err(format!("{} is a directory", path.display()))
+        }
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+    }
+}
+
 impl Sweep {
     /// Parses and expands `text` (from `file`, used in errors).
     ///
@@ -223,6 +288,21 @@ impl Sweep {
                 .iter()
                 .map(|c| c.parse::<CycleBackend>().map_err(|x| err(at("cycle"), x)))
                 .collect::<Result<Vec<_>>>()?;
+            // Every grid point must be able to run: families the ELP or the
+            // algorithm cannot apply to, and missing files, are spec errors
+            // now rather than failed rows later.
+            for (text, topo) in &parsed_topos {
+                compatible(text, topo, &parsed_elps, &parsed_algos)
+                    .map_err(|(key, reason)| err(at(key), reason))?;
+            }
+            for e in &parsed_elps {
+                for f in &e.families {
+                    if let crate::elp::FamilySpec::File { path } = f {
+                        readable_file(path)
+                            .map_err(|r| err(at("elp"), format!("'{}': {r}", e.text)))?;
+                    }
+                }
+            }
             let count = (parsed_topos.len() as u128)
                 * parsed_elps.len() as u128
                 * parsed_algos.len() as u128
@@ -388,6 +468,22 @@ trials = 2
             (
                 "name = \"x\"\n[[group]]\nname = \"a\"\ntopology = \"fattree\"\nparams = { k = [] }\nelp = \"shortest\"\n",
                 "params.k",
+            ),
+            (
+                "name = \"x\"\n[[group]]\nname = \"a\"\ntopology = [\"hyperx:l=2,s=3\", \"fattree:k=4\"]\nelp = \"dor\"\n",
+                "group 1 ('a'), key elp: 'dor' on 'fattree:k=4': dor needs a HyperX or BCube topology",
+            ),
+            (
+                "name = \"x\"\n[[group]]\nname = \"a\"\ntopology = \"jellyfish:n=10,ports=5,r=4\"\nelp = \"shortest\"\nalgo = [\"greedy\", \"clos\"]\n",
+                "key algo: 'clos' on 'jellyfish:n=10,ports=5,r=4': the Clos scheme needs a tiered topology",
+            ),
+            (
+                "name = \"x\"\n[[group]]\nname = \"a\"\ntopology = \"file:/no/such/net.json\"\nelp = \"shortest\"\n",
+                "key topology: 'file:/no/such/net.json': cannot read /no/such/net.json",
+            ),
+            (
+                "name = \"x\"\n[[group]]\nname = \"a\"\ntopology = \"fattree:k=4\"\nelp = \"shortest+file:/no/such/p.txt\"\n",
+                "key elp: 'shortest+file:/no/such/p.txt': cannot read /no/such/p.txt",
             ),
             (
                 "name = \"x\"\n[[group]]\nname = \"a\"\ntopology = \"fattree:k=4\"\nelp = \"shortest\"\ntrials = 500\n",
