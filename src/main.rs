@@ -57,9 +57,13 @@ enum Command {
         /// Output format for --out.
         #[arg(long, value_enum, default_value_t = Format::Json)]
         format: Format,
-        /// Write the topology here (atomically).
+        /// Write the topology here (atomically; `-` for standard output).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Compute the endpoint diameter even on networks where it is
+        /// skipped for its cost.
+        #[arg(long)]
+        diameter: bool,
     },
     /// Build the expected lossless paths of a topology and count them.
     #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}"))]
@@ -201,23 +205,38 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Topo { spec, format, out } => {
+        Command::Topo {
+            spec,
+            format,
+            out,
+            diameter,
+        } => {
             claim_stdout(&[("--out", out.as_deref())], false)?;
             let t = std::time::Instant::now();
             let topo = TopologySpec::parse(&spec)?.build()?;
             let built = t.elapsed().as_secs_f64();
+            // The file first: the summary's figures can take longer than
+            // the topology itself, and a user asking for the file should
+            // not wait for them.
+            if let Some(out) = &out {
+                let text = match format {
+                    Format::Json => topo::file::to_json(&topo),
+                    Format::Edgelist => topo::file::to_edgelist(&topo),
+                };
+                write_string(out, &text)?;
+            }
             let t = std::time::Instant::now();
-            say!("{}", Summary::of(&topo));
+            let summary = if diameter {
+                Summary::with_diameter(&topo)
+            } else {
+                Summary::of(&topo)
+            };
+            say!("{summary}");
             say!(
                 "seconds    build {built:.3}, summary {:.3}",
                 t.elapsed().as_secs_f64()
             );
             if let Some(out) = out {
-                let text = match format {
-                    Format::Json => topo::file::to_json(&topo),
-                    Format::Edgelist => topo::file::to_edgelist(&topo),
-                };
-                write_string(&out, &text)?;
                 say!("wrote      {}", out.display());
             }
             Ok(ExitCode::SUCCESS)

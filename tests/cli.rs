@@ -603,3 +603,32 @@ fn error_messages_name_the_fault() {
     let o = tagger(&["topo", &format!("file:{t}")]);
     assert!(o.status.success(), "{}", text(&o));
 }
+
+/// A large network is written at once and its costly figure (the endpoint
+/// diameter) skipped, saying how to get it.
+#[test]
+fn topo_on_a_large_network_writes_first_and_skips_the_diameter() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("big.json");
+    let o = tagger(&[
+        "topo",
+        "jellyfish:n=200000,ports=8,r=4",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains(
+            "diameter   - (skipped: 200000 endpoints; `tagger topo --diameter` computes it)"
+        ),
+        "{}",
+        text(&o)
+    );
+    assert!(std::fs::metadata(&out).unwrap().len() > 10_000_000);
+    let o = tagger(&["topo", "fattree:k=8", "--diameter"]);
+    assert!(
+        text(&o).contains("diameter   4 links between endpoints"),
+        "{}",
+        text(&o)
+    );
+}
