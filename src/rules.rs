@@ -174,6 +174,16 @@ impl RuleSet {
     /// # Errors
     /// [`Error::RulesFile`] naming the line or field at fault.
     pub fn read(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Self::parse(&text, path)
+    }
+
+    /// Parses `tagger-rules/1` JSON text; `origin` names it in errors.
+    ///
+    /// # Errors
+    /// [`Error::RulesFile`] naming the line or field at fault.
+    pub fn parse(text: &str, origin: &Path) -> Result<Self> {
+        let path = origin;
         #[derive(Deserialize)]
         struct Raw {
             format: String,
@@ -183,8 +193,7 @@ impl RuleSet {
             initial_tag: u32,
             entries: Vec<Entry>,
         }
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let bad = |location: String, reason: String| Error::RulesFile {
             path: path.to_path_buf(),
             location,
@@ -201,6 +210,23 @@ impl RuleSet {
             return Err(bad(
                 "format".into(),
                 format!("'{}' is not '{FORMAT}'", raw.format),
+            ));
+        }
+        // Node ids size the ingress table: one past any topology's size is
+        // an error, not a 100 GB allocation.
+        if let Some((i, e)) = raw
+            .entries
+            .iter()
+            .enumerate()
+            .find(|(_, e)| e.node as u64 >= tagger_generators::model::MAX_NODES)
+        {
+            return Err(bad(
+                format!("entries[{i}].node"),
+                format!(
+                    "{} is past the largest topology ({} nodes)",
+                    e.node,
+                    tagger_generators::model::MAX_NODES
+                ),
             ));
         }
         let mut entries = raw.entries;

@@ -1,0 +1,176 @@
+//! Every parser against arbitrary input: it returns a value or an error,
+//! never panics, and never allocates on the strength of a number it read
+//! (a node id of 4,294,967,295 once sized a table).
+//!
+//! Two kinds of input per parser: arbitrary bytes (as lossy UTF-8), and a
+//! valid input with a few bytes replaced, inserted or cut, which reaches
+//! deeper than random text. CI runs 256 cases per property; for a longer
+//! run, `PROPTEST_CASES=100000 cargo test --release --test fuzz_parsers`.
+
+use proptest::prelude::*;
+use std::path::Path;
+use tagger::elp::{ElpSpec, PathList};
+use tagger::rules::RuleSet;
+use tagger::sweep::Sweep;
+use tagger::tagging::Algo;
+use tagger::topo::TopologySpec;
+
+const TOPOLOGY: &str = r#"{"format": "tagger-topology/1", "name": "t",
+ "nodes": [{"id": 0, "kind": "switch", "level": 0, "hosts": 2}, {"id": 1, "kind": "switch", "level": 1, "hosts": 0}, {"id": 2, "kind": "switch", "level": 0, "hosts": 2}],
+ "links": [[0, 1], [1, 2]]}"#;
+
+const RULES: &str = r#"{"format": "tagger-rules/1", "topology": "t", "algo": "greedy", "priorities": 1, "initial_tag": 1,
+ "entries": [{"node": 0, "in_link": null, "tag": 1, "out_link": 0, "next_tag": 1, "priority": 1, "next_priority": 1},
+  {"node": 1, "in_link": 0, "tag": 1, "out_link": 1, "next_tag": 1, "priority": 1, "next_priority": 1}]}"#;
+
+const PATHS: &str = "# a comment\n0 1 2\n2 1 0\n";
+
+const SPEC: &str = "name = \"f\"\nseed = 1\n[[group]]\nname = \"g\"\ntopology = \"fattree\"\nparams = { k = [4, 6] }\nelp = [\"kbounce:1\", \"shortest+random:10\"]\nalgo = [\"greedy\", \"search:budget=1e3\"]\ntrials = 2\nmemory_budget = \"1GiB\"\n";
+
+/// A valid input with up to four edits (replace, insert or cut a byte).
+fn mutated(base: &'static str) -> impl Strategy<Value = String> {
+    prop::collection::vec((0usize..4096, 0u8..3, any::<u8>()), 0..5).prop_map(move |edits| {
+        let mut b = base.as_bytes().to_vec();
+        for (at, op, byte) in edits {
+            let i = at % (b.len() + 1);
+            match op {
+                0 if i < b.len() => b[i] = byte,
+                1 => b.insert(i, byte),
+                _ if i < b.len() => {
+                    b.remove(i);
+                }
+                _ => {}
+            }
+        }
+        String::from_utf8_lossy(&b).into_owned()
+    })
+}
+
+fn bytes() -> impl Strategy<Value = String> {
+    prop::collection::vec(any::<u8>(), 0..256)
+        .prop_map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
+/// Spec-like text: families, keys and numbers from small alphabets, so
+/// that most cases get past the first character.
+fn spec_like() -> impl Strategy<Value = String> {
+    let word = prop::sample::select(vec![
+        "fattree",
+        "leafspine",
+        "bcube",
+        "hyperx",
+        "jellyfish",
+        "file",
+        "shortest",
+        "kbounce",
+        "dor",
+        "ksp",
+        "random",
+        "k",
+        "n",
+        "ports",
+        "r",
+        "seed",
+        "l",
+        "s",
+        "t",
+        "maxlen",
+        "pairs",
+        "leaves",
+        "spines",
+        "hosts",
+        "links",
+        "greedy",
+        "search",
+        "exact",
+        "clos",
+        "brute",
+        "budget",
+        "timeout",
+        "time",
+        "paths",
+        "restarts",
+    ]);
+    let num = prop::sample::select(vec![
+        "0",
+        "1",
+        "2",
+        "4",
+        "7",
+        "8",
+        "64",
+        "-1",
+        "1e3",
+        "5e9",
+        "1.5",
+        "4294967296",
+        "18446744073709551616",
+        "99999999999",
+        "",
+    ]);
+    let sep = prop::sample::select(vec![":", "=", ",", "+", " ", ""]);
+    prop::collection::vec((word, sep.clone(), num, sep), 1..8).prop_map(|parts| {
+        parts
+            .into_iter()
+            .map(|(w, a, n, b)| format!("{w}{a}{n}{b}"))
+            .collect()
+    })
+}
+
+fn topo() -> tagger::Topology {
+    tagger::topo::file::parse_json(TOPOLOGY, "t").unwrap()
+}
+
+proptest! {
+    #[test]
+    fn topology_specs(s in prop_oneof![bytes(), spec_like()]) {
+        let _ = TopologySpec::parse(&s);
+    }
+
+    #[test]
+    fn elp_specs(s in prop_oneof![bytes(), spec_like()]) {
+        let _ = ElpSpec::parse(&s);
+    }
+
+    #[test]
+    fn algorithm_names(s in prop_oneof![bytes(), spec_like()]) {
+        let _ = s.parse::<Algo>();
+    }
+
+    #[test]
+    fn topology_json(s in prop_oneof![bytes(), mutated(TOPOLOGY)]) {
+        let _ = tagger::topo::file::parse_json(&s, "fuzz");
+    }
+
+    #[test]
+    fn rules_json(s in prop_oneof![bytes(), mutated(RULES)]) {
+        if let Ok(r) = RuleSet::parse(&s, Path::new("fuzz.json")) {
+            // Whatever parses, the verifier takes without panicking.
+            let _ = tagger::verify::verify(&topo(), &r, None);
+        }
+    }
+
+    #[test]
+    fn path_files(s in prop_oneof![bytes(), mutated(PATHS)]) {
+        let _ = PathList::parse(&topo(), &s, Path::new("fuzz.txt"));
+    }
+
+    #[test]
+    fn sweep_specs(s in prop_oneof![bytes(), mutated(SPEC)]) {
+        let _ = Sweep::parse(&s, "fuzz.toml", 1000);
+    }
+}
+
+/// The valid inputs the mutations start from are valid: otherwise the
+/// properties above would only ever test error paths.
+#[test]
+fn the_seeds_are_valid() {
+    let t = topo();
+    let r = RuleSet::parse(RULES, Path::new("r.json")).unwrap();
+    assert!(tagger::verify::verify(&t, &r, None).ok());
+    PathList::parse(&t, PATHS, Path::new("p.txt")).unwrap();
+    assert_eq!(
+        Sweep::parse(SPEC, "s.toml", 1000).unwrap().scenarios.len(),
+        16
+    );
+}
