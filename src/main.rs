@@ -105,6 +105,11 @@ enum Command {
         /// Fail if the run's estimated memory exceeds this (e.g. 8GiB).
         #[arg(long, value_parser = parse_budget)]
         memory_budget: Option<u64>,
+        /// Seconds `search` and `exact` may run (the smaller of this and
+        /// their own `time=` / `timeout=`); a run stopped by it keeps its
+        /// best verified plan and says so.
+        #[arg(long)]
+        time_limit: Option<f64>,
     },
     /// Independently verify a rule set against a topology (and paths).
     Verify {
@@ -170,6 +175,38 @@ macro_rules! say {
             println!($($t)*)
         }
     };
+}
+
+/// `algo` with its time limit lowered to `limit` seconds (search and exact;
+/// other algorithms have none, and a limit for them is refused).
+fn with_time_limit(algo: Algo, limit: Option<f64>) -> Result<Algo> {
+    let Some(secs) = limit else {
+        return Ok(algo);
+    };
+    if !(secs.is_finite() && secs > 0.0 && secs <= 1e7) {
+        bail!("--time-limit {secs} must be seconds, a positive number");
+    }
+    let ms = (secs * 1000.0).round().max(1.0) as u64;
+    Ok(match algo {
+        Algo::Search {
+            budget,
+            seed,
+            time_ms,
+            max_paths,
+        } => Algo::Search {
+            budget,
+            seed,
+            time_ms: Some(time_ms.map_or(ms, |t| t.min(ms))),
+            max_paths,
+        },
+        Algo::Exact { timeout_ms } => Algo::Exact {
+            timeout_ms: timeout_ms.min(ms),
+        },
+        other => bail!(
+            "--time-limit applies to search and exact; '{}' has no time limit",
+            other.name()
+        ),
+    })
 }
 
 /// At most one output may be `-` (standard output), and not beside
@@ -264,6 +301,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             paths_out,
             max_paths,
             memory_budget,
+            time_limit,
         } => {
             claim_stdout(
                 &[
@@ -276,7 +314,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let cfg = RunConfig {
                 topology: TopologySpec::parse(&topology)?,
                 elp: ElpSpec::parse(&elp)?,
-                algo: algo.parse::<Algo>()?,
+                algo: with_time_limit(algo.parse::<Algo>()?, time_limit)?,
                 cycle: cycle.parse::<CycleBackend>().map_err(anyhow::Error::msg)?,
                 memory_budget,
             };

@@ -632,3 +632,40 @@ fn topo_on_a_large_network_writes_first_and_skips_the_diameter() {
         text(&o)
     );
 }
+
+/// `--time-limit` stops a search that would run far longer, with its best
+/// plan verified and the stop reported; it is refused where it means
+/// nothing.
+#[test]
+fn time_limit_stops_the_search_with_a_verified_plan() {
+    let o = tagger(&[
+        "run",
+        "jellyfish:n=300,ports=64,r=12,seed=1",
+        "--elp",
+        "shortest",
+        "--algo",
+        "search:budget=1e12",
+        "--time-limit",
+        "1",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["search_stopped_early"], true);
+    assert_eq!(v["verified"], true);
+    assert_eq!(v["algo"], "search:budget=1000000000000,seed=0,time=1");
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:1",
+        "--time-limit",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o).contains("--time-limit applies to search and exact"),
+        "{}",
+        text(&o)
+    );
+}
