@@ -451,8 +451,19 @@ pub(super) fn exact_plan(
                     break Answer::Plan(Vec::new());
                 }
                 let stride = bad.len().div_ceil(ADD_PER_ROUND);
+                let nodes = enc.above_base.len();
                 for &i in bad.iter().step_by(stride) {
                     enc.add_path(paths.path(i as usize))?;
+                }
+                // A path already encoded always fits the model's plan, so
+                // every round grows the trie; if not, the loop would spin.
+                if enc.above_base.len() == nodes {
+                    return Err(Error::SelfCheck {
+                        stage: "tagging",
+                        reason: format!(
+                            "exact: the plan of a {p}-priority model fails paths the model holds"
+                        ),
+                    });
                 }
                 match enc.solve(deadline, &mut effort.steps, budget)? {
                     Answer::Plan(kept) => {
