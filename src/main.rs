@@ -80,6 +80,10 @@ enum Command {
         /// Refuse --paths-out beyond this many paths.
         #[arg(long, default_value_t = 10_000_000)]
         max_paths: u64,
+        /// Fail if the ELP tables or the tagged graph are estimated past
+        /// this (e.g. 8GiB), before they are built where they can be.
+        #[arg(long, value_parser = parse_budget)]
+        memory_budget: Option<u64>,
     },
     /// Run the whole pipeline on one scenario: generate, ELP, tag, rules, verify.
     #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}\n\nAlgorithms: brute, greedy (default), greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K,\nsearch[:budget=N,seed=X,time=S,paths=N] (fewest priorities: order plans and local search),\nexact[:timeout=S] (fewest priorities, proven by a SAT solver; default timeout 600 s)"))]
@@ -284,11 +288,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             json,
             paths_out,
             max_paths,
+            memory_budget,
         } => {
             claim_stdout(&[("--paths-out", paths_out.as_deref())], json)?;
             let topo = TopologySpec::parse(&topology)?.build()?;
             let spec = ElpSpec::parse(&elp)?;
-            elp_command(&topo, &spec, json, paths_out.as_deref(), max_paths)
+            let budget = tagger::budget::Budget::new(memory_budget);
+            elp_command(&topo, &spec, json, paths_out.as_deref(), max_paths, &budget)
         }
         Command::Run {
             topology,
@@ -396,10 +402,13 @@ fn elp_command(
     json: bool,
     paths_out: Option<&Path>,
     max: u64,
+    budget: &tagger::budget::Budget,
 ) -> Result<ExitCode> {
     use std::time::Instant;
     let t = Instant::now();
+    budget.check("elp", spec.estimate_bytes(topo))?;
     let elp = ElpSet::build(topo, spec)?;
+    budget.hold("elp", elp.heap_bytes())?;
     let build = t.elapsed().as_secs_f64();
     // The counts and the tagged graph are independent; run side by side, the
     // counting fills the cores while the walk is in its sequential steps.
@@ -411,8 +420,7 @@ fn elp_command(
         },
         || {
             let t = Instant::now();
-            let bf =
-                tagger::tagging::tagged_graph(topo, &elp, &tagger::budget::Budget::unlimited());
+            let bf = tagger::tagging::tagged_graph(topo, &elp, budget);
             (bf, t.elapsed().as_secs_f64())
         },
     );

@@ -135,6 +135,7 @@ pub fn run(cfg: &RunConfig) -> Result<RunResult> {
         bytes_of::<[u32; 8]>(topo.node_count()) + bytes_of::<[u32; 4]>(topo.channel_count()),
     )?;
     lap(&mut tm.generate, &mut since);
+    budget.check("elp", cfg.elp.estimate_bytes(&topo))?;
     let elp = ElpSet::build(&topo, &cfg.elp)?;
     budget.hold("elp", elp.heap_bytes())?;
     let counts = elp.counts(&topo);

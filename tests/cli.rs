@@ -669,3 +669,23 @@ fn time_limit_stops_the_search_with_a_verified_plan() {
         text(&o)
     );
 }
+
+/// ELP tables past the budget are refused before they are built: the
+/// 100,000-switch Jellyfish's shortest-path rows (about 16 GiB) and 50M
+/// random walks, under 1 GiB, in `elp` and in `run`.
+#[test]
+fn elp_budgets_refuse_up_front() {
+    for (cmd, topo, elp) in [
+        ("elp", "jellyfish:n=100000,ports=32,r=16", "shortest"),
+        ("run", "jellyfish:n=100000,ports=32,r=16", "shortest"),
+        ("elp", "jellyfish:n=2000,ports=64,r=12", "random:50000000"),
+    ] {
+        let o = tagger(&[cmd, topo, "--elp", elp, "--memory-budget", "1GiB"]);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        assert!(
+            text(&o).contains("memory budget exceeded in elp: needs an estimated"),
+            "{cmd} {topo} {elp}: {}",
+            text(&o)
+        );
+    }
+}

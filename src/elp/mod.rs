@@ -75,6 +75,52 @@ pub const MAX_RANDOM_PATHS: u32 = 50_000_000;
 pub const MAX_BOUNCES: u32 = 7;
 
 impl ElpSpec {
+    /// Bytes the ELP's tables take while they are built, estimated before
+    /// any is, so that a budget refuses them up front:
+    ///
+    /// - `shortest`: the DAG rows, `nodes x (D + 1) x endpoints / 64`
+    ///   words, twice (the per-chunk rows and the merged table coexist at
+    ///   the end of the build), with the eccentricity of one endpoint
+    ///   standing for the diameter D (one BFS);
+    /// - `random:N` and `ksp`: each path a vector of node ids, as long as
+    ///   `maxlen` (default twice that eccentricity) or D + 1;
+    /// - `kbounce`, `dor` and path files: small beside the walk that
+    ///   follows, which charges itself as it grows (0 here).
+    pub fn estimate_bytes(&self, topo: &Topology) -> u64 {
+        let eps = topo.endpoints();
+        let Some(&e0) = eps.first() else {
+            return 0;
+        };
+        let (mut dist, mut queue) = (Vec::new(), Vec::new());
+        topo.bfs(e0, &mut dist, &mut queue);
+        let ecc = eps
+            .iter()
+            .map(|&e| dist[e as usize])
+            .filter(|&d| d != u32::MAX)
+            .max()
+            .unwrap_or(0) as u64;
+        let words = (eps.len() as u64).div_ceil(64);
+        let e = eps.len() as u64;
+        let path_bytes = |len: u64| 24 + 4 * (len + 1);
+        self.families
+            .iter()
+            .map(|f| match f {
+                FamilySpec::Shortest => {
+                    2 * 8 * (topo.node_count() as u64).saturating_mul((ecc + 1) * words)
+                }
+                FamilySpec::Random { n, maxlen, .. } => {
+                    (*n as u64).saturating_mul(path_bytes(maxlen.map_or(2 * ecc, u64::from)))
+                }
+                FamilySpec::Ksp { k, pairs, .. } => pairs
+                    .unwrap_or(e * e.saturating_sub(1))
+                    .min(e * e.saturating_sub(1))
+                    .saturating_mul(*k as u64)
+                    .saturating_mul(path_bytes(ecc + 1)),
+                FamilySpec::KBounce { .. } | FamilySpec::Dor | FamilySpec::File { .. } => 0,
+            })
+            .fold(0u64, u64::saturating_add)
+    }
+
     /// Parses `family[+family...]`.
     ///
     /// # Errors
