@@ -291,9 +291,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             memory_budget,
         } => {
             claim_stdout(&[("--paths-out", paths_out.as_deref())], json)?;
-            let topo = TopologySpec::parse(&topology)?.build()?;
-            let spec = ElpSpec::parse(&elp)?;
             let budget = tagger::budget::Budget::new(memory_budget);
+            let topo = pipeline::build_topology(&TopologySpec::parse(&topology)?, &budget)?;
+            let spec = ElpSpec::parse(&elp)?;
             elp_command(&topo, &spec, json, paths_out.as_deref(), max_paths, &budget)
         }
         Command::Run {

@@ -129,11 +129,7 @@ pub fn run(cfg: &RunConfig) -> Result<RunResult> {
     };
     let budget = Budget::new(cfg.memory_budget);
     let mut since = Instant::now();
-    let topo = cfg.topology.build()?;
-    budget.hold(
-        "generate",
-        bytes_of::<[u32; 8]>(topo.node_count()) + bytes_of::<[u32; 4]>(topo.channel_count()),
-    )?;
+    let topo = build_topology(&cfg.topology, &budget)?;
     lap(&mut tm.generate, &mut since);
     budget.check("elp", cfg.elp.estimate_bytes(&topo))?;
     let elp = ElpSet::build(&topo, &cfg.elp)?;
@@ -255,6 +251,31 @@ fn summarize(
         memory_budget_bytes: None,
         seconds,
     }
+}
+
+/// Builds a topology within `budget`: a generated family's size is known
+/// before it is built, so it is refused then, not once it exists (32 bytes
+/// per node and 16 per channel, the sizes held afterwards).
+///
+/// # Errors
+/// [`Error::MemoryBudget`] past the budget, or the generator's error.
+pub fn build_topology(spec: &crate::TopologySpec, budget: &Budget) -> Result<crate::Topology> {
+    let bytes = |nodes: u64, channels: u64| {
+        nodes
+            .saturating_mul(32)
+            .saturating_add(channels.saturating_mul(16))
+    };
+    if let crate::TopologySpec::Generated(f) = spec
+        && let Some((nodes, links)) = f.size()
+    {
+        budget.check("generate", bytes(nodes, links.saturating_mul(2)))?;
+    }
+    let topo = spec.build()?;
+    budget.hold(
+        "generate",
+        bytes(topo.node_count() as u64, topo.channel_count() as u64),
+    )?;
+    Ok(topo)
 }
 
 /// Peak resident memory of this process so far (Linux `VmHWM`), in bytes.

@@ -689,3 +689,22 @@ fn elp_budgets_refuse_up_front() {
         );
     }
 }
+
+/// A generated topology past the budget is refused before it is built.
+#[test]
+fn topology_budgets_refuse_up_front() {
+    let o = tagger(&[
+        "run",
+        "jellyfish:n=5000000,ports=64,r=32",
+        "--elp",
+        "shortest",
+        "--memory-budget",
+        "1GiB",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("memory budget exceeded in generate: needs an estimated 2.53 GiB"),
+        "{}",
+        text(&o)
+    );
+}

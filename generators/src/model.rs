@@ -101,6 +101,45 @@ impl Family {
         matches!(self, Family::FatTree { .. } | Family::LeafSpine { .. })
     }
 
+    /// Nodes and links the generator will build, known before it runs, so
+    /// that a memory budget can refuse a topology before it exists (`None`
+    /// for files). Saturates instead of overflowing.
+    pub fn size(&self) -> Option<(u64, u64)> {
+        let sat = |x: u128| u64::try_from(x).unwrap_or(u64::MAX);
+        Some(match *self {
+            Family::FatTree { k } => {
+                let k = k as u128;
+                (sat(5 * k * k / 4), sat(k * k * k / 2))
+            }
+            Family::LeafSpine {
+                leaves,
+                spines,
+                links,
+                ..
+            } => (
+                leaves as u64 + spines as u64,
+                sat(leaves as u128 * spines as u128 * links as u128),
+            ),
+            Family::BCube { n, k } => {
+                let servers = (n as u128).checked_pow(k + 1).unwrap_or(u128::MAX);
+                let switches = servers / n as u128 * (k as u128 + 1);
+                (
+                    sat(servers.saturating_add(switches)),
+                    sat(servers.saturating_mul(k as u128 + 1)),
+                )
+            }
+            Family::HyperX { l, s, k, .. } => {
+                let sw = (s as u128).checked_pow(l).unwrap_or(u128::MAX);
+                (
+                    sat(sw),
+                    sat(sw.saturating_mul(l as u128 * (s as u128 - 1) * k as u128) / 2),
+                )
+            }
+            Family::Jellyfish { n, r, .. } => (n as u64, n as u64 * r as u64 / 2),
+            Family::File => return None,
+        })
+    }
+
     /// True for the families with dimension-order routing (`dor`).
     pub fn has_dimensions(&self) -> bool {
         matches!(self, Family::HyperX { .. } | Family::BCube { .. })
@@ -404,6 +443,32 @@ pub fn digits(mut x: u32, base: u32, count: u32) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The sizes known before building are the sizes built.
+    #[test]
+    fn sizes_before_building_match() {
+        for spec in [
+            "fattree:k=4",
+            "fattree:k=10",
+            "leafspine:leaves=5,spines=3,links=2",
+            "bcube:n=3,k=2",
+            "bcube:n=4,k=0",
+            "hyperx:l=2,s=4,k=2",
+            "hyperx:l=3,s=3",
+            "jellyfish:n=30,ports=8,r=5,seed=2",
+        ] {
+            let crate::TopologySpec::Generated(f) = crate::TopologySpec::parse(spec).unwrap()
+            else {
+                panic!("{spec}");
+            };
+            let t = crate::TopologySpec::parse(spec).unwrap().build().unwrap();
+            assert_eq!(
+                f.size(),
+                Some((t.node_count() as u64, t.link_count() as u64)),
+                "{spec}"
+            );
+        }
+    }
 
     fn path3() -> Topology {
         Topology::new(
