@@ -260,6 +260,18 @@ fn the_header_is_checked_against_the_entries() {
             "{field}: {rep}"
         );
     }
+    // A nameless topology file is named by its path: the same file reached
+    // by another path is the same topology.
+    let named = |name: &str| {
+        let mut json: serde_json::Value =
+            serde_json::from_str(&tagger::topo::file::to_json(&t)).unwrap();
+        json.as_object_mut().unwrap().remove("name");
+        tagger::topo::file::parse_json(&json.to_string(), name).unwrap()
+    };
+    let mut by_path = r.clone();
+    by_path.topology = "./nets/ft.json".into();
+    assert!(verify(&named("/srv/nets/ft.json"), &by_path, Some(&e)).ok());
+    assert!(!verify(&named("/srv/nets/other.json"), &by_path, Some(&e)).ok());
     // Queues: 2 priorities fit 2, not 1.
     let lim = |n| tagger::verify::Limits {
         max_priorities: Some(n),
