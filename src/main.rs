@@ -112,8 +112,8 @@ enum Command {
         /// Seconds `search` and `exact` may run (the smaller of this and
         /// their own `time=` / `timeout=`); a run stopped by it keeps its
         /// best verified plan and says so.
-        #[arg(long)]
-        time_limit: Option<f64>,
+        #[arg(long, value_parser = |s: &str| tagger::tagging::millis("--time-limit", s))]
+        time_limit: Option<u64>,
     },
     /// Independently verify a rule set against a topology (and paths).
     Verify {
@@ -181,16 +181,12 @@ macro_rules! say {
     };
 }
 
-/// `algo` with its time limit lowered to `limit` seconds (search and exact;
-/// other algorithms have none, and a limit for them is refused).
-fn with_time_limit(algo: Algo, limit: Option<f64>) -> Result<Algo> {
-    let Some(secs) = limit else {
+/// `algo` with its time limit lowered to `limit` milliseconds (search and
+/// exact; other algorithms have none, and a limit for them is refused).
+fn with_time_limit(algo: Algo, limit: Option<u64>) -> Result<Algo> {
+    let Some(ms) = limit else {
         return Ok(algo);
     };
-    if !(secs.is_finite() && secs > 0.0 && secs <= 1e7) {
-        bail!("--time-limit {secs} must be seconds, a positive number");
-    }
-    let ms = (secs * 1000.0).round().max(1.0) as u64;
     Ok(match algo {
         Algo::Search {
             budget,
@@ -406,9 +402,7 @@ fn elp_command(
 ) -> Result<ExitCode> {
     use std::time::Instant;
     let t = Instant::now();
-    budget.check("elp", spec.estimate_bytes(topo))?;
-    let elp = ElpSet::build(topo, spec)?;
-    budget.hold("elp", elp.heap_bytes())?;
+    let elp = pipeline::build_elp(topo, spec, budget)?;
     let build = t.elapsed().as_secs_f64();
     // The counts and the tagged graph are independent; run side by side, the
     // counting fills the cores while the walk is in its sequential steps.

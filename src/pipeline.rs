@@ -131,9 +131,7 @@ pub fn run(cfg: &RunConfig) -> Result<RunResult> {
     let mut since = Instant::now();
     let topo = build_topology(&cfg.topology, &budget)?;
     lap(&mut tm.generate, &mut since);
-    budget.check("elp", cfg.elp.estimate_bytes(&topo))?;
-    let elp = ElpSet::build(&topo, &cfg.elp)?;
-    budget.hold("elp", elp.heap_bytes())?;
+    let elp = build_elp(&topo, &cfg.elp, &budget)?;
     let counts = elp.counts(&topo);
     lap(&mut tm.elp, &mut since);
     let tagging = crate::tagging::tag_within(&topo, &elp, cfg.algo, cfg.cycle, &budget)?;
@@ -276,6 +274,18 @@ pub fn build_topology(spec: &crate::TopologySpec, budget: &Budget) -> Result<cra
         bytes(topo.node_count() as u64, topo.channel_count() as u64),
     )?;
     Ok(topo)
+}
+
+/// Builds the ELP within `budget`: its tables are estimated before they are
+/// built ([`ElpSpec::estimate_bytes`]) and held once they are.
+///
+/// # Errors
+/// [`Error::MemoryBudget`] past the budget, or the ELP's own errors.
+pub fn build_elp(topo: &crate::Topology, spec: &ElpSpec, budget: &Budget) -> Result<ElpSet> {
+    budget.check("elp", spec.estimate_bytes(topo))?;
+    let elp = ElpSet::build(topo, spec)?;
+    budget.hold("elp", elp.heap_bytes())?;
+    Ok(elp)
 }
 
 /// Peak resident memory of this process so far (Linux `VmHWM`), in bytes.

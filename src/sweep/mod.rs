@@ -561,8 +561,6 @@ pub fn selected(sweep: &Sweep, shard: Option<Shard>) -> Vec<&Scenario> {
         .collect()
 }
 
-/// Writes one scenario's rows: switches first, then runs, whose presence
-/// marks the scenario done.
 /// Publishes the merged pair so that a reader never sees a new runs file
 /// beside an old switches file: both are written in full under temporary
 /// names first (a full disk fails there, leaving the old pair as it was),

@@ -206,7 +206,6 @@ impl FromStr for Algo {
     }
 }
 
-/// Milliseconds from a `key=SECONDS` parameter (positive, at most 10^7 s).
 /// A non-negative integer, also in exponent form when the value is whole
 /// (`5e9`, `1.5e9`): budgets are large numbers people write that way.
 fn count(v: &str) -> Option<u64> {
@@ -228,7 +227,12 @@ fn count(v: &str) -> Option<u64> {
     u64::try_from(n).ok()
 }
 
-fn millis(key: &str, v: &str) -> std::result::Result<u64, String> {
+/// Milliseconds from a `key=SECONDS` parameter (positive, at most 10^7 s);
+/// the error names `key` and the value.
+///
+/// # Errors
+/// The message, when `v` is not such a number of seconds.
+pub fn millis(key: &str, v: &str) -> std::result::Result<u64, String> {
     v.parse::<f64>()
         .ok()
         .filter(|x| x.is_finite() && *x > 0.0 && *x <= 1e7)
