@@ -277,7 +277,9 @@ pub fn build_topology(spec: &crate::TopologySpec, budget: &Budget) -> Result<cra
 }
 
 /// Builds the ELP within `budget`: its tables are estimated before they are
-/// built ([`ElpSpec::estimate_bytes`]) and held once they are.
+/// built ([`ElpSpec::estimate_bytes`]) and held once they are, and the
+/// counting that follows every build ([`ElpSet::counts`]) is checked before
+/// it starts ([`ElpSet::count_bytes`]).
 ///
 /// # Errors
 /// [`Error::MemoryBudget`] past the budget, or the ELP's own errors.
@@ -285,6 +287,7 @@ pub fn build_elp(topo: &crate::Topology, spec: &ElpSpec, budget: &Budget) -> Res
     budget.check("elp", spec.estimate_bytes(topo))?;
     let elp = ElpSet::build(topo, spec)?;
     budget.hold("elp", elp.heap_bytes())?;
+    budget.check("elp", elp.count_bytes(topo))?;
     Ok(elp)
 }
 

@@ -671,19 +671,43 @@ fn time_limit_stops_the_search_with_a_verified_plan() {
 }
 
 /// ELP tables past the budget are refused before they are built: the
-/// 100,000-switch Jellyfish's shortest-path rows (about 16 GiB) and 50M
-/// random walks, under 1 GiB, in `elp` and in `run`.
+/// 100,000-switch Jellyfish's shortest-path rows (about 16 GiB), 50M random
+/// walks and the k=200 fat-tree's 3-bounce automaton (620 MiB), in `elp`
+/// and in `run`. With the automaton in budget, its walk count (1.6 GiB of
+/// DP tables, and hours of work) is refused before it starts.
 #[test]
 fn elp_budgets_refuse_up_front() {
-    for (cmd, topo, elp) in [
-        ("elp", "jellyfish:n=100000,ports=32,r=16", "shortest"),
-        ("run", "jellyfish:n=100000,ports=32,r=16", "shortest"),
-        ("elp", "jellyfish:n=2000,ports=64,r=12", "random:50000000"),
+    for (cmd, topo, elp, budget, needs) in [
+        (
+            "elp",
+            "jellyfish:n=100000,ports=32,r=16",
+            "shortest",
+            "1GiB",
+            "",
+        ),
+        (
+            "run",
+            "jellyfish:n=100000,ports=32,r=16",
+            "shortest",
+            "1GiB",
+            "",
+        ),
+        (
+            "elp",
+            "jellyfish:n=2000,ports=64,r=12",
+            "random:50000000",
+            "1GiB",
+            "",
+        ),
+        ("elp", "fattree:k=200", "kbounce:3", "600MiB", " 619.51 MiB"),
+        ("run", "fattree:k=200", "kbounce:3", "1GiB", " 1.61 GiB"),
     ] {
-        let o = tagger(&[cmd, topo, "--elp", elp, "--memory-budget", "1GiB"]);
+        let o = tagger(&[cmd, topo, "--elp", elp, "--memory-budget", budget]);
         assert_eq!(o.status.code(), Some(1), "{}", text(&o));
         assert!(
-            text(&o).contains("memory budget exceeded in elp: needs an estimated"),
+            text(&o).contains(&format!(
+                "memory budget exceeded in elp: needs an estimated{needs}"
+            )),
             "{cmd} {topo} {elp}: {}",
             text(&o)
         );

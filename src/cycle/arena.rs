@@ -45,6 +45,14 @@ impl Adjacency {
     pub(super) fn edges(&self) -> usize {
         self.edges
     }
+
+    /// Heap bytes held: the per-vertex spans and both arenas (capacity,
+    /// free blocks included).
+    pub(super) fn heap_bytes(&self) -> u64 {
+        use crate::budget::bytes_of;
+        bytes_of::<Node>(self.node.capacity())
+            + bytes_of::<u32>(self.out.data.capacity() + self.inn.data.capacity())
+    }
 }
 
 /// Where a vertex's out- and in-lists lie.

@@ -45,6 +45,12 @@ pub trait IncrementalDag: Send {
     /// (ties by id), given before the first edge. Affects speed only, never
     /// an answer; the default ignores it.
     fn hint_order(&mut self, _rank: &[u32]) {}
+
+    /// Heap bytes held, for memory budgets (0 where a backend does not
+    /// count them: the baselines).
+    fn heap_bytes(&self) -> u64 {
+        0
+    }
 }
 
 /// Replays recorded `(priority, from, to)` insertions into fresh graphs of
@@ -181,6 +187,24 @@ mod tests {
             }
             assert_eq!(d.edge_count(), o.edge_count());
         }
+    }
+
+    /// The counted backends report their vertex tables from the start and
+    /// grow with their edges (the budget charges greedy's graphs by it).
+    #[test]
+    fn heap_bytes_grow_with_edges() {
+        fn check<D: IncrementalDag>() {
+            let mut d = D::with_vertices(1000);
+            let empty = d.heap_bytes();
+            assert!(empty >= 1000 * 8);
+            for v in 0..999 {
+                assert!(d.try_add_edge(v, v + 1));
+                assert!(d.try_add_edge(v / 2, v + 1));
+            }
+            assert!(d.heap_bytes() >= empty + 2 * 4 * d.edge_count() as u64);
+        }
+        check::<OrderedDag>();
+        check::<PearceKelly>();
     }
 
     #[test]

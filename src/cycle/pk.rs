@@ -210,4 +210,12 @@ impl IncrementalDag for PearceKelly {
     fn edge_count(&self) -> usize {
         self.adj.edges()
     }
+
+    fn heap_bytes(&self) -> u64 {
+        use crate::budget::bytes_of;
+        self.adj.heap_bytes()
+            + bytes_of::<[u32; 2]>(self.os.capacity())
+            + bytes_of::<u32>(self.fwd.capacity() + self.bwd.capacity() + self.pool.capacity())
+            + bytes_of::<u64>(self.keys_f.capacity() + self.keys_b.capacity())
+    }
 }

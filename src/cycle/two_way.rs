@@ -442,6 +442,14 @@ impl IncrementalDag for OrderedDag {
     fn edge_count(&self) -> usize {
         self.adj.edges()
     }
+
+    fn heap_bytes(&self) -> u64 {
+        use crate::budget::bytes_of;
+        self.adj.heap_bytes()
+            + bytes_of::<Slot>(self.slot.capacity())
+            + bytes_of::<[u32; 2]>(self.link.capacity())
+            + bytes_of::<u32>(self.fe.capacity() + self.be.capacity() + self.moved.capacity())
+    }
 }
 
 #[cfg(test)]

@@ -123,6 +123,17 @@ impl KBounce {
             + crate::budget::bytes_of::<(u32, ChannelId)>(self.order.len())
     }
 
+    /// [`KBounce::heap_bytes`] of `KBounce::build(topo, k)`, known before it
+    /// is built: one flag per channel and two entries per (channel, bounce
+    /// count).
+    pub fn estimate_bytes(topo: &Topology, k: u32) -> u64 {
+        let c = topo.channel_count();
+        let states = c.saturating_mul(k as usize + 1);
+        crate::budget::bytes_of::<bool>(c)
+            + crate::budget::bytes_of::<Ends>(states)
+            + crate::budget::bytes_of::<(u32, ChannelId)>(states)
+    }
+
     /// # Errors
     /// A message when the topology lacks levels or has a link that does not
     /// join adjacent levels.

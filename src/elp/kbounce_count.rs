@@ -4,6 +4,7 @@
 
 use super::kbounce::KBounce;
 use crate::bits::Bits;
+use crate::budget::bytes_of;
 use rayon::prelude::*;
 use tagger_generators::{ChannelId, Topology};
 
@@ -68,6 +69,23 @@ impl KBounce {
             pairs.push(d);
         }
         (total, sat, self.longest(topo), pairs)
+    }
+
+    /// Bytes [`KBounce::count`] works with: the destinations each source
+    /// reaches, the longest-walk table, and one DP buffer (four counters per
+    /// channel twice and per node three times). Each further worker thread
+    /// holds one more buffer, which is not charged: the estimate must not
+    /// depend on the thread count, since it is reported.
+    pub fn count_bytes(&self, topo: &Topology) -> u64 {
+        let (e, c, v) = (
+            topo.endpoints().len(),
+            topo.channel_count(),
+            topo.node_count(),
+        );
+        let states = c.saturating_mul(self.k as usize + 1);
+        bytes_of::<u64>(e.saturating_mul(e.div_ceil(64)))
+            + bytes_of::<Top2>(states)
+            + bytes_of::<Lanes>(c.saturating_mul(2).saturating_add(v.saturating_mul(3)))
     }
 
     /// The longest walk of the language, in links, by one DP over all

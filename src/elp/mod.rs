@@ -116,7 +116,8 @@ impl ElpSpec {
                     .min(e * e.saturating_sub(1))
                     .saturating_mul(*k as u64)
                     .saturating_mul(path_bytes(ecc + 1)),
-                FamilySpec::KBounce { .. } | FamilySpec::Dor | FamilySpec::File { .. } => 0,
+                FamilySpec::KBounce { k } => KBounce::estimate_bytes(topo, *k),
+                FamilySpec::Dor | FamilySpec::File { .. } => 0,
             })
             .fold(0u64, u64::saturating_add)
     }
@@ -618,6 +619,18 @@ impl ElpSet {
             + self.kbounce.as_ref().map_or(0, KBounce::heap_bytes)
             + self.dor.as_ref().map_or(0, Dor::heap_bytes)
             + self.explicit.as_ref().map_or(0, PathList::heap_bytes)
+    }
+
+    /// Bytes [`ElpSet::counts`] works with beyond the tables: the k-bounce
+    /// DP ([`KBounce::count_bytes`]) and the pair sets of explicit paths.
+    pub fn count_bytes(&self, topo: &Topology) -> u64 {
+        let e = topo.endpoints().len();
+        let pairs = crate::budget::bytes_of::<u64>(e.saturating_mul(e.div_ceil(64)));
+        match (&self.kbounce, &self.explicit) {
+            (Some(kb), _) => kb.count_bytes(topo),
+            (None, Some(_)) => pairs,
+            (None, None) => 0,
+        }
     }
 
     /// Path counts, longest ELP and pair coverage by dynamic programming.

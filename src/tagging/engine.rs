@@ -52,6 +52,14 @@ impl Walk {
         first.chain(rest)
     }
 
+    /// Heap bytes held (for memory budgets).
+    pub fn heap_bytes(&self) -> u64 {
+        bytes_of::<(ChannelId, u32)>(self.states.len())
+            + bytes_of::<ChannelId>(self.first_hops.len())
+            + bytes_of::<usize>(self.decision_off.len())
+            + bytes_of::<u32>(self.decisions.len())
+    }
+
     /// Number of decided keys, host ports included.
     pub fn key_count(&self) -> usize {
         self.first_hops.len() + self.decisions.iter().filter(|&&t| t != 0).count()
@@ -76,6 +84,12 @@ pub trait Decide {
     /// graph no longer copies around.
     fn independent(&self) -> Option<&KeyFn<'_>> {
         None
+    }
+
+    /// Heap bytes the decider holds (greedy's dependency graphs), charged
+    /// with the walk's own tables.
+    fn heap_bytes(&self) -> u64 {
+        0
     }
 }
 
@@ -182,7 +196,7 @@ pub fn walk(
                 });
             budget.check(
                 "tagging",
-                st.bytes(frontier.len(), frontier_heap, &bufs[..chunks]),
+                st.bytes(frontier.len(), frontier_heap, &bufs[..chunks]) + decide.heap_bytes(),
             )?;
             // The hop's new keys and where their decisions go, in frontier
             // order (ascending (c1, t, c2)); found in parallel once every
@@ -215,6 +229,16 @@ pub fn walk(
                 })
                 .collect();
             let n: usize = parts.iter().map(|p| p.0.len()).sum();
+            // The hop's keys and slots, held twice while they are joined,
+            // then the decider's answers and its per-priority index lists.
+            budget.check(
+                "tagging",
+                st.bytes(frontier.len(), frontier_heap, &bufs[..chunks])
+                    + decide.heap_bytes()
+                    + 2 * (bytes_of::<RuleKey>(n) + bytes_of::<usize>(n))
+                    + bytes_of::<u32>(n)
+                    + bytes_of::<usize>(n),
+            )?;
             let (mut asked, mut at) = (Vec::with_capacity(n), Vec::with_capacity(n));
             for (ks, ats) in parts {
                 asked.extend(ks);
@@ -281,7 +305,7 @@ pub fn walk(
                     frontier.len() + next.len(),
                     frontier_heap + next_heap,
                     &bufs[..nch],
-                ),
+                ) + decide.heap_bytes(),
             )?;
             for buf in &mut bufs[..nch] {
                 for ((&c2, q), &t2) in buf.chans.iter().zip(buf.prefs.drain(..)).zip(&buf.next_tag)
@@ -532,11 +556,12 @@ impl<'a> States<'a> {
     /// buffers. Constant time in the states: heap sizes are kept as running
     /// sums, so the budget costs the hop loop nothing that grows.
     fn bytes(&self, frontier: usize, frontier_heap: u64, bufs: &[Chunk]) -> u64 {
-        let per_state = std::mem::size_of::<(ChannelId, u32)>()
-            + std::mem::size_of::<Prefixes>()
-            + std::mem::size_of::<usize>()
-            + std::mem::size_of::<u32>();
-        let mut b = bytes_of::<u8>(per_state * self.key.len())
+        // Capacities, not lengths: these tables grow by doubling, and
+        // counting lengths left a tenth of the walk's peak unaccounted.
+        let mut b = bytes_of::<(ChannelId, u32)>(self.key.capacity())
+            + bytes_of::<Prefixes>(self.seen.capacity())
+            + bytes_of::<usize>(self.decision_off.capacity())
+            + bytes_of::<u32>(self.key.len() + self.port.len())
             + bytes_of::<AtomicU32>(self.decisions.capacity())
             + bytes_of::<u32>(self.slot_of.iter().map(Vec::len).sum())
             + self.seen_heap

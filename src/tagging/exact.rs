@@ -484,7 +484,8 @@ pub(super) fn exact_plan(
                     break;
                 }
                 Answer::Plan(_) => {
-                    let t = super::finish(topo, algo, cycle, order.walk(topo, elp, budget)?);
+                    let t =
+                        super::finish(topo, algo, cycle, order.walk(topo, elp, budget)?, budget)?;
                     if t.priorities > p {
                         return Err(Error::SelfCheck {
                             stage: "tagging",

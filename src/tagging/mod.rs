@@ -341,7 +341,7 @@ pub fn tag_within(
     budget: &Budget,
 ) -> Result<Tagging> {
     let t = match algo {
-        Algo::Brute => finish(topo, algo, cycle, tagged_graph(topo, elp, budget)?),
+        Algo::Brute => finish(topo, algo, cycle, tagged_graph(topo, elp, budget)?, budget)?,
         Algo::Clos { k } => {
             if !topo.has_levels() {
                 return Err(Error::Algo {
@@ -375,7 +375,7 @@ pub fn tag_within(
                 }),
                 budget,
             )?;
-            finish(topo, algo, cycle, walk)
+            finish(topo, algo, cycle, walk, budget)?
         }
         Algo::Greedy { restarts, seed } => {
             let run = |r: u32| -> Result<Tagging> {
@@ -386,7 +386,7 @@ pub fn tag_within(
                     CycleBackend::Petgraph => greedy::<PetgraphDag>(topo, elp, order, budget)?,
                     CycleBackend::Naive => greedy::<NaiveDag>(topo, elp, order, budget)?,
                 };
-                Ok(finish(topo, algo, cycle, walk))
+                finish(topo, algo, cycle, walk, budget)
             };
             if restarts == 1 {
                 run(0)?
@@ -551,7 +551,7 @@ fn search_plan(
                     best: &mut (u32, u64, Tagging),
                     seed_orders: &mut (u32, order::OrderPlan)|
      -> Result<()> {
-        let t = finish(topo, algo, cycle, plan.walk(topo, elp, budget)?);
+        let t = finish(topo, algo, cycle, plan.walk(topo, elp, budget)?, budget)?;
         if t.priorities < seed_orders.0 {
             *seed_orders = (t.priorities, plan.truncated(t.priorities as usize));
         }
@@ -698,6 +698,14 @@ struct GreedyDecider<D> {
 }
 
 impl<D: IncrementalDag> Decide for GreedyDecider<D> {
+    fn heap_bytes(&self) -> u64 {
+        self.dags.iter().map(D::heap_bytes).sum::<u64>()
+            + self
+                .rank
+                .as_ref()
+                .map_or(0, |r| crate::budget::bytes_of::<u32>(r.len()))
+    }
+
     fn decide_hop(&mut self, keys: &[(ChannelId, u32, ChannelId)]) -> Result<Vec<u32>> {
         use rayon::prelude::*;
         let top = keys.iter().map(|k| k.1).max().unwrap_or(0) as usize;
@@ -758,13 +766,34 @@ pub fn greedy_insertions(topo: &Topology, elp: &ElpSet) -> Result<Vec<(u32, u32,
 }
 
 /// Builds the result of a DSCP-scheme walk: the priority is the tag.
-fn finish(topo: &Topology, algo: Algo, cycle: CycleBackend, walk: Walk) -> Tagging {
-    build(topo, algo, cycle, Scheme::Dscp, walk, |_, t| t, None)
+fn finish(
+    topo: &Topology,
+    algo: Algo,
+    cycle: CycleBackend,
+    walk: Walk,
+    budget: &Budget,
+) -> Result<Tagging> {
+    build(
+        topo,
+        algo,
+        cycle,
+        Scheme::Dscp,
+        walk,
+        |_, t| t,
+        None,
+        budget,
+    )
 }
 
 /// Builds a [`Tagging`] from a walk and the priority of each state. A
 /// packet from a host port starts in queue 1 under every scheme (it carries
 /// the initial tag 1, which [`self_check`] enforces).
+///
+/// # Errors
+/// [`Error::MemoryBudget`] when the keys and states, beside the walk that
+/// still holds them, would not fit: checked before they are built, since on
+/// a large Clos they are most of the run's memory.
+#[allow(clippy::too_many_arguments)]
 fn build(
     topo: &Topology,
     algo: Algo,
@@ -773,23 +802,32 @@ fn build(
     walk: Walk,
     prio: impl Fn(ChannelId, u32) -> u32,
     dscp_conflicts: Option<u64>,
-) -> Tagging {
+    budget: &Budget,
+) -> Result<Tagging> {
+    use crate::budget::bytes_of;
     use rayon::slice::ParallelSliceMut;
-    let mut keys: Vec<Key> = walk
-        .keys(topo)
-        .map(|((c1, t, c2), t2)| {
-            let in_channel = (c1 != engine::HOST).then_some(c1);
-            Key {
-                node: topo.channel_src(c2),
-                in_channel,
-                tag: t,
-                out_channel: c2,
-                next_tag: t2,
-                priority: in_channel.map_or(1, |c1| prio(c1, t)),
-                next_priority: prio(c2, t2),
-            }
-        })
-        .collect();
+    let (n_keys, n_states) = (walk.key_count(), walk.states.len());
+    // Keys and states, and the channel list below.
+    budget.check(
+        "tagging",
+        walk.heap_bytes()
+            + bytes_of::<Key>(n_keys)
+            + bytes_of::<(ChannelId, u32, u32)>(n_states)
+            + bytes_of::<(u32, ChannelId)>(n_states),
+    )?;
+    let mut keys: Vec<Key> = Vec::with_capacity(n_keys);
+    keys.extend(walk.keys(topo).map(|((c1, t, c2), t2)| {
+        let in_channel = (c1 != engine::HOST).then_some(c1);
+        Key {
+            node: topo.channel_src(c2),
+            in_channel,
+            tag: t,
+            out_channel: c2,
+            next_tag: t2,
+            priority: in_channel.map_or(1, |c1| prio(c1, t)),
+            next_priority: prio(c2, t2),
+        }
+    }));
     keys.par_sort_unstable();
     let mut states: Vec<(ChannelId, u32, u32)> = walk
         .states
@@ -805,18 +843,21 @@ fn build(
     for (p, _) in chans {
         per[p as usize - 1].channels += 1;
     }
-    let mut same: Vec<(u32, ChannelId, ChannelId)> = keys
-        .iter()
-        .filter_map(|k| {
+    // Same-priority dependencies, deduplicated per node (keys are sorted by
+    // node first): one list over all keys was as large as the keys.
+    let mut same: Vec<(u32, ChannelId, ChannelId)> = Vec::new();
+    for group in keys.chunk_by(|a, b| a.node == b.node) {
+        same.clear();
+        same.extend(group.iter().filter_map(|k| {
             (k.priority == k.next_priority).then_some((k.priority, k.in_channel?, k.out_channel))
-        })
-        .collect();
-    same.sort_unstable();
-    same.dedup();
-    for (p, _, _) in same {
-        per[p as usize - 1].edges += 1;
+        }));
+        same.sort_unstable();
+        same.dedup();
+        for &(p, _, _) in &same {
+            per[p as usize - 1].edges += 1;
+        }
     }
-    Tagging {
+    Ok(Tagging {
         algo,
         cycle,
         scheme,
@@ -827,7 +868,7 @@ fn build(
         dscp_conflicts,
         lower_bound: 0,
         effort: None,
-    }
+    })
 }
 
 /// Checks what the stage promises: tags and priorities start at 1 and never

@@ -262,7 +262,9 @@ fn parallel_decider_equals_sequential_greedy() {
                 &crate::budget::Budget::unlimited(),
             )
             .unwrap(),
-        );
+            &crate::budget::Budget::unlimited(),
+        )
+        .unwrap();
         let parallel = tag(&t, &set, Algo::GREEDY, CycleBackend::Ordered).unwrap();
         assert!(
             sequential.priorities > 1,
@@ -286,7 +288,14 @@ fn order_form_of_greedy_is_never_worse() {
             let w = plan
                 .walk(&t, &set, &crate::budget::Budget::unlimited())
                 .unwrap();
-            let o = finish(&t, Algo::GREEDY, CycleBackend::Ordered, w);
+            let o = finish(
+                &t,
+                Algo::GREEDY,
+                CycleBackend::Ordered,
+                w,
+                &Budget::unlimited(),
+            )
+            .unwrap();
             assert!(o.priorities <= g.priorities, "seed {seed} {elp}");
             self_check(&o).unwrap();
         }
@@ -306,9 +315,48 @@ fn alternating_fits_three_links_in_two() {
             .walk(&t, &set, &crate::budget::Budget::unlimited())
             .unwrap();
         assert_eq!(
-            finish(&t, Algo::GREEDY, CycleBackend::Ordered, w).priorities,
+            finish(
+                &t,
+                Algo::GREEDY,
+                CycleBackend::Ordered,
+                w,
+                &Budget::unlimited()
+            )
+            .unwrap()
+            .priorities,
             2,
             "{name}"
         );
+    }
+}
+
+/// The keys and states a plan ends with are charged to the budget before
+/// they are built, on top of the walk that still holds them: a budget the
+/// walk fits in, but not the finished tagging beside it, is refused in the
+/// tagging stage rather than overrun.
+#[test]
+fn finished_tagging_is_charged_before_it_is_built() {
+    let t = topo("leafspine:leaves=24,spines=24,hosts=2");
+    let set = ElpSet::build(&t, &ElpSpec::parse("kbounce:1").unwrap()).unwrap();
+    let walked = Budget::unlimited();
+    let walk = tagged_graph(&t, &set, &walked).unwrap();
+    let limit = walked.peak();
+    // The walk alone fits the limit; its result and the keys do not.
+    tagged_graph(&t, &set, &Budget::new(Some(limit))).unwrap();
+    let finished = walk.heap_bytes() + crate::budget::bytes_of::<Key>(walk.key_count());
+    assert!(finished > limit, "{finished} <= {limit}");
+    match tag_within(
+        &t,
+        &set,
+        Algo::Brute,
+        CycleBackend::Ordered,
+        &Budget::new(Some(limit)),
+    ) {
+        Err(Error::MemoryBudget { stage, needed, .. }) => {
+            assert_eq!(stage, "tagging");
+            assert!(needed > limit);
+        }
+        Err(e) => panic!("{e}"),
+        Ok(t) => panic!("ran within {limit} bytes with {} keys", t.keys.len()),
     }
 }

@@ -103,7 +103,7 @@ pub fn greedy_ttl<D: IncrementalDag>(
         }
     }
     let conflicts = clashing.len() as u64;
-    Ok(build(
+    build(
         topo,
         super::Algo::GreedyTtl,
         cycle,
@@ -111,5 +111,6 @@ pub fn greedy_ttl<D: IncrementalDag>(
         walk,
         |c, t| prio[&(c, t)],
         Some(conflicts),
-    ))
+        budget,
+    )
 }
