@@ -4,52 +4,50 @@
 # dependencies = ["duckdb>=1.0"]
 # ///
 """Checks a sweep directory the way a user's DuckDB session would see it:
-both tables readable, the documented columns present with real types, every
-scenario verified. Exit status 0 when all holds. Used by .ci/run.
+both tables readable, with exactly the columns `tagger schema` documents,
+in order and with their types, and every scenario verified. Exit status 0
+when all holds. Used by .ci/run.
 
-    python3 scripts/check_sweep.py sweep-out
+    python3 scripts/check_sweep.py sweep-out [--tagger target/release/tagger]
 """
+import argparse
+import json
+import subprocess
 import sys
 from pathlib import Path
 
 import duckdb
 
-RUNS = {
-    "sweep": "VARCHAR", "scenario_id": "UBIGINT", "group": "VARCHAR", "trial": "UBIGINT",
-    "seed": "UBIGINT", "topology": "VARCHAR", "family": "VARCHAR", "elp": "VARCHAR",
-    "algo": "VARCHAR", "cycle": "VARCHAR", "switches": "UBIGINT", "servers": "UBIGINT",
-    "hosts": "UBIGINT", "links": "UBIGINT", "endpoints": "UBIGINT", "paths": "UBIGINT",
-    "longest_elp": "UINTEGER", "priorities": "UINTEGER",
-    "priorities_lower_bound": "UINTEGER", "priorities_optimal": "BOOLEAN",
-    "search_steps": "UBIGINT", "search_residue": "UBIGINT", "search_stopped_early": "BOOLEAN", "proof_paths": "UBIGINT", "acl_exact_total": "UBIGINT",
-    "acl_exact_max": "UBIGINT", "acl_exact_p50": "UBIGINT", "acl_exact_p99": "UBIGINT",
-    "acl_compressed_total": "UBIGINT", "acl_compressed_max": "UBIGINT",
-    "rules_total": "UBIGINT", "rules_max": "UBIGINT", "rules_p50": "UBIGINT",
-    "rules_p99": "UBIGINT", "headroom_max_bytes": "UBIGINT", "dscp_conflicts": "UBIGINT", "verified": "BOOLEAN", "status": "VARCHAR", "error": "VARCHAR",
-    "seconds_generate": "DOUBLE", "seconds_elp": "DOUBLE", "seconds_tag": "DOUBLE",
-    "seconds_rules": "DOUBLE", "seconds_verify": "DOUBLE", "seconds_total": "DOUBLE",
-    "memory_budget_bytes": "UBIGINT", "memory_estimate_bytes": "UBIGINT",
-    "peak_rss_bytes": "UBIGINT", "threads": "UBIGINT", "version": "VARCHAR",
-}
-SWITCHES = {
-    "scenario_id": "UBIGINT", "node": "UINTEGER", "kind": "VARCHAR", "level": "UINTEGER",
-    "degree": "UINTEGER", "hosts": "UINTEGER", "acl_exact": "UBIGINT",
-    "acl_compressed": "UBIGINT", "queue_rules": "UBIGINT", "rules": "UBIGINT",
-    "priorities": "UINTEGER",
-}
+# `tagger schema` types as DuckDB reads them from Parquet.
+DUCKDB = {"string": "VARCHAR", "u64": "UBIGINT", "u32": "UINTEGER", "f64": "DOUBLE", "bool": "BOOLEAN"}
 
 
-def check(con, path: Path, want: dict) -> list:
-    got = dict(con.execute("SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet(?))", [str(path)]).fetchall())
-    errors = [f"{path.name}: missing column {c}" for c in want if c not in got]
-    errors += [f"{path.name}: column {c} is {got[c]}, expected {t}" for c, t in want.items() if c in got and got[c] != t]
+def schema(tagger: str) -> dict:
+    """{file name: [(column, DuckDB type)]} from `tagger schema --format json`."""
+    out = subprocess.run([tagger, "schema", "--format", "json"], check=True, capture_output=True, text=True).stdout
+    return {f: [(c["name"], DUCKDB[c["type"]]) for c in cols] for f, cols in json.loads(out).items()}
+
+
+def check(con, path: Path, want: list) -> list:
+    got = con.execute("SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet(?))", [str(path)]).fetchall()
+    if got == want:
+        return []
+    errors = [f"{path.name}: missing column {c} {t}" for c, t in want if (c, t) not in got]
+    errors += [f"{path.name}: unexpected column {c} {t}" for c, t in got if (c, t) not in want]
+    if not errors:
+        errors.append(f"{path.name}: columns out of order: {[c for c, _ in got]}")
     return errors
 
 
 def main() -> int:
-    d = Path(sys.argv[1])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dir", type=Path)
+    ap.add_argument("--tagger", default=str(Path(__file__).resolve().parent.parent / "target/release/tagger"))
+    args = ap.parse_args()
+    d = args.dir
+    want = schema(args.tagger)
     con = duckdb.connect()
-    errors = check(con, d / "runs.parquet", RUNS) + check(con, d / "switches.parquet", SWITCHES)
+    errors = check(con, d / "runs.parquet", want["runs.parquet"]) + check(con, d / "switches.parquet", want["switches.parquet"])
     n, ok, verified = con.execute(
         "SELECT count(*), count(*) FILTER (status = 'ok'), count(*) FILTER (verified) FROM read_parquet(?)",
         [str(d / "runs.parquet")],

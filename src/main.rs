@@ -129,6 +129,14 @@ enum Command {
         #[arg(long, default_value_t = tagger::verify::SWITCH_QUEUES)]
         max_priorities: u32,
     },
+    /// Print the columns of runs.parquet and switches.parquet: name, type
+    /// and what each holds (the keys of `run --json` are the runs columns a
+    /// single run has).
+    Schema {
+        /// markdown (as in the README) or json.
+        #[arg(long, value_enum, default_value_t = SchemaFormat::Markdown)]
+        format: SchemaFormat,
+    },
     /// Run a batch sweep (the embedded default when no spec is given).
     Sweep {
         /// A TOML sweep spec (see datasets/).
@@ -158,6 +166,12 @@ enum Command {
 
 fn parse_budget(s: &str) -> std::result::Result<u64, String> {
     tagger::budget::parse_size(s)
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SchemaFormat {
+    Markdown,
+    Json,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -372,6 +386,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ExitCode::FAILURE
             })
         }
+        Command::Schema { format } => {
+            let tables = sweep::schema();
+            match format {
+                SchemaFormat::Markdown => print!("{}", tagger::output::record::markdown(&tables)),
+                SchemaFormat::Json => println!(
+                    "{}",
+                    serde_json::to_string_pretty(&tagger::output::record::json(&tables))?
+                ),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Sweep {
             spec,
             out,
@@ -551,32 +576,36 @@ fn print_run(r: &pipeline::RunResult) {
     say!(
         "topology      {} ({} switches, {} servers, {} links, {} endpoints)",
         s.topology,
-        s.switches,
-        s.servers,
-        s.links,
-        s.endpoints
+        s.figures.switches,
+        s.figures.servers,
+        s.figures.links,
+        s.figures.endpoints
     );
     say!(
         "elp           {}: {} paths{}, longest {} links, {} / {} pairs",
         s.elp,
-        s.paths,
-        if s.paths_exact { "" } else { " (upper bound)" },
-        s.longest_elp,
-        s.pairs_covered,
-        s.pairs_total
+        s.figures.paths,
+        if s.figures.paths_exact {
+            ""
+        } else {
+            " (upper bound)"
+        },
+        s.figures.longest_elp,
+        s.figures.pairs_covered,
+        s.figures.pairs_total
     );
     say!("algorithm     {} (cycle detection: {})", s.algo, s.cycle);
     say!(
         "priorities    {} lossless; lower bound {}{}",
-        s.priorities,
-        s.priorities_lower_bound,
-        if s.priorities_optimal {
+        s.figures.priorities,
+        s.figures.priorities_lower_bound,
+        if s.figures.priorities_optimal {
             " (optimal)"
         } else {
             " (optimality not proven)"
         }
     );
-    if let (Some(steps), Some(residue)) = (s.search_steps, s.search_residue) {
+    if let (Some(steps), Some(residue)) = (s.figures.search_steps, s.figures.search_residue) {
         let exact = s.algo.starts_with("exact");
         say!(
             "{}{}{}",
@@ -588,21 +617,21 @@ fn print_run(r: &pipeline::RunResult) {
             if residue > 0 {
                 format!(
                     "; {residue} paths still needed priority {} at the lowest target tried",
-                    s.priorities
+                    s.figures.priorities
                 )
             } else {
                 String::new()
             },
-            if s.search_stopped_early == Some(true) {
+            if s.figures.search_stopped_early == Some(true) {
                 "; stopped early (time limit or Ctrl-C)"
             } else {
                 ""
             }
         );
-        if let Some(n) = s.proof_paths {
+        if let Some(n) = s.figures.proof_paths {
             say!(
                 "proof         {} priorities are impossible already on {n} of the ELP's paths",
-                s.priorities_lower_bound - 1
+                s.figures.priorities_lower_bound - 1
             );
         }
     }
@@ -616,21 +645,21 @@ fn print_run(r: &pipeline::RunResult) {
     }
     say!(
         "ACL entries   exact {} total, {} max; compressed {} total, {} max",
-        s.acl_exact_total,
-        s.acl_exact_max,
-        s.acl_compressed_total,
-        s.acl_compressed_max
+        s.figures.acl_exact_total,
+        s.figures.acl_exact_max,
+        s.figures.acl_compressed_total,
+        s.figures.acl_compressed_max
     );
     say!(
         "rules         {} total, {} at the bottleneck node (p50 {}, p99 {})",
-        s.rules_total,
-        s.rules_max,
-        s.rules_p50,
-        s.rules_p99
+        s.figures.rules_total,
+        s.figures.rules_max,
+        s.figures.rules_p50,
+        s.figures.rules_p99
     );
     say!(
         "headroom      {:.1} MB at the busiest node (40 Gb/s, 300 m, MTU 1500)",
-        s.headroom_max_bytes as f64 / 1e6
+        s.figures.headroom_max_bytes as f64 / 1e6
     );
     say!("{}", r.report);
     let t = &s.seconds;

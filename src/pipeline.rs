@@ -5,6 +5,7 @@ use crate::budget::{Budget, bytes_of};
 use crate::cycle::CycleBackend;
 use crate::elp::{ElpCounts, ElpSet, ElpSpec};
 use crate::error::{Error, Result};
+use crate::output::record::record;
 use crate::rules::{NodeCounts, RuleSet};
 use crate::stats::{RuleStats, default_headroom};
 use crate::tagging::{Algo, Tagging};
@@ -25,15 +26,23 @@ pub struct RunConfig {
     pub memory_budget: Option<u64>,
 }
 
-/// Seconds spent in each stage.
-#[derive(Clone, Copy, Debug, Default, Serialize)]
-pub struct Timings {
-    pub generate: f64,
-    pub elp: f64,
-    pub tag: f64,
-    pub rules: f64,
-    pub verify: f64,
-    pub total: f64,
+record! {
+    /// Seconds spent in each stage (`seconds_*` columns).
+    #[derive(Clone, Copy, Debug, Default, Serialize)]
+    pub struct Timings [prefix = "seconds_"] {
+        /// Seconds generating or reading the topology.
+        pub generate: f64,
+        /// Seconds building the ELP and counting its paths.
+        pub elp: f64,
+        /// Seconds assigning tags (the algorithm).
+        pub tag: f64,
+        /// Seconds building the per-switch rules.
+        pub rules: f64,
+        /// Seconds in independent verification.
+        pub verify: f64,
+        /// Seconds for the whole run.
+        pub total: f64,
+    }
 }
 
 /// Everything a run produced.
@@ -49,70 +58,114 @@ pub struct RunResult {
     pub summary: Summary,
 }
 
-/// The flat result record: `tagger run --json` and one row of `runs.parquet`.
+/// The result record of one run: `tagger run --json` (one flat object,
+/// `seconds` nested) and, beside the sweep's own columns, one row of
+/// `runs.parquet`.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
+    /// The topology's name.
     pub topology: String,
     pub family: String,
     pub elp: String,
     pub algo: String,
     pub cycle: String,
-    pub switches: u64,
-    pub servers: u64,
-    pub hosts: u64,
-    pub links: u64,
-    pub endpoints: u64,
-    /// Saturates at `u64::MAX`; see `paths_exact`.
-    pub paths: u64,
-    pub paths_exact: bool,
-    pub longest_elp: u32,
-    pub pairs_covered: u64,
-    pub pairs_total: u64,
-    pub priorities: u32,
-    /// A proven lower bound on the priorities of any deadlock-free plan for
-    /// this ELP (see [`crate::tagging::dependency_lower_bound`]; `exact`
-    /// raises it with its solver's proofs).
-    pub priorities_lower_bound: u32,
-    /// True when `priorities` meets the lower bound: no plan can use fewer.
-    pub priorities_optimal: bool,
-    /// `search` and `exact`: moves applied or solver calls made.
-    pub search_steps: Option<u64>,
-    /// `search` and `exact`: paths still needing more priorities at the
-    /// lowest target tried and not reached (0: none failed).
-    pub search_residue: Option<u64>,
-    /// `search` and `exact`: true when a time limit or Ctrl-C ended the
-    /// search.
-    pub search_stopped_early: Option<bool>,
-    /// `exact`: paths of the sub-ELP on which the solver proved
-    /// `priorities_lower_bound - 1` priorities impossible (absent when it
-    /// proved nothing).
-    pub proof_paths: Option<u64>,
-    pub acl_exact_total: u64,
-    pub acl_exact_max: u64,
-    pub acl_exact_p50: u64,
-    pub acl_exact_p99: u64,
-    pub acl_compressed_total: u64,
-    pub acl_compressed_max: u64,
-    pub acl_compressed_p50: u64,
-    pub acl_compressed_p99: u64,
-    pub queue_rules_total: u64,
-    pub queue_rules_max: u64,
-    pub rules_total: u64,
-    pub rules_max: u64,
-    pub rules_p50: u64,
-    pub rules_p99: u64,
-    /// Bytes of PFC headroom the busiest node must reserve at 40 Gb/s, 300 m,
-    /// MTU 1500: its ports times the lossless priorities present there.
-    pub headroom_max_bytes: u64,
-    /// `greedy-ttl` only: keys that would clash if its priorities were used
-    /// as rewritten DSCP tags (rules no switch could hold).
-    pub dscp_conflicts: Option<u64>,
+    /// What the run measured; its fields are flat keys of the JSON object.
+    #[serde(flatten)]
+    pub figures: Figures,
+    /// Whether independent verification passed (always true in a result:
+    /// a run that fails it is an error).
     pub verified: bool,
     /// The largest memory estimate charged during the run (deterministic;
     /// see [`crate::budget`]), and the budget it ran under.
     pub memory_estimate_bytes: u64,
     pub memory_budget_bytes: Option<u64>,
     pub seconds: Timings,
+}
+
+record! {
+    /// What a run measured: one `runs.parquet` column per field, in this
+    /// order (null on a failed scenario's row), and one key each of
+    /// `tagger run --json`. A new figure is added here and nowhere else.
+    #[derive(Clone, Debug, Serialize)]
+    pub struct Figures [prefix = ""] {
+        /// Switches in the topology.
+        pub switches: u64,
+        /// Forwarding servers (BCube), 0 elsewhere.
+        pub servers: u64,
+        /// Hosts attached to switches.
+        pub hosts: u64,
+        /// Links between nodes (host links not counted).
+        pub links: u64,
+        /// Endpoints ELPs start and end at (switches with hosts, or servers).
+        pub endpoints: u64,
+        /// ELPs (node sequences); saturates at 2^64-1, see `paths_exact`.
+        pub paths: u64,
+        /// False when `paths` saturated or is the sum of a union's families
+        /// (an upper bound).
+        pub paths_exact: bool,
+        /// The longest ELP, in links.
+        pub longest_elp: u32,
+        /// Ordered endpoint pairs joined by at least one ELP.
+        pub pairs_covered: u64,
+        /// Ordered endpoint pairs.
+        pub pairs_total: u64,
+        /// Lossless priorities the plan uses.
+        pub priorities: u32,
+        /// A proven lower bound on the priorities of any deadlock-free plan
+        /// for this ELP (2 when the single-priority dependency graph has a
+        /// cycle, else 1; raised by `exact`'s proofs).
+        pub priorities_lower_bound: u32,
+        /// True when `priorities` meets the lower bound: no plan can use
+        /// fewer.
+        pub priorities_optimal: bool,
+        /// ACL entries over all nodes, one per distinct lossless key.
+        pub acl_exact_total: u64,
+        /// ACL entries (exact) at the busiest node.
+        pub acl_exact_max: u64,
+        /// Median ACL entries (exact) per node.
+        pub acl_exact_p50: u64,
+        /// 99th percentile of ACL entries (exact) per node.
+        pub acl_exact_p99: u64,
+        /// ACL entries over all nodes after port-set compression.
+        pub acl_compressed_total: u64,
+        /// Compressed ACL entries at the busiest node.
+        pub acl_compressed_max: u64,
+        /// Median compressed ACL entries per node.
+        pub acl_compressed_p50: u64,
+        /// 99th percentile of compressed ACL entries per node.
+        pub acl_compressed_p99: u64,
+        /// Ingress (tag, queue) map entries over all nodes.
+        pub queue_rules_total: u64,
+        /// Ingress map entries at the busiest node.
+        pub queue_rules_max: u64,
+        /// Rules (compressed ACL plus queue map) over all nodes.
+        pub rules_total: u64,
+        /// Rules at the busiest node.
+        pub rules_max: u64,
+        /// Median rules per node.
+        pub rules_p50: u64,
+        /// 99th percentile of rules per node.
+        pub rules_p99: u64,
+        /// Bytes of PFC headroom the busiest node must reserve at 40 Gb/s,
+        /// 300 m, MTU 1500: its ports times the lossless priorities present
+        /// there.
+        pub headroom_max_bytes: u64,
+        /// `greedy-ttl` only: keys that would clash if its priorities were
+        /// used as rewritten DSCP tags (rules no switch could hold).
+        pub dscp_conflicts: Option<u64>,
+        /// `search` and `exact`: moves applied or solver calls made.
+        pub search_steps: Option<u64>,
+        /// `search` and `exact`: paths still needing more priorities at the
+        /// lowest target tried and not reached (0: none failed).
+        pub search_residue: Option<u64>,
+        /// `search` and `exact`: true when a time limit or Ctrl-C ended the
+        /// search.
+        pub search_stopped_early: Option<bool>,
+        /// `exact`: paths of the sub-ELP on which the solver proved
+        /// `priorities_lower_bound - 1` priorities impossible (null when it
+        /// proved nothing).
+        pub proof_paths: Option<u64>,
+    }
 }
 
 /// Runs the pipeline and verifies the result.
@@ -207,43 +260,45 @@ fn summarize(
         elp: cfg.elp.text.clone(),
         algo: tagging.algo.name(),
         cycle: tagging.cycle.to_string(),
-        switches: topo.count_kind(NodeKind::Switch) as u64,
-        servers: topo.count_kind(NodeKind::Server) as u64,
-        hosts: topo.total_hosts(),
-        links: topo.link_count() as u64,
-        endpoints: topo.endpoints().len() as u64,
-        paths: u64::try_from(counts.paths).unwrap_or(u64::MAX),
-        paths_exact: counts.paths_exact && counts.paths <= u64::MAX as u128,
-        longest_elp: counts.longest,
-        pairs_covered: counts.pairs_covered,
-        pairs_total: counts.pairs_total,
-        priorities: tagging.priorities,
-        priorities_lower_bound: tagging.lower_bound,
-        priorities_optimal: tagging.priorities == tagging.lower_bound,
-        search_steps: tagging.effort.as_ref().map(|e| e.steps),
-        search_residue: tagging.effort.as_ref().map(|e| e.residue),
-        search_stopped_early: tagging.effort.as_ref().map(|e| e.stopped_early),
-        proof_paths: tagging
-            .effort
-            .as_ref()
-            .map(|e| e.proof_paths)
-            .filter(|&n| n > 0),
-        acl_exact_total: rs.acl_exact.total,
-        acl_exact_max: rs.acl_exact.max,
-        acl_exact_p50: rs.acl_exact.p50,
-        acl_exact_p99: rs.acl_exact.p99,
-        acl_compressed_total: rs.acl_compressed.total,
-        acl_compressed_max: rs.acl_compressed.max,
-        acl_compressed_p50: rs.acl_compressed.p50,
-        acl_compressed_p99: rs.acl_compressed.p99,
-        queue_rules_total: rs.queue_rules.total,
-        queue_rules_max: rs.queue_rules.max,
-        rules_total: rs.rules.total,
-        rules_max: rs.rules.max,
-        rules_p50: rs.rules.p50,
-        rules_p99: rs.rules.p99,
-        headroom_max_bytes: headroom_max.round() as u64,
-        dscp_conflicts: tagging.dscp_conflicts,
+        figures: Figures {
+            switches: topo.count_kind(NodeKind::Switch) as u64,
+            servers: topo.count_kind(NodeKind::Server) as u64,
+            hosts: topo.total_hosts(),
+            links: topo.link_count() as u64,
+            endpoints: topo.endpoints().len() as u64,
+            paths: u64::try_from(counts.paths).unwrap_or(u64::MAX),
+            paths_exact: counts.paths_exact && counts.paths <= u64::MAX as u128,
+            longest_elp: counts.longest,
+            pairs_covered: counts.pairs_covered,
+            pairs_total: counts.pairs_total,
+            priorities: tagging.priorities,
+            priorities_lower_bound: tagging.lower_bound,
+            priorities_optimal: tagging.priorities == tagging.lower_bound,
+            acl_exact_total: rs.acl_exact.total,
+            acl_exact_max: rs.acl_exact.max,
+            acl_exact_p50: rs.acl_exact.p50,
+            acl_exact_p99: rs.acl_exact.p99,
+            acl_compressed_total: rs.acl_compressed.total,
+            acl_compressed_max: rs.acl_compressed.max,
+            acl_compressed_p50: rs.acl_compressed.p50,
+            acl_compressed_p99: rs.acl_compressed.p99,
+            queue_rules_total: rs.queue_rules.total,
+            queue_rules_max: rs.queue_rules.max,
+            rules_total: rs.rules.total,
+            rules_max: rs.rules.max,
+            rules_p50: rs.rules.p50,
+            rules_p99: rs.rules.p99,
+            headroom_max_bytes: headroom_max.round() as u64,
+            dscp_conflicts: tagging.dscp_conflicts,
+            search_steps: tagging.effort.as_ref().map(|e| e.steps),
+            search_residue: tagging.effort.as_ref().map(|e| e.residue),
+            search_stopped_early: tagging.effort.as_ref().map(|e| e.stopped_early),
+            proof_paths: tagging
+                .effort
+                .as_ref()
+                .map(|e| e.proof_paths)
+                .filter(|&n| n > 0),
+        },
         verified: true,
         memory_estimate_bytes: 0,
         memory_budget_bytes: None,

@@ -732,3 +732,63 @@ fn topology_budgets_refuse_up_front() {
         text(&o)
     );
 }
+
+/// The README's column tables are what `tagger schema` prints (the
+/// definition the Parquet writer uses), and every key of `run --json`
+/// (`seconds.x` as `seconds_x`) is one of the runs columns with a matching
+/// type: one schema behind the JSON, the Parquet files and the docs.
+#[test]
+fn one_schema_behind_json_parquet_and_readme() {
+    let md = tagger(&["schema"]);
+    assert!(md.status.success(), "{}", text(&md));
+    let md = String::from_utf8(md.stdout).unwrap();
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let begin = readme.find("<!-- schema:begin -->\n").unwrap() + 22;
+    let end = readme.find("<!-- schema:end -->").unwrap();
+    assert_eq!(
+        &readme[begin..end],
+        md,
+        "README's column tables differ from `tagger schema`: paste its output between the schema markers"
+    );
+    let js = tagger(&["schema", "--format", "json"]);
+    let js: serde_json::Value = serde_json::from_slice(&js.stdout).unwrap();
+    let runs = js["runs.parquet"].as_array().unwrap();
+    let col = |name: &str| runs.iter().find(|c| c["name"] == name);
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:1",
+        "--algo",
+        "search",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut keys = 0;
+    for (k, x) in v.as_object().unwrap() {
+        let flat: Vec<(String, &serde_json::Value)> = match x.as_object() {
+            Some(inner) => inner.iter().map(|(i, y)| (format!("{k}_{i}"), y)).collect(),
+            None => vec![(k.clone(), x)],
+        };
+        for (name, y) in flat {
+            let c = col(&name).unwrap_or_else(|| panic!("JSON key {name} is no runs column"));
+            let ok = match c["type"].as_str().unwrap() {
+                "string" => y.is_string(),
+                "u64" | "u32" => y.is_u64() || y.is_null(),
+                "f64" => y.is_f64(),
+                "bool" => y.is_boolean() || y.is_null(),
+                t => panic!("unknown type {t}"),
+            };
+            assert!(ok, "{name} = {y} is not a {}", c["type"]);
+            keys += 1;
+        }
+    }
+    assert!(keys > 40, "only {keys} keys");
+    for c in runs
+        .iter()
+        .chain(js["switches.parquet"].as_array().unwrap())
+    {
+        assert!(!c["doc"].as_str().unwrap().is_empty(), "{c} has no doc");
+    }
+}

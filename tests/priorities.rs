@@ -30,14 +30,17 @@ fn lower_bound_is_one_without_a_cycle_and_two_with_one() {
     // Valley-free routing on a fat-tree never closes a dependency cycle.
     let r = run("fattree:k=4", "kbounce:0", "greedy");
     assert_eq!(
-        (r.summary.priorities, r.summary.priorities_lower_bound),
+        (
+            r.summary.figures.priorities,
+            r.summary.figures.priorities_lower_bound
+        ),
         (1, 1)
     );
-    assert!(r.summary.priorities_optimal);
+    assert!(r.summary.figures.priorities_optimal);
     // One bounce does, so one priority is impossible.
     let r = run("fattree:k=4", "kbounce:1", "brute");
-    assert_eq!(r.summary.priorities_lower_bound, 2);
-    assert!(!r.summary.priorities_optimal);
+    assert_eq!(r.summary.figures.priorities_lower_bound, 2);
+    assert!(!r.summary.figures.priorities_optimal);
 }
 
 /// The known optima: K+1 on a fat-tree with `kbounce:K` (the Clos
@@ -64,14 +67,20 @@ fn exact_proves_the_known_optima() {
     ] {
         let r = run(topo, &elp, "exact:timeout=300");
         let s = &r.summary;
-        assert_eq!(s.priorities, want, "{topo} {elp}");
-        assert_eq!(s.priorities_lower_bound, want, "{topo} {elp}: not proven");
-        assert!(s.priorities_optimal);
-        assert_eq!(s.search_stopped_early, Some(false));
+        assert_eq!(s.figures.priorities, want, "{topo} {elp}");
+        assert_eq!(
+            s.figures.priorities_lower_bound, want,
+            "{topo} {elp}: not proven"
+        );
+        assert!(s.figures.priorities_optimal);
+        assert_eq!(s.figures.search_stopped_early, Some(false));
         // Past the dependency bound (2), the proof is the solver's, on a
         // sub-ELP (at most the paths it was given).
-        match s.proof_paths {
-            Some(n) => assert!(want > 2 && n > 0 && n <= s.paths, "{topo} {elp}: {n}"),
+        match s.figures.proof_paths {
+            Some(n) => assert!(
+                want > 2 && n > 0 && n <= s.figures.paths,
+                "{topo} {elp}: {n}"
+            ),
             None => assert!(want <= 2, "{topo} {elp}: no proof reported"),
         }
     }
@@ -88,10 +97,10 @@ fn search_reaches_two_where_greedy_needs_three() {
     ] {
         let g = run(topo, "shortest", "greedy").summary;
         let s = run(topo, "shortest", "search").summary;
-        assert_eq!(g.priorities, 3, "{topo}: greedy changed");
-        assert_eq!(s.priorities, 2, "{topo}");
-        assert!(s.priorities_optimal, "{topo}");
-        assert!(s.search_steps.is_some());
+        assert_eq!(g.figures.priorities, 3, "{topo}: greedy changed");
+        assert_eq!(s.figures.priorities, 2, "{topo}");
+        assert!(s.figures.priorities_optimal, "{topo}");
+        assert!(s.figures.search_steps.is_some());
     }
 }
 
@@ -104,7 +113,7 @@ fn search_matches_clos_on_fat_trees() {
             let topo = format!("fattree:k={k}");
             let elp = format!("kbounce:{b}");
             let s = run(&topo, &elp, "search").summary;
-            assert_eq!(s.priorities, b + 1, "{topo} {elp}");
+            assert_eq!(s.figures.priorities, b + 1, "{topo} {elp}");
         }
     }
 }
@@ -131,16 +140,19 @@ fn search_and_exact_on_every_family() {
         for algo in ["search", "exact:timeout=300"] {
             let s = run(topo, elp, algo).summary;
             assert!(
-                s.priorities <= g.priorities,
+                s.figures.priorities <= g.figures.priorities,
                 "{topo} {elp} {algo}: {} > greedy {}",
-                s.priorities,
-                g.priorities
+                s.figures.priorities,
+                g.figures.priorities
             );
-            assert!(s.priorities_lower_bound <= s.priorities);
+            assert!(s.figures.priorities_lower_bound <= s.figures.priorities);
             assert!(s.verified);
         }
         let e = run(topo, elp, "exact:timeout=300").summary;
-        assert!(e.priorities_optimal, "{topo} {elp}: exact did not finish");
+        assert!(
+            e.figures.priorities_optimal,
+            "{topo} {elp}: exact did not finish"
+        );
     }
 }
 
@@ -232,6 +244,6 @@ fn search_matches_clos_without_levels() {
         let topo = format!("file:{}", topo_file.display());
         let elp = format!("file:{}", paths.display());
         let s = run(&topo, &elp, "search").summary;
-        assert_eq!(s.priorities, b + 1, "kbounce:{b} without levels");
+        assert_eq!(s.figures.priorities, b + 1, "kbounce:{b} without levels");
     }
 }

@@ -90,8 +90,11 @@ fn parquet_rows_match_the_runs() {
         match &o.result {
             Ok(s) => {
                 assert_eq!(status[i].as_deref(), Some("ok"));
-                assert_eq!(prio[i], Some(s.priorities));
-                assert_eq!(u64s(&runs, "acl_exact_max")[i], Some(s.acl_exact_max));
+                assert_eq!(prio[i], Some(s.figures.priorities));
+                assert_eq!(
+                    u64s(&runs, "acl_exact_max")[i],
+                    Some(s.figures.acl_exact_max)
+                );
             }
             Err(e) => {
                 assert_eq!(status[i].as_deref(), Some("failed"));
@@ -122,7 +125,7 @@ fn parquet_rows_match_the_runs() {
     let want: u64 = outcomes
         .iter()
         .filter_map(|o| o.result.as_ref().ok())
-        .map(|s| s.acl_exact_total)
+        .map(|s| s.figures.acl_exact_total)
         .sum();
     assert_eq!(total, want);
     // The spec and version travel in the file metadata.

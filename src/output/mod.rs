@@ -1,6 +1,7 @@
 //! Output: atomic file writes and the Parquet tables of a sweep.
 
 pub mod parquet;
+pub mod record;
 
 use crate::error::{Error, Result};
 use std::io::Write;

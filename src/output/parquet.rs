@@ -40,7 +40,7 @@ pub struct Table {
 }
 
 /// The type of a declared column.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Str,
     U64,
@@ -51,11 +51,12 @@ pub enum Kind {
 
 impl Table {
     /// A table whose columns exist (with their types) even with zero rows.
-    pub fn with_columns(cols: &[(&'static str, Kind)]) -> Self {
+    pub fn with_columns(cols: &[super::record::ColumnDef]) -> Self {
         let columns = cols
             .iter()
-            .map(|&(n, k)| {
-                let c = match k {
+            .map(|d| {
+                let n = d.name;
+                let c = match d.kind {
                     Kind::Str => Column::Str(Vec::new()),
                     Kind::U64 => Column::U64(Vec::new()),
                     Kind::U32 => Column::U32(Vec::new()),

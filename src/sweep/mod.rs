@@ -6,7 +6,8 @@ pub mod spec;
 
 use crate::error::{Error, Result};
 use crate::output::parquet::{Kind, Table, read_batches, write_batches};
-use crate::pipeline::{self, RunConfig, Summary};
+use crate::output::record::{ColumnDef, record};
+use crate::pipeline::{self, Figures, RunConfig, Summary, Timings};
 use arrow_array::RecordBatch;
 use rayon::prelude::*;
 pub use spec::{DEFAULT_MAX_SCENARIOS, Scenario, Sweep};
@@ -14,25 +15,37 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Mutex;
-use tagger_generators::NodeKind;
 
 /// The sweep that `tagger sweep` runs when given no spec.
 pub const DEFAULT_SPEC: &str = include_str!("../../datasets/default.toml");
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// One node's row of `switches.parquet`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NodeRow {
-    pub node: u32,
-    pub kind: NodeKind,
-    pub level: Option<u32>,
-    pub degree: u32,
-    pub hosts: u32,
-    pub acl_exact: u64,
-    pub acl_compressed: u64,
-    pub queue_rules: u64,
-    pub priorities: u32,
+record! {
+    /// One node's row of `switches.parquet`.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct NodeRow [prefix = ""] {
+        /// Node id (as in the topology JSON and the rules file).
+        pub node: u32,
+        /// `switch` or `server`.
+        pub kind: String,
+        /// Tier on a tiered topology (0 = ToR), null elsewhere.
+        pub level: Option<u32>,
+        /// Links at the node (host ports not counted).
+        pub degree: u32,
+        /// Hosts attached.
+        pub hosts: u32,
+        /// ACL entries, one per distinct lossless key.
+        pub acl_exact: u64,
+        /// ACL entries after port-set compression (as installed).
+        pub acl_compressed: u64,
+        /// Ingress (tag, queue) map entries.
+        pub queue_rules: u64,
+        /// All entries: `acl_compressed + queue_rules`.
+        pub rules: u64,
+        /// Lossless priorities present at the node.
+        pub priorities: u32,
+    }
 }
 
 /// The outcome of one scenario.
@@ -61,13 +74,14 @@ pub fn run_scenario(s: &Scenario) -> Outcome {
                     let c = r.node_counts[v];
                     NodeRow {
                         node: v as u32,
-                        kind: n.kind,
+                        kind: n.kind.as_str().to_string(),
                         level: n.level,
                         degree: r.topo.degree(v as u32) as u32,
                         hosts: n.hosts,
                         acl_exact: c.acl_exact,
                         acl_compressed: c.acl_compressed,
                         queue_rules: c.queue_rules,
+                        rules: c.acl_compressed + c.queue_rules,
                         priorities: r.rules.priorities_at(v) as u32,
                     }
                 })
@@ -109,8 +123,10 @@ pub fn run_all(
 /// Builds both tables. Timing and memory columns aside, the rows depend only
 /// on the spec.
 pub fn tables(sweep: &str, outcomes: &[Outcome], threads: usize) -> (Table, Table) {
-    let mut runs = Table::with_columns(RUNS_COLUMNS);
-    let mut nodes = Table::with_columns(SWITCHES_COLUMNS);
+    let runs_columns = runs_columns();
+    let mut runs = Table::with_columns(&runs_columns);
+    let switches_columns = switches_columns();
+    let mut nodes = Table::with_columns(&switches_columns);
     for o in outcomes {
         let s = &o.scenario;
         let ok = o.result.as_ref().ok();
@@ -125,54 +141,11 @@ pub fn tables(sweep: &str, outcomes: &[Outcome], threads: usize) -> (Table, Tabl
         runs.str("elp", Some(s.elp.text.as_str()));
         runs.str("algo", Some(s.algo.name()));
         runs.str("cycle", Some(s.cycle.as_str()));
-        runs.u64("switches", ok.map(|r| r.switches));
-        runs.u64("servers", ok.map(|r| r.servers));
-        runs.u64("hosts", ok.map(|r| r.hosts));
-        runs.u64("links", ok.map(|r| r.links));
-        runs.u64("endpoints", ok.map(|r| r.endpoints));
-        runs.u64("paths", ok.map(|r| r.paths));
-        runs.bool("paths_exact", ok.map(|r| r.paths_exact));
-        runs.u32("longest_elp", ok.map(|r| r.longest_elp));
-        runs.u64("pairs_covered", ok.map(|r| r.pairs_covered));
-        runs.u64("pairs_total", ok.map(|r| r.pairs_total));
-        runs.u32("priorities", ok.map(|r| r.priorities));
-        runs.u32(
-            "priorities_lower_bound",
-            ok.map(|r| r.priorities_lower_bound),
-        );
-        runs.bool("priorities_optimal", ok.map(|r| r.priorities_optimal));
-        runs.u64("acl_exact_total", ok.map(|r| r.acl_exact_total));
-        runs.u64("acl_exact_max", ok.map(|r| r.acl_exact_max));
-        runs.u64("acl_exact_p50", ok.map(|r| r.acl_exact_p50));
-        runs.u64("acl_exact_p99", ok.map(|r| r.acl_exact_p99));
-        runs.u64("acl_compressed_total", ok.map(|r| r.acl_compressed_total));
-        runs.u64("acl_compressed_max", ok.map(|r| r.acl_compressed_max));
-        runs.u64("acl_compressed_p50", ok.map(|r| r.acl_compressed_p50));
-        runs.u64("acl_compressed_p99", ok.map(|r| r.acl_compressed_p99));
-        runs.u64("queue_rules_total", ok.map(|r| r.queue_rules_total));
-        runs.u64("queue_rules_max", ok.map(|r| r.queue_rules_max));
-        runs.u64("rules_total", ok.map(|r| r.rules_total));
-        runs.u64("rules_max", ok.map(|r| r.rules_max));
-        runs.u64("rules_p50", ok.map(|r| r.rules_p50));
-        runs.u64("rules_p99", ok.map(|r| r.rules_p99));
-        runs.u64("headroom_max_bytes", ok.map(|r| r.headroom_max_bytes));
-        runs.u64("dscp_conflicts", ok.and_then(|r| r.dscp_conflicts));
-        runs.u64("search_steps", ok.and_then(|r| r.search_steps));
-        runs.u64("search_residue", ok.and_then(|r| r.search_residue));
-        runs.bool(
-            "search_stopped_early",
-            ok.and_then(|r| r.search_stopped_early),
-        );
-        runs.u64("proof_paths", ok.and_then(|r| r.proof_paths));
+        Figures::push_row(ok.map(|r| &r.figures), &mut runs);
         runs.bool("verified", Some(ok.is_some_and(|r| r.verified)));
         runs.str("status", Some(if ok.is_some() { "ok" } else { "failed" }));
         runs.str("error", o.result.as_ref().err().map(String::as_str));
-        runs.f64("seconds_generate", ok.map(|r| r.seconds.generate));
-        runs.f64("seconds_elp", ok.map(|r| r.seconds.elp));
-        runs.f64("seconds_tag", ok.map(|r| r.seconds.tag));
-        runs.f64("seconds_rules", ok.map(|r| r.seconds.rules));
-        runs.f64("seconds_verify", ok.map(|r| r.seconds.verify));
-        runs.f64("seconds_total", ok.map(|r| r.seconds.total));
+        Timings::push_row(ok.map(|r| &r.seconds), &mut runs);
         runs.u64("memory_budget_bytes", s.memory_budget);
         runs.u64("memory_estimate_bytes", ok.map(|r| r.memory_estimate_bytes));
         runs.u64("peak_rss_bytes", o.peak_rss_bytes);
@@ -180,97 +153,130 @@ pub fn tables(sweep: &str, outcomes: &[Outcome], threads: usize) -> (Table, Tabl
         runs.str("version", Some(VERSION));
         for n in &o.nodes {
             nodes.u64("scenario_id", Some(s.id));
-            nodes.u32("node", Some(n.node));
-            nodes.str("kind", Some(n.kind.as_str()));
-            nodes.u32("level", n.level);
-            nodes.u32("degree", Some(n.degree));
-            nodes.u32("hosts", Some(n.hosts));
-            nodes.u64("acl_exact", Some(n.acl_exact));
-            nodes.u64("acl_compressed", Some(n.acl_compressed));
-            nodes.u64("queue_rules", Some(n.queue_rules));
-            nodes.u64("rules", Some(n.acl_compressed + n.queue_rules));
-            nodes.u32("priorities", Some(n.priorities));
+            NodeRow::push_row(Some(n), &mut nodes);
         }
     }
     (runs, nodes)
 }
 
-/// Columns of `runs.parquet`, in order, with their types.
-pub const RUNS_COLUMNS: &[(&str, Kind)] = &[
-    ("sweep", Kind::Str),
-    ("scenario_id", Kind::U64),
-    ("group", Kind::Str),
-    ("trial", Kind::U64),
-    ("seed", Kind::U64),
-    ("topology", Kind::Str),
-    ("topology_grid", Kind::Str),
-    ("family", Kind::Str),
-    ("elp", Kind::Str),
-    ("algo", Kind::Str),
-    ("cycle", Kind::Str),
-    ("switches", Kind::U64),
-    ("servers", Kind::U64),
-    ("hosts", Kind::U64),
-    ("links", Kind::U64),
-    ("endpoints", Kind::U64),
-    ("paths", Kind::U64),
-    ("paths_exact", Kind::Bool),
-    ("longest_elp", Kind::U32),
-    ("pairs_covered", Kind::U64),
-    ("pairs_total", Kind::U64),
-    ("priorities", Kind::U32),
-    ("priorities_lower_bound", Kind::U32),
-    ("priorities_optimal", Kind::Bool),
-    ("acl_exact_total", Kind::U64),
-    ("acl_exact_max", Kind::U64),
-    ("acl_exact_p50", Kind::U64),
-    ("acl_exact_p99", Kind::U64),
-    ("acl_compressed_total", Kind::U64),
-    ("acl_compressed_max", Kind::U64),
-    ("acl_compressed_p50", Kind::U64),
-    ("acl_compressed_p99", Kind::U64),
-    ("queue_rules_total", Kind::U64),
-    ("queue_rules_max", Kind::U64),
-    ("rules_total", Kind::U64),
-    ("rules_max", Kind::U64),
-    ("rules_p50", Kind::U64),
-    ("rules_p99", Kind::U64),
-    ("headroom_max_bytes", Kind::U64),
-    ("dscp_conflicts", Kind::U64),
-    ("search_steps", Kind::U64),
-    ("search_residue", Kind::U64),
-    ("search_stopped_early", Kind::Bool),
-    ("proof_paths", Kind::U64),
-    ("verified", Kind::Bool),
-    ("status", Kind::Str),
-    ("error", Kind::Str),
-    ("seconds_generate", Kind::F64),
-    ("seconds_elp", Kind::F64),
-    ("seconds_tag", Kind::F64),
-    ("seconds_rules", Kind::F64),
-    ("seconds_verify", Kind::F64),
-    ("seconds_total", Kind::F64),
-    ("memory_budget_bytes", Kind::U64),
-    ("memory_estimate_bytes", Kind::U64),
-    ("peak_rss_bytes", Kind::U64),
-    ("threads", Kind::U64),
-    ("version", Kind::Str),
+/// The scenario's own columns, ahead of the run's [`Figures`]: known before
+/// it runs, so present on a failed row too.
+const SCENARIO_COLUMNS: &[ColumnDef] = &[
+    ColumnDef::new("sweep", Kind::Str, "The sweep's name (spec `name`)."),
+    ColumnDef::new(
+        "scenario_id",
+        Kind::U64,
+        "The scenario's index in the expanded spec; joins switches.parquet.",
+    ),
+    ColumnDef::new(
+        "group",
+        Kind::Str,
+        "The spec group's name (quote it in SQL).",
+    ),
+    ColumnDef::new(
+        "trial",
+        Kind::U64,
+        "Trial number within the grid point, from 0.",
+    ),
+    ColumnDef::new(
+        "seed",
+        Kind::U64,
+        "The trial's seed (topology and ELP randomness).",
+    ),
+    ColumnDef::new(
+        "topology",
+        Kind::Str,
+        "The topology spec, canonical, with the trial's seed.",
+    ),
+    ColumnDef::new(
+        "topology_grid",
+        Kind::Str,
+        "The topology spec as the grid wrote it (one value per grid point).",
+    ),
+    ColumnDef::new("family", Kind::Str, "Topology family."),
+    ColumnDef::new("elp", Kind::Str, "The ELP spec."),
+    ColumnDef::new(
+        "algo",
+        Kind::Str,
+        "The tagging algorithm, with its options.",
+    ),
+    ColumnDef::new(
+        "cycle",
+        Kind::Str,
+        "The incremental cycle-detection backend.",
+    ),
 ];
 
-/// Columns of `switches.parquet`, in order, with their types.
-pub const SWITCHES_COLUMNS: &[(&str, Kind)] = &[
-    ("scenario_id", Kind::U64),
-    ("node", Kind::U32),
-    ("kind", Kind::Str),
-    ("level", Kind::U32),
-    ("degree", Kind::U32),
-    ("hosts", Kind::U32),
-    ("acl_exact", Kind::U64),
-    ("acl_compressed", Kind::U64),
-    ("queue_rules", Kind::U64),
-    ("rules", Kind::U64),
-    ("priorities", Kind::U32),
+/// The outcome's columns, between the figures and the timings.
+const OUTCOME_COLUMNS: &[ColumnDef] = &[
+    ColumnDef::new(
+        "verified",
+        Kind::Bool,
+        "True when independent verification passed (false on a failed row).",
+    ),
+    ColumnDef::new("status", Kind::Str, "`ok` or `failed`."),
+    ColumnDef::new(
+        "error",
+        Kind::Str,
+        "Why the scenario failed (null when ok).",
+    ),
 ];
+
+/// Memory and process columns, last.
+const PROCESS_COLUMNS: &[ColumnDef] = &[
+    ColumnDef::new(
+        "memory_budget_bytes",
+        Kind::U64,
+        "The scenario's memory budget (null: none).",
+    ),
+    ColumnDef::new(
+        "memory_estimate_bytes",
+        Kind::U64,
+        "The largest memory estimate charged during the run (deterministic).",
+    ),
+    ColumnDef::new(
+        "peak_rss_bytes",
+        Kind::U64,
+        "The process's memory high-water mark when the scenario finished (with concurrent scenarios, an upper bound on its own peak).",
+    ),
+    ColumnDef::new("threads", Kind::U64, "Worker threads of the sweep."),
+    ColumnDef::new("version", Kind::Str, "The engine's version."),
+];
+
+/// Columns of `runs.parquet`, in order: the scenario's, the run's
+/// [`Figures`], the outcome, [`Timings`], memory and process.
+pub fn runs_columns() -> Vec<ColumnDef> {
+    [
+        SCENARIO_COLUMNS,
+        Figures::COLUMNS,
+        OUTCOME_COLUMNS,
+        Timings::COLUMNS,
+        PROCESS_COLUMNS,
+    ]
+    .concat()
+}
+
+/// Both output tables' columns, by file name: what `tagger schema` prints.
+pub fn schema() -> Vec<(&'static str, Vec<ColumnDef>)> {
+    vec![
+        ("runs.parquet", runs_columns()),
+        ("switches.parquet", switches_columns()),
+    ]
+}
+
+/// Columns of `switches.parquet`, in order: the scenario id, then a
+/// [`NodeRow`].
+pub fn switches_columns() -> Vec<ColumnDef> {
+    [
+        &[ColumnDef::new(
+            "scenario_id",
+            Kind::U64,
+            "The scenario (joins runs.parquet).",
+        )][..],
+        NodeRow::COLUMNS,
+    ]
+    .concat()
+}
 
 /// One of N deterministic slices of a sweep: scenario `id` belongs to shard
 /// `id % count + 1`. Written `I/N`, 1-based, as cluster job arrays count.
@@ -467,10 +473,10 @@ pub fn execute(
     }
     nodes.retain(|b| b.num_rows() > 0);
     if nodes.is_empty() {
-        nodes.push(Table::with_columns(SWITCHES_COLUMNS).into_batch(&switches_path)?);
+        nodes.push(Table::with_columns(&switches_columns()).into_batch(&switches_path)?);
     }
     if runs.is_empty() {
-        runs.push(Table::with_columns(RUNS_COLUMNS).into_batch(&runs_path)?);
+        runs.push(Table::with_columns(&runs_columns()).into_batch(&runs_path)?);
     }
     publish_pair((&runs_path, &runs), (&switches_path, &nodes), &meta(sweep))?;
     let rows = rows_of(&runs);
