@@ -49,7 +49,7 @@ impl RuleStats {
     }
 }
 
-/// PFC headroom in bytes per port per lossless priority (DESIGN.md):
+/// PFC headroom in bytes per port per lossless priority (docs/model.md):
 /// `2 * (MTU + PFC frame + rate * t_wire) + rate * t_response`, with 5 ns per
 /// metre of cable and the response capped at 60 quanta of 512 bit times.
 pub fn headroom_bytes(rate_gbps: f64, cable_m: f64, mtu: f64) -> f64 {

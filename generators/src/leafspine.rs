@@ -1,5 +1,5 @@
 //! Two-tier leaf-spine Clos: the smallest network with levels, and the home of
-//! the DESIGN.md 1-bounce deadlock example.
+//! the docs/model.md 1-bounce deadlock example.
 
 use crate::model::{Family, Node, Topology};
 

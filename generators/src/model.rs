@@ -54,7 +54,7 @@ impl Node {
             hosts: 0,
         }
     }
-    /// Traffic starts and ends here (DESIGN.md "Endpoint").
+    /// Traffic starts and ends here (docs/model.md "Terms").
     pub fn is_endpoint(&self) -> bool {
         self.kind == NodeKind::Server || self.hosts > 0
     }

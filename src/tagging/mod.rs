@@ -1,7 +1,7 @@
 //! Tagging: turn a topology and its ELPs into per-key tag decisions.
 //!
 //! Every algorithm here decides per *rule key* `(in channel, tag, out
-//! channel)`, which is all a switch can see (DESIGN.md "Rule consistency"),
+//! channel)`, which is all a switch can see (docs/model.md "Rule consistency"),
 //! so its output is always realisable as DSCP rewrite rules.
 //!
 //! The [`engine`] walks the ELP language hop by hop from the first hop. When a

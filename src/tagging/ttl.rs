@@ -17,7 +17,7 @@ use tagger_generators::{ChannelId, Topology};
 /// Several hops of one channel can share a level, so the priority is a
 /// function of (ingress port, hop count), not of a rewritable tag: the rules
 /// match the TTL. `dscp_conflicts` counts the keys that would clash if the
-/// levels were used as DSCP tags (the drafts' flaw, DESIGN.md).
+/// levels were used as DSCP tags (the drafts' flaw, docs/model.md).
 ///
 /// Reference: Hu et al., "Tagger: Practical PFC Deadlock Prevention in Data
 /// Center Networks", CoNEXT 2017, Algorithm 2.
