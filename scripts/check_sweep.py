@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 
 # `tagger schema` types as DuckDB reads them from Parquet.
-DUCKDB = {"string": "VARCHAR", "u64": "UBIGINT", "u32": "UINTEGER", "f64": "DOUBLE", "bool": "BOOLEAN"}
+DUCKDB = {"string": "VARCHAR", "u64": "UBIGINT", "u32": "UINTEGER", "i64": "BIGINT", "f64": "DOUBLE", "bool": "BOOLEAN"}
 
 
 def schema(tagger: str) -> dict:

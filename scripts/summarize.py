@@ -10,8 +10,15 @@ longest ELP, lossless priorities, their proven lower bound ("LB", the
 smallest over trials) and how many trials are proven optimal ("opt"), and
 max rules per switch, as medians over trials, plus failures. Reads a file or a directory of shard files.
 
+When the sweep varies the switch profile or the cable length (or with
+--capacity), a second table shows how each plan fits each switch model:
+priorities at the busiest switch, its headroom, the smallest buffer margin,
+switches over their buffer or lossless queues, and the longest
+switch-to-switch cable at which every switch fits.
+
     python3 scripts/summarize.py sweep-out/runs.parquet
     uv run scripts/summarize.py sweep-out            # a directory works too
+    python3 scripts/summarize.py sweep-out --capacity
 """
 import signal
 import sys
@@ -24,10 +31,11 @@ signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 
 def main() -> int:
-    if len(sys.argv) != 2:
+    args = [a for a in sys.argv[1:] if a != "--capacity"]
+    if len(args) != 1:
         print(__doc__, file=sys.stderr)
         return 2
-    target = Path(sys.argv[1])
+    target = Path(args[0])
     pattern = str(target / "*runs*.parquet") if target.is_dir() else str(target)
     con = duckdb.connect()
     rows = con.execute(
@@ -61,7 +69,49 @@ def main() -> int:
             f"{topo[:34]:<34} {elp[:22]:<22} {algo[:10]:<10} {runs:>4} {failed:>4} {fmt(sw):>8} {ports or '-':>5} "
             f"{fmt(longest):>7} {fmt(p):>4} {fmt(pmax):>5} {fmt(lb):>3} {opt or 0:>4} {fmt(rmax):>9} {fmt(secs, 3):>8}"
         )
+    settings = con.execute(
+        "SELECT count(DISTINCT (switch_profile, cable_m, port_speed_gbps, headroom_model)) FROM read_parquet(?)",
+        [pattern],
+    ).fetchone()[0]
+    if settings > 1 or "--capacity" in sys.argv:
+        capacity(con, pattern)
     return 0
+
+
+def capacity(con, pattern: str) -> None:
+    rows = con.execute(
+        """
+        SELECT topology_grid, elp, algo, switch_profile, cable_m,
+               median(priorities)                 AS p,
+               max(priorities_per_switch_max)     AS p_switch,
+               max(lossless_queues)               AS queues,
+               max(headroom_total_max_bytes)      AS headroom,
+               min(buffer_margin_min_bytes)       AS margin,
+               max(switches_over_buffer)          AS over_buffer,
+               max(switches_over_queues)          AS over_queues,
+               min(max_cable_m_fit)               AS max_cable,
+               count(*) FILTER (status = 'failed') AS failed
+        FROM read_parquet(?)
+        GROUP BY ALL
+        ORDER BY min(scenario_id)
+        """,
+        [pattern],
+    ).fetchall()
+    print()
+    header = (f"{'topology':<34} {'elp':<10} {'algo':<8} {'switch':<11} {'cable m':>7} {'P':>3} {'P/sw':>4} "
+              f"{'queues':>6} {'headroom MiB':>12} {'margin MiB':>10} {'over buf':>8} {'over q':>6} {'max cable m':>11}")
+    print(header)
+    print("-" * len(header))
+    mib = lambda x: "-" if x is None else f"{x / 2**20:.1f}"
+    for topo, elp, algo, sw, cable, p, psw, q, head, margin, ob, oq, mc, failed in rows:
+        if failed:
+            print(f"{topo[:34]:<34} {elp[:10]:<10} {algo[:8]:<8} {sw[:11] if sw else '-':<11} {'failed':>7}")
+            continue
+        cable_fit = "-" if mc is None else ("any" if mc >= 100000 else f"{mc:.1f}")
+        print(
+            f"{topo[:34]:<34} {elp[:10]:<10} {algo[:8]:<8} {sw[:11]:<11} {cable:>7.0f} {p:>3.0f} {psw:>4} "
+            f"{q:>6} {mib(head):>12} {mib(margin):>10} {ob:>8} {oq:>6} {cable_fit:>11}"
+        )
 
 
 if __name__ == "__main__":

@@ -41,6 +41,15 @@ pub enum Error {
     /// An invariant the tagging stage checks on its own result did not hold.
     #[error("internal check failed in {stage}: {reason}")]
     SelfCheck { stage: &'static str, reason: String },
+    /// A switch profile that is invalid or unknown; names where it came
+    /// from (a file, or `built-in`), the profile and the field.
+    #[error("switch profile {origin}: [{profile}] {field}: {reason}")]
+    Profile {
+        origin: String,
+        profile: String,
+        field: String,
+        reason: String,
+    },
     /// A sweep spec that is invalid; names file, group and key.
     #[error("{file}: {location}: {reason}")]
     SweepSpec {

@@ -30,6 +30,7 @@
 //!     algo: "clos".parse()?,
 //!     cycle: Default::default(),
 //!     memory_budget: None,
+//!     switch: tagger::capacity::Profile::resolve("spectrum2")?,
 //! };
 //! let r = run(&cfg)?; // ends in independent verification
 //! assert!(r.report.ok());
@@ -40,6 +41,7 @@
 
 pub(crate) mod bits;
 pub mod budget;
+pub mod capacity;
 pub mod cycle;
 pub mod elp;
 pub mod error;

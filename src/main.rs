@@ -114,6 +114,20 @@ enum Command {
         /// best verified plan and says so.
         #[arg(long, value_parser = |s: &str| tagger::tagging::millis("--time-limit", s))]
         time_limit: Option<u64>,
+        /// Switch profile the plan is fitted to: a built-in name (spectrum2,
+        /// spectrum1, tomahawk, tomahawk5, drafts-40g), file:PATH or
+        /// file:PATH#NAME.
+        #[arg(long, default_value = tagger::capacity::profile::DEFAULT_PROFILE)]
+        switch: String,
+        /// Switch-to-switch cable length in metres (default: the profile's).
+        #[arg(long)]
+        cable_m: Option<f64>,
+        /// Switch-to-switch port speed in Gb/s (default: the profile's).
+        #[arg(long)]
+        speed_gbps: Option<f64>,
+        /// Headroom model: sonic or simple (default: the profile's).
+        #[arg(long)]
+        headroom: Option<tagger::capacity::HeadroomModel>,
     },
     /// Independently verify a rule set against a topology (and paths).
     Verify {
@@ -318,6 +332,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
             max_paths,
             memory_budget,
             time_limit,
+            switch,
+            cable_m,
+            speed_gbps,
+            headroom,
         } => {
             claim_stdout(
                 &[
@@ -333,6 +351,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 algo: with_time_limit(algo.parse::<Algo>()?, time_limit)?,
                 cycle: cycle.parse::<CycleBackend>().map_err(anyhow::Error::msg)?,
                 memory_budget,
+                switch: tagger::capacity::Profile::resolve(&switch)?
+                    .with_links(cable_m, speed_gbps, headroom)?,
             };
             let long = matches!(cfg.algo, Algo::Search { .. } | Algo::Exact { .. });
             let bar = long.then(|| watch_search(std::io::stderr().is_terminal()));
@@ -414,6 +434,53 @@ fn run(cli: Cli) -> Result<ExitCode> {
             shard,
             memory_budget,
         ),
+    }
+}
+
+/// The run's fit section: the switch model, then one verdict per check.
+fn print_fit(s: &pipeline::Summary, fit: &tagger::capacity::Fit) {
+    let f = &s.figures;
+    let switches = fit.nodes.iter().flatten().count();
+    say!(
+        "switch        {} ({} headroom), {} Gb/s, {} m cables: at most {} of {} priorities at one switch, headroom up to {}",
+        f.switch_profile,
+        f.headroom_model,
+        f.port_speed_gbps,
+        f.cable_m,
+        f.priorities_per_switch_max,
+        f.priorities,
+        tagger::budget::human(f.headroom_total_max_bytes)
+    );
+    let verdict = |over: u64| {
+        if over == 0 {
+            format!("all {switches} switches fit")
+        } else {
+            format!("{over} of {switches} switches do NOT fit")
+        }
+    };
+    let margin = f.buffer_margin_min_bytes;
+    say!(
+        "  buffer      {}; smallest margin {}{}",
+        verdict(f.switches_over_buffer),
+        if margin < 0 { "-" } else { "" },
+        tagger::budget::human(margin.unsigned_abs())
+    );
+    say!(
+        "  queues      {} ({} lossless queues per port; the busiest switch needs {})",
+        verdict(f.switches_over_queues),
+        f.lossless_queues,
+        f.priorities_per_switch_max
+    );
+    match f.switches_over_acl {
+        Some(over) => say!("  ACL         {}", verdict(over)),
+        None => say!("  ACL         not checked (the profile gives no ACL capacity)"),
+    }
+    match f.max_cable_m_fit {
+        Some(c) if c >= tagger::capacity::MAX_CABLE_M => {
+            say!("  cables      every switch fits with cables of any length up to 100 km")
+        }
+        Some(c) => say!("  cables      every switch fits with switch-to-switch cables up to {c} m"),
+        None => say!("  cables      some switch does not fit even with 0 m cables"),
     }
 }
 
@@ -658,9 +725,10 @@ fn print_run(r: &pipeline::RunResult) {
         s.figures.rules_p99
     );
     say!(
-        "headroom      {:.1} MB at the busiest node (40 Gb/s, 300 m, MTU 1500)",
+        "headroom      {:.1} MB at the busiest node (40 Gb/s, 300 m, MTU 1500, every priority of the node at every port)",
         s.figures.headroom_max_bytes as f64 / 1e6
     );
+    print_fit(s, &r.fit);
     say!("{}", r.report);
     let t = &s.seconds;
     say!(

@@ -2,6 +2,7 @@
 //! -> verification -> statistics, with a wall-clock time per stage.
 
 use crate::budget::{Budget, bytes_of};
+use crate::capacity::{self, Fit, Profile};
 use crate::cycle::CycleBackend;
 use crate::elp::{ElpCounts, ElpSet, ElpSpec};
 use crate::error::{Error, Result};
@@ -24,6 +25,8 @@ pub struct RunConfig {
     /// Fail the run (stage named) when its estimated memory would exceed
     /// this many bytes; see [`crate::budget`].
     pub memory_budget: Option<u64>,
+    /// The switch model the plan is fitted to ([`crate::capacity`]).
+    pub switch: Profile,
 }
 
 record! {
@@ -55,6 +58,8 @@ pub struct RunResult {
     pub rules: RuleSet,
     pub node_counts: Vec<NodeCounts>,
     pub report: Report,
+    /// How the plan fits the switch profile, per node and overall.
+    pub fit: Fit,
     pub summary: Summary,
 }
 
@@ -165,6 +170,38 @@ record! {
         /// `priorities_lower_bound - 1` priorities impossible (null when it
         /// proved nothing).
         pub proof_paths: Option<u64>,
+        /// The switch profile the plan is fitted to (`--switch`).
+        pub switch_profile: String,
+        /// Headroom model: `sonic` (SONiC's dynamic calculation) or
+        /// `simple` (the Tagger drafts' estimate).
+        pub headroom_model: String,
+        /// Switch-to-switch port speed, Gb/s.
+        pub port_speed_gbps: f64,
+        /// Switch-to-switch cable length, metres.
+        pub cable_m: f64,
+        /// Lossless queues per port the switch profile allows.
+        pub lossless_queues: u32,
+        /// The most lossless priorities present at one switch (at most
+        /// `priorities`: a switch reserves headroom only for those it sees).
+        pub priorities_per_switch_max: u32,
+        /// The largest PFC headroom one switch reserves: over its ports, the
+        /// priorities present at the port times the per-priority headroom.
+        pub headroom_total_max_bytes: u64,
+        /// The smallest lossless buffer left after headroom at any switch
+        /// (negative: that switch does not fit).
+        pub buffer_margin_min_bytes: i64,
+        /// Switches whose headroom exceeds the lossless buffer.
+        pub switches_over_buffer: u64,
+        /// Switches with more lossless priorities present than the profile's
+        /// lossless queues.
+        pub switches_over_queues: u64,
+        /// Switches whose compressed ACL entries exceed the profile's ACL
+        /// capacity (null when the profile gives none).
+        pub switches_over_acl: Option<u64>,
+        /// The longest switch-to-switch cable, in metres (0.1 m steps, at
+        /// most 100 km), at which every switch still fits its buffer; null
+        /// when some switch does not fit even at 0 m.
+        pub max_cable_m_fit: Option<f64>,
     }
 }
 
@@ -218,11 +255,19 @@ pub fn run(cfg: &RunConfig) -> Result<RunResult> {
     )?;
     let report = verify::verify(&topo, &rules, Some(&elp));
     lap(&mut tm.verify, &mut since);
-    tm.total = t0.elapsed().as_secs_f64();
     if !report.ok() {
         return Err(Error::Verification(report.to_string()));
     }
-    let mut summary = summarize(&topo, cfg, &counts, &tagging, &rules, &node_counts, tm);
+    // One priority mask per channel and one record per node.
+    budget.check(
+        "capacity",
+        bytes_of::<u64>(topo.channel_count())
+            + bytes_of::<Option<capacity::NodeFit>>(topo.node_count()),
+    )?;
+    let fit = capacity::fit(&topo, &tagging, &node_counts, &cfg.switch);
+    tm.total = t0.elapsed().as_secs_f64();
+    let mut summary = summarize(&topo, cfg, &counts, &tagging, &rules, &node_counts, &fit);
+    summary.seconds = tm;
     summary.memory_estimate_bytes = budget.peak();
     summary.memory_budget_bytes = budget.limit();
     Ok(RunResult {
@@ -233,6 +278,7 @@ pub fn run(cfg: &RunConfig) -> Result<RunResult> {
         rules,
         node_counts,
         report,
+        fit,
         summary,
     })
 }
@@ -244,7 +290,7 @@ fn summarize(
     tagging: &Tagging,
     rules: &RuleSet,
     node_counts: &[NodeCounts],
-    seconds: Timings,
+    fit: &Fit,
 ) -> Summary {
     let rs = RuleStats::of(node_counts);
     let headroom = default_headroom();
@@ -298,11 +344,23 @@ fn summarize(
                 .as_ref()
                 .map(|e| e.proof_paths)
                 .filter(|&n| n > 0),
+            switch_profile: cfg.switch.name.clone(),
+            headroom_model: cfg.switch.headroom.name().to_string(),
+            port_speed_gbps: cfg.switch.port_speed_gbps,
+            cable_m: cfg.switch.cable_m,
+            lossless_queues: cfg.switch.lossless_queues,
+            priorities_per_switch_max: fit.priorities_per_switch_max,
+            headroom_total_max_bytes: fit.headroom_total_max_bytes,
+            buffer_margin_min_bytes: fit.buffer_margin_min_bytes,
+            switches_over_buffer: fit.switches_over_buffer,
+            switches_over_queues: fit.switches_over_queues,
+            switches_over_acl: fit.switches_over_acl,
+            max_cable_m_fit: fit.max_cable_m_fit,
         },
         verified: true,
         memory_estimate_bytes: 0,
         memory_budget_bytes: None,
-        seconds,
+        seconds: Timings::default(),
     }
 }
 

@@ -49,20 +49,9 @@ impl RuleStats {
     }
 }
 
-/// PFC headroom in bytes per port per lossless priority (docs/model.md):
-/// `2 * (MTU + PFC frame + rate * t_wire) + rate * t_response`, with 5 ns per
-/// metre of cable and the response capped at 60 quanta of 512 bit times.
-pub fn headroom_bytes(rate_gbps: f64, cable_m: f64, mtu: f64) -> f64 {
-    const PFC_FRAME: f64 = 64.0;
-    let bytes_per_s = rate_gbps * 1e9 / 8.0;
-    let wire = bytes_per_s * cable_m * 5e-9;
-    let response = 60.0 * 512.0 / 8.0;
-    2.0 * (mtu + PFC_FRAME + wire) + response
-}
-
 /// Default planning point: 40 Gb/s, 300 m cables, 1500-byte MTU (~22 KB).
 pub fn default_headroom() -> f64 {
-    headroom_bytes(40.0, 300.0, 1500.0)
+    crate::capacity::headroom::simple_bytes(40.0, 300.0, 1500.0)
 }
 
 #[cfg(test)]
@@ -74,14 +63,5 @@ mod tests {
         let d = Dist::of([5, 1, 3, 2, 4]);
         assert_eq!((d.total, d.max, d.p50, d.p99), (15, 5, 3, 5));
         assert_eq!(Dist::of([]), Dist::default());
-    }
-
-    #[test]
-    fn headroom_matches_design_example() {
-        let h = default_headroom();
-        assert!((21_000.0..23_000.0).contains(&h), "{h}");
-        // 32 ports x 8 priorities is about 5.6 MB.
-        let sw = 32.0 * 8.0 * h;
-        assert!((5.4e6..5.8e6).contains(&sw), "{sw}");
     }
 }

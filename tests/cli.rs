@@ -776,7 +776,8 @@ fn one_schema_behind_json_parquet_and_readme() {
             let ok = match c["type"].as_str().unwrap() {
                 "string" => y.is_string(),
                 "u64" | "u32" => y.is_u64() || y.is_null(),
-                "f64" => y.is_f64(),
+                "i64" => y.is_i64() || y.is_null(),
+                "f64" => y.is_f64() || y.is_null(),
                 "bool" => y.is_boolean() || y.is_null(),
                 t => panic!("unknown type {t}"),
             };
@@ -791,4 +792,66 @@ fn one_schema_behind_json_parquet_and_readme() {
     {
         assert!(!c["doc"].as_str().unwrap().is_empty(), "{c} has no doc");
     }
+}
+
+/// `run` fits the plan to the switch named on the command line, and a bad
+/// profile is refused before any work, naming the file, profile and field.
+#[test]
+fn switch_profiles_on_the_command_line() {
+    let o = tagger(&[
+        "run",
+        "fattree:k=8",
+        "--elp",
+        "kbounce:2",
+        "--algo",
+        "clos",
+        "--switch",
+        "drafts-40g",
+        "--cable-m",
+        "150",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["switch_profile"], "drafts-40g");
+    assert_eq!(v["headroom_model"], "simple");
+    assert_eq!(v["cable_m"], 150.0);
+    assert_eq!(v["switches_over_queues"], 0);
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        tagger::capacity::profile::BUILTIN.replace(
+            "lossless_buffer_bytes = 35_966_016",
+            "lossless_buffer_bytes = -1",
+        ),
+    )
+    .unwrap();
+    let spec = format!("file:{}#spectrum2", bad.display());
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:1",
+        "--switch",
+        &spec,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let t = text(&o);
+    assert!(
+        t.contains("bad.toml")
+            && t.contains("[spectrum2] lossless_buffer_bytes")
+            && !t.contains("priorities"),
+        "{t}"
+    );
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:1",
+        "--switch",
+        "nexus",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).contains("[nexus] name: no such profile (known: drafts-40g, spectrum1, spectrum2, tomahawk, tomahawk5)"), "{}", text(&o));
 }

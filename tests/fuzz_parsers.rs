@@ -159,7 +159,14 @@ proptest! {
     fn sweep_specs(s in prop_oneof![bytes(), mutated(SPEC)]) {
         let _ = Sweep::parse(&s, "fuzz.toml", 1000);
     }
+
+    #[test]
+    fn switch_profiles(s in prop_oneof![bytes(), mutated(PROFILES)]) {
+        let _ = tagger::capacity::Profile::parse_all(&s, "fuzz.toml");
+    }
 }
+
+const PROFILES: &str = tagger::capacity::profile::BUILTIN;
 
 /// The valid inputs the mutations start from are valid: otherwise the
 /// properties above would only ever test error paths.
@@ -172,5 +179,11 @@ fn the_seeds_are_valid() {
     assert_eq!(
         Sweep::parse(SPEC, "s.toml", 1000).unwrap().scenarios.len(),
         16
+    );
+    assert!(
+        tagger::capacity::Profile::parse_all(PROFILES, "b.toml")
+            .unwrap()
+            .len()
+            >= 5
     );
 }

@@ -15,6 +15,7 @@ fn run(topo: &str, elp: &str, algo: &str) -> RunResult {
         algo: algo.parse().unwrap(),
         cycle: CycleBackend::Ordered,
         memory_budget: None,
+        switch: Default::default(),
     })
     .unwrap_or_else(|e| panic!("{topo} {elp} {algo}: {e}"))
 }

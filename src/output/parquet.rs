@@ -2,7 +2,8 @@
 
 use crate::error::{Error, Result};
 use arrow_array::{
-    ArrayRef, BooleanArray, Float64Array, RecordBatch, StringArray, UInt32Array, UInt64Array,
+    ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray, UInt32Array,
+    UInt64Array,
 };
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
@@ -17,6 +18,7 @@ pub enum Column {
     Str(Vec<Option<String>>),
     U64(Vec<Option<u64>>),
     U32(Vec<Option<u32>>),
+    I64(Vec<Option<i64>>),
     F64(Vec<Option<f64>>),
     Bool(Vec<Option<bool>>),
 }
@@ -27,6 +29,7 @@ impl Column {
             Column::Str(v) => Arc::new(StringArray::from(v)),
             Column::U64(v) => Arc::new(UInt64Array::from(v)),
             Column::U32(v) => Arc::new(UInt32Array::from(v)),
+            Column::I64(v) => Arc::new(Int64Array::from(v)),
             Column::F64(v) => Arc::new(Float64Array::from(v)),
             Column::Bool(v) => Arc::new(BooleanArray::from(v)),
         }
@@ -45,6 +48,7 @@ pub enum Kind {
     Str,
     U64,
     U32,
+    I64,
     F64,
     Bool,
 }
@@ -60,6 +64,7 @@ impl Table {
                     Kind::Str => Column::Str(Vec::new()),
                     Kind::U64 => Column::U64(Vec::new()),
                     Kind::U32 => Column::U32(Vec::new()),
+                    Kind::I64 => Column::I64(Vec::new()),
                     Kind::F64 => Column::F64(Vec::new()),
                     Kind::Bool => Column::Bool(Vec::new()),
                 };
@@ -91,6 +96,11 @@ impl Table {
     }
     pub fn u32(&mut self, name: &'static str, v: Option<u32>) {
         if let Column::U32(c) = self.col(name) {
+            c.push(v);
+        }
+    }
+    pub fn i64(&mut self, name: &'static str, v: Option<i64>) {
+        if let Column::I64(c) = self.col(name) {
             c.push(v);
         }
     }

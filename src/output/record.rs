@@ -34,6 +34,7 @@ fn type_name(k: Kind) -> &'static str {
         Kind::Str => "string",
         Kind::U64 => "u64",
         Kind::U32 => "u32",
+        Kind::I64 => "i64",
         Kind::F64 => "f64",
         Kind::Bool => "bool",
     }
@@ -91,6 +92,13 @@ impl Cell for u32 {
     const KIND: Kind = Kind::U32;
     fn push_to(v: Option<&Self>, name: &'static str, table: &mut Table) {
         table.u32(name, v.copied());
+    }
+}
+
+impl Cell for i64 {
+    const KIND: Kind = Kind::I64;
+    fn push_to(v: Option<&Self>, name: &'static str, table: &mut Table) {
+        table.i64(name, v.copied());
     }
 }
 

@@ -45,6 +45,23 @@ record! {
         pub rules: u64,
         /// Lossless priorities present at the node.
         pub priorities: u32,
+        /// Ports (switch and host) where at least one lossless priority
+        /// arrives (null for a BCube server: no switch profile applies).
+        pub lossless_ports: Option<u32>,
+        /// PFC headroom the switch reserves: over its ports, the priorities
+        /// arriving there times the per-priority headroom of the profile.
+        pub headroom_bytes: Option<u64>,
+        /// The profile's lossless buffer minus `headroom_bytes` (negative:
+        /// over).
+        pub buffer_margin_bytes: Option<i64>,
+        /// True when the headroom fits the lossless buffer.
+        pub fits_buffer: Option<bool>,
+        /// True when the priorities present fit the profile's lossless
+        /// queues.
+        pub fits_queues: Option<bool>,
+        /// True when the compressed ACL entries fit the profile's ACL
+        /// capacity (null when the profile gives none).
+        pub fits_acl: Option<bool>,
     }
 }
 
@@ -65,6 +82,7 @@ pub fn run_scenario(s: &Scenario) -> Outcome {
         algo: s.algo,
         cycle: s.cycle,
         memory_budget: s.memory_budget,
+        switch: s.switch.clone(),
     };
     let (result, nodes) = match pipeline::run(&cfg) {
         Ok(r) => {
@@ -72,6 +90,7 @@ pub fn run_scenario(s: &Scenario) -> Outcome {
                 .map(|v| {
                     let n = r.topo.nodes()[v];
                     let c = r.node_counts[v];
+                    let f = r.fit.nodes[v];
                     NodeRow {
                         node: v as u32,
                         kind: n.kind.as_str().to_string(),
@@ -83,6 +102,12 @@ pub fn run_scenario(s: &Scenario) -> Outcome {
                         queue_rules: c.queue_rules,
                         rules: c.acl_compressed + c.queue_rules,
                         priorities: r.rules.priorities_at(v) as u32,
+                        lossless_ports: f.map(|f| f.lossless_ports),
+                        headroom_bytes: f.map(|f| f.headroom_bytes),
+                        buffer_margin_bytes: f.map(|f| f.buffer_margin_bytes),
+                        fits_buffer: f.map(|f| f.fits_buffer),
+                        fits_queues: f.map(|f| f.fits_queues),
+                        fits_acl: f.and_then(|f| f.fits_acl),
                     }
                 })
                 .collect();

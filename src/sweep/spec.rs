@@ -14,7 +14,14 @@
 //! algo = ["clos", "greedy"]
 //! cycle = "ordered"               # optional
 //! trials = 1                      # optional
+//! switch = ["spectrum2", "tomahawk"]  # optional: switch profiles (default spectrum2)
+//! cable_m = [100, 300]            # optional: switch-to-switch cables (default: the profile's)
+//! speed_gbps = 100                # optional: switch-to-switch port speed
+//! headroom = "sonic"              # optional: sonic or simple (default: the profile's)
 //! ```
+//!
+//! `switch`, `cable_m`, `speed_gbps` and `headroom` may also be given at the
+//! top level, as defaults for every group.
 
 use crate::cycle::CycleBackend;
 use crate::elp::ElpSpec;
@@ -38,8 +45,22 @@ struct RawSpec {
     /// Default per-scenario memory budget for groups.
     #[serde(default)]
     memory_budget: Option<RawSize>,
+    switch: Option<OneOrMany<String>>,
+    cable_m: Option<OneOrMany<toml::Value>>,
+    speed_gbps: Option<toml::Value>,
+    headroom: Option<String>,
     #[serde(default)]
     group: Vec<RawGroup>,
+}
+
+/// Capacity keys, at the top level (defaults) or in a group. (Not a
+/// flattened struct: serde cannot refuse unknown keys beside one.)
+#[derive(Debug, Default, Clone)]
+struct RawLinks {
+    switch: Option<OneOrMany<String>>,
+    cable_m: Option<OneOrMany<toml::Value>>,
+    speed_gbps: Option<toml::Value>,
+    headroom: Option<String>,
 }
 
 /// A size: bytes as an integer, or a string with a unit (`"8GiB"`). Any
@@ -80,6 +101,10 @@ struct RawGroup {
     cycle: Option<OneOrMany<String>>,
     trials: Option<u64>,
     memory_budget: Option<RawSize>,
+    switch: Option<OneOrMany<String>>,
+    cable_m: Option<OneOrMany<toml::Value>>,
+    speed_gbps: Option<toml::Value>,
+    headroom: Option<String>,
 }
 
 #[derive(Debug, Deserialize, Clone)]
@@ -114,6 +139,8 @@ pub struct Scenario {
     pub cycle: CycleBackend,
     /// Bytes the scenario may use (estimated, see [`crate::budget`]).
     pub memory_budget: Option<u64>,
+    /// The switch model the plan is fitted to, with the grid's links.
+    pub switch: crate::capacity::Profile,
 }
 
 /// A validated, expanded sweep.
@@ -288,6 +315,20 @@ impl Sweep {
                 .iter()
                 .map(|c| c.parse::<CycleBackend>().map_err(|x| err(at("cycle"), x)))
                 .collect::<Result<Vec<_>>>()?;
+            let links = |s: &Option<OneOrMany<String>>,
+                         c: &Option<OneOrMany<toml::Value>>,
+                         v: &Option<toml::Value>,
+                         h: &Option<String>| RawLinks {
+                switch: s.clone(),
+                cable_m: c.clone(),
+                speed_gbps: v.clone(),
+                headroom: h.clone(),
+            };
+            let switches = switch_grid(
+                &links(&g.switch, &g.cable_m, &g.speed_gbps, &g.headroom),
+                &links(&raw.switch, &raw.cable_m, &raw.speed_gbps, &raw.headroom),
+            )
+            .map_err(|(k, r)| err(at(k), r))?;
             // Every grid point must be able to run: families the ELP or the
             // algorithm cannot apply to, and missing files, are spec errors
             // now rather than failed rows later.
@@ -307,16 +348,22 @@ impl Sweep {
                 * parsed_elps.len() as u128
                 * parsed_algos.len() as u128
                 * parsed_cycles.len() as u128
+                * switches.len() as u128
                 * trials as u128;
             if scenarios.len() as u128 + count > max_scenarios as u128 {
                 return Err(err(
                     format!("group {} ('{}')", gi + 1, g.name),
                     format!(
-                        "{} topologies x {} ELPs x {} algorithms x {} cycle backends x {trials} trials = {count} scenarios, {} in the sweep so far: more than the cap of {max_scenarios} (raise it with --max-scenarios)",
+                        "{} topologies x {} ELPs x {} algorithms x {} cycle backends{} x {trials} trials = {count} scenarios, {} in the sweep so far: more than the cap of {max_scenarios} (raise it with --max-scenarios)",
                         parsed_topos.len(),
                         parsed_elps.len(),
                         parsed_algos.len(),
                         parsed_cycles.len(),
+                        if switches.len() > 1 {
+                            format!(" x {} switch and cable settings", switches.len())
+                        } else {
+                            String::new()
+                        },
                         scenarios.len() as u128 + count
                     ),
                 ));
@@ -325,26 +372,29 @@ impl Sweep {
                 for elp in &parsed_elps {
                     for &algo in &parsed_algos {
                         for &cycle in &parsed_cycles {
-                            for trial in 0..trials {
-                                let id = scenarios.len() as u64;
-                                let seed = crate::seed::mix(raw.seed, id);
-                                let explicit_seed = text.contains("seed=");
-                                scenarios.push(Scenario {
-                                    id,
-                                    group: g.name.clone(),
-                                    trial,
-                                    seed,
-                                    topology_text: text.clone(),
-                                    topology: if explicit_seed {
-                                        topo.clone()
-                                    } else {
-                                        topo.with_seed(seed)
-                                    },
-                                    elp: elp.with_seed(seed),
-                                    algo,
-                                    cycle,
-                                    memory_budget,
-                                });
+                            for switch in &switches {
+                                for trial in 0..trials {
+                                    let id = scenarios.len() as u64;
+                                    let seed = crate::seed::mix(raw.seed, id);
+                                    let explicit_seed = text.contains("seed=");
+                                    scenarios.push(Scenario {
+                                        id,
+                                        group: g.name.clone(),
+                                        trial,
+                                        seed,
+                                        topology_text: text.clone(),
+                                        topology: if explicit_seed {
+                                            topo.clone()
+                                        } else {
+                                            topo.with_seed(seed)
+                                        },
+                                        elp: elp.with_seed(seed),
+                                        algo,
+                                        cycle,
+                                        memory_budget,
+                                        switch: switch.clone(),
+                                    });
+                                }
                             }
                         }
                     }
@@ -357,6 +407,66 @@ impl Sweep {
             scenarios,
         })
     }
+}
+
+/// The switch profiles of a group, crossed with its cable lengths: group
+/// keys override the spec's top-level ones. Every profile is resolved (a
+/// `file:` profile read and validated) now, before anything runs.
+fn switch_grid(
+    g: &RawLinks,
+    top: &RawLinks,
+) -> std::result::Result<Vec<crate::capacity::Profile>, (&'static str, String)> {
+    use crate::capacity::{HeadroomModel, Profile};
+    let names = g.switch.as_ref().or(top.switch.as_ref()).map_or(
+        vec![crate::capacity::profile::DEFAULT_PROFILE.to_string()],
+        OneOrMany::list,
+    );
+    let number = |key: &'static str, v: &toml::Value| match v {
+        toml::Value::Integer(i) => Ok(*i as f64),
+        toml::Value::Float(f) => Ok(*f),
+        other => Err((key, format!("{other} is not a number"))),
+    };
+    let cables: Vec<Option<f64>> = match g.cable_m.as_ref().or(top.cable_m.as_ref()) {
+        None => vec![None],
+        Some(list) => list
+            .list()
+            .iter()
+            .map(|v| number("cable_m", v).map(Some))
+            .collect::<std::result::Result<_, _>>()?,
+    };
+    let speed = g
+        .speed_gbps
+        .as_ref()
+        .or(top.speed_gbps.as_ref())
+        .map(|v| number("speed_gbps", v))
+        .transpose()?;
+    let headroom = g
+        .headroom
+        .as_ref()
+        .or(top.headroom.as_ref())
+        .map(|h| h.parse::<HeadroomModel>().map_err(|e| ("headroom", e)))
+        .transpose()?;
+    if names.is_empty() {
+        return Err(("switch", "empty list: the grid is empty".into()));
+    }
+    if cables.is_empty() {
+        return Err(("cable_m", "empty list: the grid is empty".into()));
+    }
+    let mut out = Vec::new();
+    for name in &names {
+        let p = Profile::resolve(name).map_err(|e| ("switch", e.to_string()))?;
+        for &c in &cables {
+            out.push(p.with_links(c, speed, headroom).map_err(|e| {
+                let key = match &e {
+                    Error::Profile { field, .. } if field.ends_with("speed_gbps") => "speed_gbps",
+                    Error::Profile { field, .. } if field == "headroom" => "headroom",
+                    _ => "cable_m",
+                };
+                (key, e.to_string())
+            })?);
+        }
+    }
+    Ok(out)
 }
 
 /// Topology spec strings of a group: literal specs, or a family crossed with
@@ -415,6 +525,39 @@ mod tests {
     }
 
     #[test]
+    fn switches_and_cables_expand_the_grid() {
+        let s = parse(
+            "name = \"x\"\nswitch = [\"spectrum2\", \"tomahawk\"]\ncable_m = [10, 300.5]\n[[group]]\nname = \"a\"\ntopology = \"fattree:k=4\"\nelp = \"kbounce:1\"\n[[group]]\nname = \"b\"\ntopology = \"fattree:k=4\"\nelp = \"kbounce:1\"\nswitch = \"drafts-40g\"\nspeed_gbps = 25\n",
+        )
+        .unwrap();
+        let got: Vec<(String, f64, f64)> = s
+            .scenarios
+            .iter()
+            .map(|c| {
+                (
+                    c.switch.name.clone(),
+                    c.switch.cable_m,
+                    c.switch.port_speed_gbps,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("spectrum2".into(), 10.0, 100.0),
+                ("spectrum2".into(), 300.5, 100.0),
+                ("tomahawk".into(), 10.0, 100.0),
+                ("tomahawk".into(), 300.5, 100.0),
+                ("drafts-40g".into(), 10.0, 25.0),
+                ("drafts-40g".into(), 300.5, 25.0),
+            ]
+        );
+        // Without switch keys every scenario gets the default profile.
+        let d = parse("name = \"x\"\n[[group]]\nname = \"a\"\ntopology = \"fattree:k=4\"\nelp = \"kbounce:1\"\n").unwrap();
+        assert_eq!(d.scenarios[0].switch, crate::capacity::Profile::default());
+    }
+
+    #[test]
     fn expands_the_grid() {
         let s = parse(
             r#"name = "x"
@@ -439,6 +582,32 @@ trials = 2
 
     #[test]
     fn errors_name_file_group_and_key() {
+        let g = "name = \"x\"\n[[group]]\nname = \"a\"\ntopology = \"fattree:k=4\"\nelp = \"kbounce:1\"\n";
+        let switch_cases = [
+            (
+                format!("{g}switch = \"spectrum9\"\n"),
+                "group 1 ('a'), key switch: switch profile built-in: [spectrum9]",
+            ),
+            (
+                format!("{g}cable_m = [100, \"far\"]\n"),
+                "key cable_m: \"far\" is not a number",
+            ),
+            (format!("{g}cable_m = -5\n"), "key cable_m"),
+            (format!("{g}headroom = \"exact\"\n"), "key headroom"),
+            (
+                format!("{g}switch = \"tomahawk\"\nheadroom = \"sonic\"\n"),
+                "key headroom",
+            ),
+            (
+                format!("{g}switch = \"file:/no/such.toml\"\n"),
+                "key switch: /no/such.toml",
+            ),
+            (format!("{g}switch = []\n"), "key switch: empty list"),
+        ];
+        for (text, want) in &switch_cases {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.contains(want), "{text}: {e}");
+        }
         let cases = [
             ("name = \"x\"\n", "grid is empty"),
             (

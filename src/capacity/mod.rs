@@ -1,0 +1,403 @@
+//! Capacity planning: does a plan fit a switch model? Per switch, the
+//! lossless priorities present at each of its ports, the PFC headroom they
+//! reserve, the buffer left, and verdicts on buffer, queues and rule space;
+//! per run, the switches that fail each check, the worst margin, and the
+//! longest switch-to-switch cable at which every switch still fits.
+//!
+//! A switch reserves headroom only for the priorities that actually arrive
+//! at each ingress port, not the network-wide count: on Clos bounce
+//! tagging a switch rarely sees all of them.
+
+pub mod headroom;
+pub mod profile;
+
+use crate::rules::NodeCounts;
+use crate::tagging::Tagging;
+pub use headroom::{PortHeadroom, port_headroom};
+pub use profile::{HeadroomModel, Profile};
+use tagger_generators::{NodeKind, Topology};
+
+/// One switch's fit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeFit {
+    /// Ports (switch and host) with at least one lossless priority.
+    pub lossless_ports: u32,
+    /// Distinct lossless priorities present at the switch.
+    pub priorities: u32,
+    /// (port, priority) pairs on switch-to-switch and on host ports.
+    pub fabric_pairs: u64,
+    pub host_pairs: u64,
+    /// Headroom reserved (with a shared pool: the xons plus the pool).
+    pub headroom_bytes: u64,
+    /// `lossless_buffer_bytes - headroom_bytes` (negative: over).
+    pub buffer_margin_bytes: i64,
+    pub fits_buffer: bool,
+    /// `lossless_queues - priorities`.
+    pub queue_margin: i64,
+    pub fits_queues: bool,
+    /// `acl_entries - acl_compressed`, when the profile gives a capacity.
+    pub acl_margin: Option<i64>,
+    pub fits_acl: Option<bool>,
+}
+
+/// A run's fit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fit {
+    /// Per node: `None` for a BCube server (not a switch).
+    pub nodes: Vec<Option<NodeFit>>,
+    pub priorities_per_switch_max: u32,
+    pub headroom_total_max_bytes: u64,
+    pub buffer_margin_min_bytes: i64,
+    pub switches_over_buffer: u64,
+    pub switches_over_queues: u64,
+    pub switches_over_acl: Option<u64>,
+    /// The longest switch-to-switch cable (host cables as in the profile)
+    /// at which every switch still fits its buffer, to 0.1 m and at most
+    /// [`MAX_CABLE_M`]; `None` when some switch does not fit even at 0 m.
+    pub max_cable_m_fit: Option<f64>,
+}
+
+/// Longest cable the solver tries.
+pub const MAX_CABLE_M: f64 = 100_000.0;
+
+/// Headroom of a switch with `fabric` and `host` (port, priority) pairs.
+fn switch_headroom(p: &Profile, fabric: u64, host: u64, f: PortHeadroom, h: PortHeadroom) -> u64 {
+    if p.shared_headroom_pool {
+        let xoffs = fabric * f.xoff + host * h.xoff;
+        fabric * f.xon + host * h.xon + (xoffs as f64 / p.oversubscription).ceil() as u64
+    } else {
+        fabric * f.size() + host * h.size()
+    }
+}
+
+/// Fits a tagging's plan to the switch profile `p`.
+///
+/// Arguments: the topology, the tagging (its states give the priorities
+/// arriving on each channel; its first-hop keys the nodes whose host ports
+/// send at priority 1), and the rule counts per node.
+///
+/// Complexity: O(S + C + V * log(1/eps)) for S states, C channels and V
+/// nodes (the cable bisection re-sums per-switch pair counts).
+pub fn fit(topo: &Topology, tagging: &Tagging, counts: &[NodeCounts], p: &Profile) -> Fit {
+    let n = topo.node_count();
+    // Priorities arriving on each channel, as bits (priority p at bit p-1;
+    // at most 63 priorities).
+    let mut mask = vec![0u64; topo.channel_count()];
+    for &(c, _, prio) in &tagging.states {
+        mask[c as usize] |= 1u64 << (prio - 1).min(63);
+    }
+    let mut sources = vec![false; n];
+    for k in &tagging.keys {
+        if k.in_channel.is_none() {
+            sources[k.node as usize] = true;
+        }
+    }
+    let fabric_h = port_headroom(p, p.port_speed_gbps, p.cable_m);
+    let host_h = port_headroom(p, p.host_speed_gbps, p.host_cable_m);
+    let mut nodes = Vec::with_capacity(n);
+    for v in 0..n {
+        let node = topo.nodes()[v];
+        if node.kind != NodeKind::Switch {
+            nodes.push(None);
+            continue;
+        }
+        let (mut fabric, mut ports, mut present) = (0u64, 0u32, 0u64);
+        for &out in topo.out_channels(v as u32) {
+            let m = mask[Topology::reverse(out) as usize];
+            fabric += u64::from(m.count_ones());
+            ports += u32::from(m != 0);
+            present |= m;
+        }
+        // Host ports carry what hosts send: the initial priority.
+        let host = if sources[v] { u64::from(node.hosts) } else { 0 };
+        if host > 0 {
+            ports += node.hosts;
+            present |= 1;
+        }
+        let headroom = switch_headroom(p, fabric, host, fabric_h, host_h);
+        let margin = p.lossless_buffer_bytes as i64 - headroom as i64;
+        let priorities = present.count_ones();
+        let queue_margin = i64::from(p.lossless_queues) - i64::from(priorities);
+        let acl_margin = p
+            .acl_entries
+            .map(|cap| cap as i64 - counts[v].acl_compressed as i64);
+        nodes.push(Some(NodeFit {
+            lossless_ports: ports,
+            priorities,
+            fabric_pairs: fabric,
+            host_pairs: host,
+            headroom_bytes: headroom,
+            buffer_margin_bytes: margin,
+            fits_buffer: margin >= 0,
+            queue_margin,
+            fits_queues: queue_margin >= 0,
+            acl_margin,
+            fits_acl: acl_margin.map(|m| m >= 0),
+        }));
+    }
+    let switches: Vec<&NodeFit> = nodes.iter().flatten().collect();
+    let fits_at = |cable: f64| {
+        let f = port_headroom(p, p.port_speed_gbps, cable);
+        switches.iter().all(|s| {
+            switch_headroom(p, s.fabric_pairs, s.host_pairs, f, host_h) <= p.lossless_buffer_bytes
+        })
+    };
+    // Headroom never falls as cables grow, so the fitting lengths form an
+    // interval from 0: bisect its end to 0.1 m.
+    let max_cable_m_fit = if !fits_at(0.0) {
+        None
+    } else if fits_at(MAX_CABLE_M) {
+        Some(MAX_CABLE_M)
+    } else {
+        let (mut lo, mut hi) = (0.0f64, MAX_CABLE_M);
+        while hi - lo > 0.05 {
+            let mid = (lo + hi) / 2.0;
+            if fits_at(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Some((lo * 10.0).floor() / 10.0)
+    };
+    Fit {
+        priorities_per_switch_max: switches.iter().map(|s| s.priorities).max().unwrap_or(0),
+        headroom_total_max_bytes: switches.iter().map(|s| s.headroom_bytes).max().unwrap_or(0),
+        buffer_margin_min_bytes: switches
+            .iter()
+            .map(|s| s.buffer_margin_bytes)
+            .min()
+            .unwrap_or(p.lossless_buffer_bytes as i64),
+        switches_over_buffer: switches.iter().filter(|s| !s.fits_buffer).count() as u64,
+        switches_over_queues: switches.iter().filter(|s| !s.fits_queues).count() as u64,
+        switches_over_acl: p.acl_entries.map(|_| {
+            switches
+                .iter()
+                .filter(|s| s.fits_acl == Some(false))
+                .count() as u64
+        }),
+        max_cable_m_fit,
+        nodes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::elp::ElpSpec;
+    use crate::pipeline::{RunConfig, RunResult, run};
+
+    fn plan(topo: &str, elp: &str, algo: &str, switch: Profile) -> RunResult {
+        run(&RunConfig {
+            topology: crate::TopologySpec::parse(topo).unwrap(),
+            elp: ElpSpec::parse(elp).unwrap(),
+            algo: algo.parse().unwrap(),
+            cycle: Default::default(),
+            memory_budget: None,
+            switch,
+        })
+        .unwrap()
+    }
+
+    /// A profile from TOML text: a base with the `key = value` lines of
+    /// `extra` replacing its own or added.
+    fn profile(extra: &str) -> Result<Profile, crate::Error> {
+        let mut lines: Vec<String> = "description = \"d\"\nsource = \"s\"\nheadroom = \"simple\"\nlossless_buffer_bytes = 1000000\nshared_headroom_pool = false\nqueues_per_port = 8\nlossless_queues = 2\nport_speed_gbps = 100\ncable_m = 100\nport_mtu = 9100\nlossless_mtu = 1500"
+            .lines()
+            .map(String::from)
+            .collect();
+        for l in extra.lines() {
+            let key = l.split('=').next().unwrap().trim();
+            match lines
+                .iter()
+                .position(|x| x.split('=').next().unwrap().trim() == key)
+            {
+                Some(i) => lines[i] = l.to_string(),
+                None => lines.push(l.to_string()),
+            }
+        }
+        let text = format!("[t]\n{}\n", lines.join("\n"));
+        Profile::parse_all(&text, "t.toml").map(|mut m| m.remove("t").unwrap())
+    }
+
+    #[test]
+    fn builtin_profiles_are_valid() {
+        let all = Profile::builtin();
+        assert!(all.len() >= 5);
+        assert!(all.contains_key(profile::DEFAULT_PROFILE));
+        assert_eq!(Profile::default().name, profile::DEFAULT_PROFILE);
+    }
+
+    /// On `fattree:k=16` with `kbounce:1` and `clos`, a switch sees at most
+    /// 2 priorities, and a ToR's headroom counts the priorities arriving at
+    /// each port: its host ports carry only priority 1, so it reserves less
+    /// than its ports times the network's priorities.
+    #[test]
+    fn headroom_counts_the_priorities_present_per_port() {
+        let p = Profile::default();
+        let r = plan("fattree:k=16", "kbounce:1", "clos", p.clone());
+        assert_eq!(r.tagging.priorities, 2);
+        assert!(r.fit.priorities_per_switch_max <= 2);
+        let size = port_headroom(&p, p.port_speed_gbps, p.cable_m).size();
+        let host = port_headroom(&p, p.host_speed_gbps, p.host_cable_m).size();
+        let tor = (0..r.topo.node_count())
+            .find(|&v| r.topo.nodes()[v].hosts > 0)
+            .unwrap();
+        let f = r.fit.nodes[tor].unwrap();
+        let (uplinks, hosts) = (
+            r.topo.degree(tor as u32) as u64,
+            r.topo.nodes()[tor].hosts as u64,
+        );
+        // Uplinks carry both priorities (bounced packets come back down at
+        // priority 2), host ports only the first.
+        assert_eq!(f.headroom_bytes, uplinks * 2 * size + hosts * host);
+        let network_count = (uplinks * size + hosts * host) * 2;
+        assert!(f.headroom_bytes < network_count);
+    }
+
+    /// Verdicts on a hand-sized profile: a buffer of exactly the busiest
+    /// switch's headroom fits with margin 0, one byte less fails; one
+    /// lossless queue fails a 2-priority plan; an ACL capacity equal to the
+    /// busiest switch's compressed entries fits and one less fails.
+    #[test]
+    fn verdicts_fit_and_fail_by_one() {
+        let base = profile("").unwrap();
+        let r = plan(
+            "leafspine:leaves=4,spines=2,hosts=1",
+            "kbounce:1",
+            "clos",
+            base.clone(),
+        );
+        let need = r.fit.headroom_total_max_bytes;
+        let acl = r
+            .node_counts
+            .iter()
+            .map(|c| c.acl_compressed)
+            .max()
+            .unwrap();
+        let exact = Profile {
+            lossless_buffer_bytes: need,
+            acl_entries: Some(acl),
+            ..base.clone()
+        };
+        let f = fit(&r.topo, &r.tagging, &r.node_counts, &exact);
+        assert_eq!(f.buffer_margin_min_bytes, 0);
+        assert_eq!((f.switches_over_buffer, f.switches_over_queues), (0, 0));
+        assert_eq!(f.switches_over_acl, Some(0));
+        let short = Profile {
+            lossless_buffer_bytes: need - 1,
+            acl_entries: Some(acl - 1),
+            lossless_queues: 1,
+            ..base
+        };
+        let f = fit(&r.topo, &r.tagging, &r.node_counts, &short);
+        assert_eq!(f.buffer_margin_min_bytes, -1);
+        assert!(f.switches_over_buffer >= 1);
+        assert!(f.switches_over_queues >= 1);
+        assert!(f.switches_over_acl.unwrap() >= 1);
+        let worst = f.nodes.iter().flatten().find(|n| !n.fits_buffer).unwrap();
+        assert_eq!(worst.buffer_margin_bytes, -1);
+        assert_eq!(worst.fits_acl, Some(false));
+    }
+
+    /// The cable solver's answer fits, and 0.1 m more does not.
+    #[test]
+    fn max_cable_is_the_fitting_edge() {
+        let base = Profile::default();
+        let r = plan("fattree:k=8", "kbounce:2", "clos", base.clone());
+        let tight = Profile {
+            lossless_buffer_bytes: r.fit.headroom_total_max_bytes,
+            ..base
+        };
+        let f = fit(&r.topo, &r.tagging, &r.node_counts, &tight);
+        let edge = f.max_cable_m_fit.unwrap();
+        assert!(
+            (edge - tight.cable_m).abs() < 30.0,
+            "{edge} near {}",
+            tight.cable_m
+        );
+        let at = |c: f64| {
+            let p = tight.with_links(Some(c), None, None).unwrap();
+            fit(&r.topo, &r.tagging, &r.node_counts, &p).switches_over_buffer
+        };
+        assert_eq!(at(edge), 0);
+        assert!(at(edge + 0.1) > 0);
+        let none = Profile {
+            lossless_buffer_bytes: 1000,
+            ..tight
+        };
+        assert_eq!(
+            fit(&r.topo, &r.tagging, &r.node_counts, &none).max_cable_m_fit,
+            None
+        );
+    }
+
+    /// With a shared headroom pool only the xons are reserved per priority
+    /// and the xoffs share a pool divided by the oversubscription ratio.
+    #[test]
+    fn shared_pool_reserves_less() {
+        let own = Profile::default();
+        let pooled = Profile {
+            shared_headroom_pool: true,
+            oversubscription: 2.0,
+            ..own.clone()
+        };
+        let r = plan("fattree:k=4", "kbounce:1", "clos", own.clone());
+        let a = fit(&r.topo, &r.tagging, &r.node_counts, &own);
+        let b = fit(&r.topo, &r.tagging, &r.node_counts, &pooled);
+        let (x, y) = (a.nodes[0].unwrap(), b.nodes[0].unwrap());
+        let h = port_headroom(&own, own.port_speed_gbps, own.cable_m);
+        let hh = port_headroom(&own, own.host_speed_gbps, own.host_cable_m);
+        let xoffs = x.fabric_pairs * h.xoff + x.host_pairs * hh.xoff;
+        assert_eq!(
+            y.headroom_bytes,
+            x.fabric_pairs * h.xon + x.host_pairs * hh.xon + xoffs.div_ceil(2)
+        );
+        assert!(y.headroom_bytes < x.headroom_bytes);
+    }
+
+    /// A bad profile is refused naming the file, the profile and the field.
+    #[test]
+    fn bad_profiles_name_file_profile_and_field() {
+        for (extra, field) in [
+            ("acl_entries = -3\n", "acl_entries"),
+            ("lossless_buffer_bytes = -5\n", "lossless_buffer_bytes"),
+            ("port_speed_gbps = 0\n", "port_speed_gbps"),
+            ("headroom = \"magic\"\n", "headroom"),
+            ("cell_bytes = 144\n", "cell_bytes"),
+            ("oversubscription = 0.5\n", "oversubscription"),
+            ("lossless_queues = 9\n", "lossless_queues"),
+            ("colour = 1\n", "colour"),
+        ] {
+            let text = profile(extra).unwrap_err().to_string();
+            assert!(
+                text.contains("t.toml") && text.contains("[t]") && text.contains(field),
+                "{extra}: {text}"
+            );
+        }
+        // A sonic profile at a speed without pause quanta and no peer
+        // response time to fall back on.
+        let e = Profile::parse_all(
+            &profile::BUILTIN
+                .replace("port_speed_gbps = 100\ncable_m = 300\nhost_cable_m = 5\nport_mtu = 9100\nlossless_mtu = 1500\n\n[spectrum1]", "port_speed_gbps = 800\ncable_m = 300\nhost_cable_m = 5\nport_mtu = 9100\nlossless_mtu = 1500\n\n[spectrum1]")
+                .replace("peer_response_bytes = 3_891       # 3.8 KiB", "peer_response_bytes = 0"),
+            "b.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("[spectrum2]") && e.contains("port_speed_gbps") && e.contains("800"),
+            "{e}"
+        );
+        // A missing field.
+        let e = Profile::parse_all("[x]\ndescription = \"d\"\n", "m.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("m.toml") && e.contains("[x]") && e.contains("missing field"),
+            "{e}"
+        );
+        let e = Profile::resolve("spectrum9").unwrap_err().to_string();
+        assert!(e.contains("spectrum9") && e.contains("spectrum2"), "{e}");
+    }
+}

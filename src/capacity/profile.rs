@@ -1,0 +1,434 @@
+//! Switch profiles: one switch model's buffer, headroom parameters, queues,
+//! rule space and default links, read from TOML (built in, or a user's
+//! file) and validated before any work.
+
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The profiles shipped with the engine (`datasets/switches/builtin.toml`).
+pub const BUILTIN: &str = include_str!("../../datasets/switches/builtin.toml");
+
+/// The profile a run uses when none is named.
+pub const DEFAULT_PROFILE: &str = "spectrum2";
+
+/// How a port's headroom is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HeadroomModel {
+    /// SONiC's dynamic headroom calculation (as for Mellanox Spectrum).
+    Sonic,
+    /// The Tagger drafts' estimate.
+    Simple,
+}
+
+impl HeadroomModel {
+    pub fn name(self) -> &'static str {
+        match self {
+            HeadroomModel::Sonic => "sonic",
+            HeadroomModel::Simple => "simple",
+        }
+    }
+}
+
+impl std::str::FromStr for HeadroomModel {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "sonic" => Ok(HeadroomModel::Sonic),
+            "simple" => Ok(HeadroomModel::Simple),
+            _ => Err(format!("headroom model '{s}': expected sonic or simple")),
+        }
+    }
+}
+
+/// The parameters of the `sonic` headroom model.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SonicParams {
+    pub cell_bytes: u64,
+    pub pipeline_latency_bytes: u64,
+    pub mac_phy_delay_bytes: u64,
+    pub peer_response_bytes: u64,
+    pub small_packet_percent: f64,
+    pub gearbox_delay_ns: f64,
+}
+
+/// One switch model, validated.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Profile {
+    pub name: String,
+    pub description: String,
+    pub source: String,
+    pub headroom: HeadroomModel,
+    /// Present exactly when `headroom` is `sonic`.
+    pub sonic: Option<SonicParams>,
+    pub lossless_buffer_bytes: u64,
+    pub shared_headroom_pool: bool,
+    pub oversubscription: f64,
+    pub queues_per_port: u32,
+    pub lossless_queues: u32,
+    pub acl_entries: Option<u64>,
+    pub port_speed_gbps: f64,
+    pub cable_m: f64,
+    pub host_speed_gbps: f64,
+    pub host_cable_m: f64,
+    pub port_mtu: u64,
+    pub lossless_mtu: u64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProfile {
+    description: String,
+    source: String,
+    headroom: toml::Value,
+    cell_bytes: Option<toml::Value>,
+    lossless_buffer_bytes: toml::Value,
+    pipeline_latency_bytes: Option<toml::Value>,
+    mac_phy_delay_bytes: Option<toml::Value>,
+    peer_response_bytes: Option<toml::Value>,
+    small_packet_percent: Option<toml::Value>,
+    gearbox_delay_ns: Option<toml::Value>,
+    shared_headroom_pool: bool,
+    oversubscription: Option<toml::Value>,
+    queues_per_port: toml::Value,
+    lossless_queues: toml::Value,
+    acl_entries: Option<toml::Value>,
+    port_speed_gbps: toml::Value,
+    cable_m: toml::Value,
+    host_speed_gbps: Option<toml::Value>,
+    host_cable_m: Option<toml::Value>,
+    port_mtu: toml::Value,
+    lossless_mtu: toml::Value,
+}
+
+/// Pause quanta a peer may still send after a pause, by port speed (IEEE
+/// 802.3 annex 31B, as SONiC tabulates them).
+pub fn pause_quanta(speed_gbps: f64) -> Option<u64> {
+    [
+        (10.0, 67),
+        (25.0, 80),
+        (40.0, 118),
+        (50.0, 147),
+        (100.0, 394),
+        (200.0, 453),
+        (400.0, 905),
+    ]
+    .iter()
+    .find(|(s, _)| *s == speed_gbps)
+    .map(|&(_, q)| q)
+}
+
+impl Default for Profile {
+    /// The built-in [`DEFAULT_PROFILE`].
+    fn default() -> Self {
+        Profile::builtin()
+            .remove(DEFAULT_PROFILE)
+            .expect("the default profile is built in")
+    }
+}
+
+impl Profile {
+    /// Every profile of a TOML document, by name, validated.
+    ///
+    /// # Errors
+    /// [`Error::Profile`] naming `origin`, the profile and the field.
+    pub fn parse_all(text: &str, origin: &str) -> Result<BTreeMap<String, Profile>> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let bad = |profile: &str, field: &str, reason: String| Error::Profile {
+            origin: origin.to_string(),
+            profile: profile.to_string(),
+            field: field.to_string(),
+            reason,
+        };
+        let tables: BTreeMap<String, toml::Value> = toml::from_str(text).map_err(|e| {
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            bad(
+                "",
+                &line.map_or("document".into(), |l| format!("line {l}")),
+                e.message().to_string(),
+            )
+        })?;
+        if tables.is_empty() {
+            return Err(bad("", "document", "no [profile] table".into()));
+        }
+        let mut out = BTreeMap::new();
+        for (name, v) in tables {
+            let raw: RawProfile = v.try_into().map_err(|e: toml::de::Error| {
+                let msg = e.message().to_string();
+                let field = msg
+                    .split('`')
+                    .nth(1)
+                    .unwrap_or("table")
+                    .trim_end_matches('`')
+                    .to_string();
+                bad(&name, &field, msg)
+            })?;
+            let p = Profile::validate(&name, raw).map_err(|(f, r)| bad(&name, f, r))?;
+            out.insert(name, p);
+        }
+        Ok(out)
+    }
+
+    fn validate(name: &str, r: RawProfile) -> std::result::Result<Profile, (&'static str, String)> {
+        fn num(v: &toml::Value) -> Option<f64> {
+            match v {
+                toml::Value::Integer(i) => Some(*i as f64),
+                toml::Value::Float(f) => Some(*f),
+                _ => None,
+            }
+        }
+        let size = |f: &'static str, v: &toml::Value| match v {
+            toml::Value::Integer(i) if *i >= 0 => Ok(*i as u64),
+            other => Err((
+                f,
+                format!("{other} is not a size in bytes (an integer >= 0)"),
+            )),
+        };
+        let positive = |f: &'static str, v: &toml::Value| match num(v) {
+            Some(x) if x > 0.0 && x.is_finite() => Ok(x),
+            _ => Err((f, format!("{v} must be a number > 0"))),
+        };
+        let non_negative = |f: &'static str, v: &toml::Value| match num(v) {
+            Some(x) if x >= 0.0 && x.is_finite() => Ok(x),
+            _ => Err((f, format!("{v} must be a number >= 0"))),
+        };
+        let count = |f: &'static str, v: &toml::Value| match v {
+            toml::Value::Integer(i) if (1..=64).contains(i) => Ok(*i as u32),
+            other => Err((f, format!("{other} must be an integer from 1 to 64"))),
+        };
+        let headroom: HeadroomModel = match &r.headroom {
+            toml::Value::String(s) => s.parse().map_err(|e| ("headroom", e))?,
+            other => {
+                return Err((
+                    "headroom",
+                    format!("{other}: expected \"sonic\" or \"simple\""),
+                ));
+            }
+        };
+        let sonic_fields = [
+            ("cell_bytes", &r.cell_bytes),
+            ("pipeline_latency_bytes", &r.pipeline_latency_bytes),
+            ("mac_phy_delay_bytes", &r.mac_phy_delay_bytes),
+            ("peer_response_bytes", &r.peer_response_bytes),
+            ("small_packet_percent", &r.small_packet_percent),
+        ];
+        let sonic = match headroom {
+            HeadroomModel::Simple => {
+                if let Some((f, _)) = sonic_fields.iter().find(|(_, v)| v.is_some()) {
+                    return Err((
+                        f,
+                        "is a parameter of the sonic headroom model; this profile uses simple"
+                            .into(),
+                    ));
+                }
+                None
+            }
+            HeadroomModel::Sonic => {
+                let need = |i: usize| {
+                    sonic_fields[i].1.as_ref().ok_or((
+                        sonic_fields[i].0,
+                        "missing (the sonic headroom model needs it)".to_string(),
+                    ))
+                };
+                let cell_bytes = size("cell_bytes", need(0)?)?;
+                if cell_bytes == 0 {
+                    return Err(("cell_bytes", "must be at least 1".into()));
+                }
+                let spp = non_negative("small_packet_percent", need(4)?)?;
+                if spp > 100.0 {
+                    return Err(("small_packet_percent", format!("{spp} is more than 100")));
+                }
+                Some(SonicParams {
+                    cell_bytes,
+                    pipeline_latency_bytes: size("pipeline_latency_bytes", need(1)?)?,
+                    mac_phy_delay_bytes: size("mac_phy_delay_bytes", need(2)?)?,
+                    peer_response_bytes: size("peer_response_bytes", need(3)?)?,
+                    small_packet_percent: spp,
+                    gearbox_delay_ns: r
+                        .gearbox_delay_ns
+                        .as_ref()
+                        .map_or(Ok(0.0), |v| non_negative("gearbox_delay_ns", v))?,
+                })
+            }
+        };
+        let queues_per_port = count("queues_per_port", &r.queues_per_port)?;
+        let lossless_queues = count("lossless_queues", &r.lossless_queues)?;
+        if lossless_queues > queues_per_port {
+            return Err((
+                "lossless_queues",
+                format!("{lossless_queues} is more than queues_per_port ({queues_per_port})"),
+            ));
+        }
+        let oversubscription = r
+            .oversubscription
+            .as_ref()
+            .map_or(Ok(1.0), |v| positive("oversubscription", v))?;
+        if oversubscription < 1.0 {
+            return Err(("oversubscription", format!("{oversubscription} is below 1")));
+        }
+        let port_speed_gbps = positive("port_speed_gbps", &r.port_speed_gbps)?;
+        let host_speed_gbps = r
+            .host_speed_gbps
+            .as_ref()
+            .map_or(Ok(port_speed_gbps), |v| positive("host_speed_gbps", v))?;
+        let cable_m = non_negative("cable_m", &r.cable_m)?;
+        let p = Profile {
+            name: name.to_string(),
+            description: r.description,
+            source: r.source,
+            headroom,
+            sonic,
+            lossless_buffer_bytes: size("lossless_buffer_bytes", &r.lossless_buffer_bytes)?,
+            shared_headroom_pool: r.shared_headroom_pool,
+            oversubscription,
+            queues_per_port,
+            lossless_queues,
+            acl_entries: r
+                .acl_entries
+                .as_ref()
+                .map(|v| size("acl_entries", v))
+                .transpose()?,
+            port_speed_gbps,
+            cable_m,
+            host_speed_gbps,
+            host_cable_m: r
+                .host_cable_m
+                .as_ref()
+                .map_or(Ok(cable_m), |v| non_negative("host_cable_m", v))?,
+            port_mtu: size("port_mtu", &r.port_mtu)?,
+            lossless_mtu: size("lossless_mtu", &r.lossless_mtu)?,
+        };
+        if p.lossless_mtu == 0 || p.lossless_mtu > p.port_mtu {
+            return Err((
+                "lossless_mtu",
+                format!(
+                    "{} must be from 1 to port_mtu ({})",
+                    p.lossless_mtu, p.port_mtu
+                ),
+            ));
+        }
+        p.check_speeds()?;
+        Ok(p)
+    }
+
+    /// A sonic profile needs a peer response time for speeds without a
+    /// pause-quanta entry.
+    fn check_speeds(&self) -> std::result::Result<(), (&'static str, String)> {
+        if let Some(s) = &self.sonic {
+            for (field, speed) in [
+                ("port_speed_gbps", self.port_speed_gbps),
+                ("host_speed_gbps", self.host_speed_gbps),
+            ] {
+                if pause_quanta(speed).is_none() && s.peer_response_bytes == 0 {
+                    return Err((
+                        field,
+                        format!(
+                            "{speed} Gb/s has no pause-quanta entry (10/25/40/50/100/200/400) and peer_response_bytes is 0: give one"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Resolves `--switch`: a built-in name, `file:PATH` (its only
+    /// profile) or `file:PATH#NAME`.
+    ///
+    /// # Errors
+    /// [`Error::Profile`] for an unknown name or a bad file, [`Error::Io`]
+    /// when the file cannot be read.
+    pub fn resolve(spec: &str) -> Result<Profile> {
+        let spec = spec.trim();
+        let unknown =
+            |origin: &str, name: &str, known: &BTreeMap<String, Profile>| Error::Profile {
+                origin: origin.to_string(),
+                profile: name.to_string(),
+                field: "name".into(),
+                reason: format!(
+                    "no such profile (known: {})",
+                    known.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            };
+        if let Some(rest) = spec.strip_prefix("file:") {
+            let (path, name) = match rest.rsplit_once('#') {
+                Some((p, n)) => (p, Some(n)),
+                None => (rest, None),
+            };
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Error::io(std::path::Path::new(path), e))?;
+            let all = Profile::parse_all(&text, path)?;
+            return match name {
+                Some(n) => all.get(n).cloned().ok_or_else(|| unknown(path, n, &all)),
+                None if all.len() == 1 => Ok(all.into_values().next().unwrap()),
+                None => Err(Error::Profile {
+                    origin: path.to_string(),
+                    profile: String::new(),
+                    field: "name".into(),
+                    reason: format!(
+                        "the file has {} profiles: pick one with file:{path}#NAME ({})",
+                        all.len(),
+                        all.keys().cloned().collect::<Vec<_>>().join(", ")
+                    ),
+                }),
+            };
+        }
+        let all = Profile::builtin();
+        all.get(spec)
+            .cloned()
+            .ok_or_else(|| unknown("built-in", spec, &all))
+    }
+
+    /// The built-in profiles.
+    pub fn builtin() -> BTreeMap<String, Profile> {
+        Profile::parse_all(BUILTIN, "built-in").expect("the built-in profiles are valid (tested)")
+    }
+
+    /// This profile with other links: `cable_m` and `speed_gbps` replace
+    /// the switch-to-switch defaults, `headroom` the model (a sonic model
+    /// needs the profile's sonic parameters).
+    ///
+    /// # Errors
+    /// [`Error::Profile`] for a negative or non-finite value, or a sonic
+    /// model on a profile without its parameters.
+    pub fn with_links(
+        &self,
+        cable_m: Option<f64>,
+        speed_gbps: Option<f64>,
+        headroom: Option<HeadroomModel>,
+    ) -> Result<Profile> {
+        let bad = |field: &str, reason: String| Error::Profile {
+            origin: "override".into(),
+            profile: self.name.clone(),
+            field: field.to_string(),
+            reason,
+        };
+        let mut p = self.clone();
+        if let Some(c) = cable_m {
+            if !(c >= 0.0 && c.is_finite()) {
+                return Err(bad("cable_m", format!("{c} must be a number >= 0")));
+            }
+            p.cable_m = c;
+        }
+        if let Some(s) = speed_gbps {
+            if !(s > 0.0 && s.is_finite()) {
+                return Err(bad("speed_gbps", format!("{s} must be a number > 0")));
+            }
+            p.port_speed_gbps = s;
+        }
+        if let Some(h) = headroom {
+            if h == HeadroomModel::Sonic && p.sonic.is_none() {
+                return Err(bad(
+                    "headroom",
+                    "sonic needs cell_bytes, pipeline_latency_bytes, mac_phy_delay_bytes, peer_response_bytes and small_packet_percent, which this profile does not give".into(),
+                ));
+            }
+            p.headroom = h;
+        }
+        p.check_speeds().map_err(|(f, r)| bad(f, r))?;
+        Ok(p)
+    }
+}
