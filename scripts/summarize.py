@@ -12,7 +12,9 @@ max rules per switch, as medians over trials, plus failures. Reads a file or a d
 
 When the sweep varies the switch profile or the cable length (or with
 --capacity), a second table shows how each plan fits each switch model:
-priorities at the busiest switch, its headroom, the smallest buffer margin,
+the application classes (M), one class's priorities (P) and the lossless
+queues the classes share (Q), priorities at the busiest switch, its
+headroom, the smallest buffer margin,
 switches over their buffer or lossless queues, and the longest
 switch-to-switch cable at which every switch fits.
 
@@ -70,7 +72,7 @@ def main() -> int:
             f"{fmt(longest):>7} {fmt(p):>4} {fmt(pmax):>5} {fmt(lb):>3} {opt or 0:>4} {fmt(rmax):>9} {fmt(secs, 3):>8}"
         )
     settings = con.execute(
-        "SELECT count(DISTINCT (switch_profile, cable_m, port_speed_gbps, headroom_model)) FROM read_parquet(?)",
+        "SELECT count(DISTINCT (switch_profile, cable_m, port_speed_gbps, headroom_model, classes)) FROM read_parquet(?)",
         [pattern],
     ).fetchone()[0]
     if settings > 1 or "--capacity" in sys.argv:
@@ -81,8 +83,9 @@ def main() -> int:
 def capacity(con, pattern: str) -> None:
     rows = con.execute(
         """
-        SELECT topology_grid, elp, algo, switch_profile, cable_m,
+        SELECT topology_grid, elp, algo, switch_profile, cable_m, classes,
                median(priorities)                 AS p,
+               max(queues_shared)                 AS shared,
                max(priorities_per_switch_max)     AS p_switch,
                max(lossless_queues)               AS queues,
                max(headroom_total_max_bytes)      AS headroom,
@@ -98,18 +101,18 @@ def capacity(con, pattern: str) -> None:
         [pattern],
     ).fetchall()
     print()
-    header = (f"{'topology':<34} {'elp':<10} {'algo':<8} {'switch':<11} {'cable m':>7} {'P':>3} {'P/sw':>4} "
+    header = (f"{'topology':<34} {'elp':<10} {'algo':<8} {'switch':<11} {'cable m':>7} {'M':>2} {'P':>3} {'Q':>3} {'P/sw':>4} "
               f"{'queues':>6} {'headroom MiB':>12} {'margin MiB':>10} {'over buf':>8} {'over q':>6} {'max cable m':>11}")
     print(header)
     print("-" * len(header))
     mib = lambda x: "-" if x is None else f"{x / 2**20:.1f}"
-    for topo, elp, algo, sw, cable, p, psw, q, head, margin, ob, oq, mc, failed in rows:
+    for topo, elp, algo, sw, cable, m, p, shared, psw, q, head, margin, ob, oq, mc, failed in rows:
         if failed:
             print(f"{topo[:34]:<34} {elp[:10]:<10} {algo[:8]:<8} {sw[:11] if sw else '-':<11} {'failed':>7}")
             continue
         cable_fit = "-" if mc is None else ("any" if mc >= 100000 else f"{mc:.1f}")
         print(
-            f"{topo[:34]:<34} {elp[:10]:<10} {algo[:8]:<8} {sw[:11]:<11} {cable:>7.0f} {p:>3.0f} {psw:>4} "
+            f"{topo[:34]:<34} {elp[:10]:<10} {algo[:8]:<8} {sw[:11]:<11} {cable:>7.0f} {m:>2} {p:>3.0f} {shared:>3} {psw:>4} "
             f"{q:>6} {mib(head):>12} {mib(margin):>10} {ob:>8} {oq:>6} {cable_fit:>11}"
         )
 

@@ -31,6 +31,7 @@
 //!     cycle: Default::default(),
 //!     memory_budget: None,
 //!     switch: tagger::capacity::Profile::resolve("spectrum2")?,
+//!     classes: 1,
 //! };
 //! let r = run(&cfg)?; // ends in independent verification
 //! assert!(r.report.ok());

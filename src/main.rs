@@ -128,6 +128,12 @@ enum Command {
         /// Headroom model: sonic or simple (default: the profile's).
         #[arg(long)]
         headroom: Option<tagger::capacity::HeadroomModel>,
+        /// Lossless application classes sharing the network: the plan is
+        /// shifted per class with the smallest stride proven deadlock-free,
+        /// verified for every class, and that shared plan is what the rule
+        /// counts, the fit and --rules-out describe.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+        classes: u32,
     },
     /// Independently verify a rule set against a topology (and paths).
     Verify {
@@ -336,6 +342,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             cable_m,
             speed_gbps,
             headroom,
+            classes,
         } => {
             claim_stdout(
                 &[
@@ -353,6 +360,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 memory_budget,
                 switch: tagger::capacity::Profile::resolve(&switch)?
                     .with_links(cable_m, speed_gbps, headroom)?,
+                classes,
             };
             let long = matches!(cfg.algo, Algo::Search { .. } | Algo::Exact { .. });
             let bar = long.then(|| watch_search(std::io::stderr().is_terminal()));
@@ -448,7 +456,7 @@ fn print_fit(s: &pipeline::Summary, fit: &tagger::capacity::Fit) {
         f.port_speed_gbps,
         f.cable_m,
         f.priorities_per_switch_max,
-        f.priorities,
+        f.queues_shared,
         tagger::budget::human(f.headroom_total_max_bytes)
     );
     let verdict = |over: u64| {
@@ -728,6 +736,15 @@ fn print_run(r: &pipeline::RunResult) {
         "headroom      {:.1} MB at the busiest node (40 Gb/s, 300 m, MTU 1500, every priority of the node at every port)",
         s.figures.headroom_max_bytes as f64 / 1e6
     );
+    if let Some(sh) = &r.shared {
+        say!(
+            "classes       {} classes share {} lossless queues ({} with a copy each): class i sends tag 1 + {} x i; deadlock-free (every priority's union acyclic) and verified for every class",
+            sh.classes,
+            sh.queues_shared,
+            sh.queues_separate,
+            sh.stride
+        );
+    }
     print_fit(s, &r.fit);
     say!("{}", r.report);
     let t = &s.seconds;

@@ -27,6 +27,9 @@ pub struct RunConfig {
     pub memory_budget: Option<u64>,
     /// The switch model the plan is fitted to ([`crate::capacity`]).
     pub switch: Profile,
+    /// Lossless application classes sharing the network (1: one), see
+    /// [`crate::tagging::classes`].
+    pub classes: u32,
 }
 
 record! {
@@ -58,6 +61,9 @@ pub struct RunResult {
     pub rules: RuleSet,
     pub node_counts: Vec<NodeCounts>,
     pub report: Report,
+    /// With several application classes: the shared plan (`rules`,
+    /// `node_counts` and `report` are then its own).
+    pub shared: Option<crate::tagging::classes::SharedClasses>,
     /// How the plan fits the switch profile, per node and overall.
     pub fit: Fit,
     pub summary: Summary,
@@ -202,6 +208,20 @@ record! {
         /// most 100 km), at which every switch still fits its buffer; null
         /// when some switch does not fit even at 0 m.
         pub max_cable_m_fit: Option<f64>,
+        /// Lossless application classes sharing the network (`--classes`).
+        /// With more than one, the rule counts, the fit and `switches.parquet`
+        /// describe the shared plan that is installed; `priorities` and its
+        /// bound one class's plan.
+        pub classes: u32,
+        /// Tags between consecutive classes' first tags in the shared plan
+        /// (null with one class).
+        pub classes_stride: Option<u32>,
+        /// Lossless queues with a separate copy of the plan per class:
+        /// classes x priorities.
+        pub queues_separate: u64,
+        /// Lossless queues of the shared plan: (classes - 1) x stride +
+        /// priorities, proven deadlock-free and verified.
+        pub queues_shared: u64,
     }
 }
 
@@ -254,19 +274,52 @@ pub fn run(cfg: &RunConfig) -> Result<RunResult> {
             + 2 * bytes_of::<crate::rules::Entry>(rules.entries.len()),
     )?;
     let report = verify::verify(&topo, &rules, Some(&elp));
-    lap(&mut tm.verify, &mut since);
     if !report.ok() {
         return Err(Error::Verification(report.to_string()));
     }
+    // Several application classes: the plan shifted per class is what gets
+    // installed, so it is verified (every class replayed from its own host
+    // tag) and its rules are the ones counted, fitted and written.
+    let (rules, node_counts, report, shared) = if cfg.classes > 1 {
+        let m = u64::from(cfg.classes);
+        budget.check(
+            "classes",
+            m * (bytes_of::<crate::tagging::Key>(tagging.keys.len())
+                + bytes_of::<(u32, u32, u32)>(tagging.states.len())
+                + 2 * bytes_of::<crate::rules::Entry>(rules.entries.len())),
+        )?;
+        let sh = crate::tagging::classes::share(&tagging, cfg.classes)?;
+        let mut shared_rules = RuleSet::from_tagging(&topo, &sh.tagging);
+        shared_rules.classes = sh.host_tags.clone();
+        let rep = verify::verify(&topo, &shared_rules, Some(&elp));
+        if !rep.ok() {
+            return Err(Error::Verification(format!(
+                "the plan shared by {} classes at stride {}: {rep}",
+                cfg.classes, sh.stride
+            )));
+        }
+        let counts = shared_rules.counts(topo.node_count());
+        (shared_rules, counts, rep, Some(sh))
+    } else {
+        (rules, node_counts, report, None)
+    };
+    lap(&mut tm.verify, &mut since);
     // One priority mask per channel and one record per node.
     budget.check(
         "capacity",
         bytes_of::<u64>(topo.channel_count())
             + bytes_of::<Option<capacity::NodeFit>>(topo.node_count()),
     )?;
-    let fit = capacity::fit(&topo, &tagging, &node_counts, &cfg.switch);
+    let installed = shared.as_ref().map_or(&tagging, |s| &s.tagging);
+    let fit = capacity::fit(&topo, installed, &node_counts, &cfg.switch);
     tm.total = t0.elapsed().as_secs_f64();
     let mut summary = summarize(&topo, cfg, &counts, &tagging, &rules, &node_counts, &fit);
+    if let Some(sh) = &shared {
+        let f = &mut summary.figures;
+        f.classes_stride = Some(sh.stride);
+        f.queues_separate = sh.queues_separate;
+        f.queues_shared = sh.queues_shared;
+    }
     summary.seconds = tm;
     summary.memory_estimate_bytes = budget.peak();
     summary.memory_budget_bytes = budget.limit();
@@ -278,6 +331,7 @@ pub fn run(cfg: &RunConfig) -> Result<RunResult> {
         rules,
         node_counts,
         report,
+        shared,
         fit,
         summary,
     })
@@ -356,6 +410,10 @@ fn summarize(
             switches_over_queues: fit.switches_over_queues,
             switches_over_acl: fit.switches_over_acl,
             max_cable_m_fit: fit.max_cable_m_fit,
+            classes: cfg.classes,
+            classes_stride: None,
+            queues_separate: u64::from(cfg.classes) * u64::from(tagging.priorities),
+            queues_shared: u64::from(tagging.priorities),
         },
         verified: true,
         memory_estimate_bytes: 0,

@@ -33,6 +33,10 @@ pub struct RuleSet {
     pub algo: String,
     pub priorities: u32,
     pub initial_tag: u32,
+    /// With several application classes sharing the queues: the tag each
+    /// class's hosts send, the first equal to `initial_tag` (empty: one
+    /// class). Written as `"classes"` only when present.
+    pub classes: Vec<u32>,
     /// Sorted by (node, in_link, tag, out_link).
     pub entries: Vec<Entry>,
     /// Per node, the ingress map: the distinct `(tag, lossless queue)` pairs
@@ -100,8 +104,18 @@ impl RuleSet {
             algo: t.algo.name(),
             priorities: t.priorities,
             initial_tag: 1,
+            classes: Vec::new(),
             entries,
             ingress,
+        }
+    }
+
+    /// The tags hosts send: one per application class.
+    pub fn host_tags(&self) -> Vec<u32> {
+        if self.classes.is_empty() {
+            vec![self.initial_tag]
+        } else {
+            self.classes.clone()
         }
     }
 
@@ -155,6 +169,15 @@ impl RuleSet {
             self.priorities,
             self.initial_tag
         );
+        if !self.classes.is_empty() {
+            // Before the entries, on the header's line.
+            s.truncate(s.len() - ",\n \"entries\": [".len());
+            let _ = write!(
+                s,
+                ", \"classes\": {},\n \"entries\": [",
+                serde_json::to_string(&self.classes).expect("numbers serialise")
+            );
+        }
         for (i, e) in self.entries.iter().enumerate() {
             let sep = if i == 0 { "\n  " } else { ",\n  " };
             let inl = e.in_link.map_or("null".to_string(), |l| l.to_string());
@@ -191,6 +214,8 @@ impl RuleSet {
             algo: String,
             priorities: u32,
             initial_tag: u32,
+            #[serde(default)]
+            classes: Vec<u32>,
             entries: Vec<Entry>,
         }
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -249,6 +274,7 @@ impl RuleSet {
             algo: raw.algo,
             priorities: raw.priorities,
             initial_tag: raw.initial_tag,
+            classes: raw.classes,
             entries,
             ingress,
         })

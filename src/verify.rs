@@ -169,6 +169,18 @@ pub fn verify_within(
             "initial_tag is 0: tags start at 1 (0 is the lossy class)".into(),
         );
     }
+    if !rules.classes.is_empty()
+        && (rules.classes[0] != rules.initial_tag || rules.classes.windows(2).any(|w| w[0] >= w[1]))
+    {
+        r.violate(
+            "header",
+            format!(
+                "classes {:?} must rise strictly and start at initial_tag {}",
+                rules.classes, rules.initial_tag
+            ),
+        );
+    }
+    let host_tags = rules.host_tags();
     let entries = &rules.entries;
     // Per-entry checks, in parallel. Only a flag per entry is kept: the
     // channels are cheap to recompute and the rule set can be large.
@@ -194,16 +206,25 @@ pub fn verify_within(
                         "entry",
                         format!("{}: lossless priorities start at 1", show(e)),
                     ));
-                } else if e.in_link.is_none() && e.tag != rules.initial_tag {
+                } else if e.in_link.is_none() && !host_tags.contains(&e.tag) {
                     findings.push((
                         (i, 1),
                         "entry",
-                        format!(
-                            "{}: a host port's entry matches tag {}, but hosts send initial_tag {}",
-                            show(e),
-                            e.tag,
-                            rules.initial_tag
-                        ),
+                        if rules.classes.is_empty() {
+                            format!(
+                                "{}: a host port's entry matches tag {}, but hosts send initial_tag {}",
+                                show(e),
+                                e.tag,
+                                rules.initial_tag
+                            )
+                        } else {
+                            format!(
+                                "{}: a host port's entry matches tag {}, but hosts send one of the classes' tags {:?}",
+                                show(e),
+                                e.tag,
+                                rules.classes
+                            )
+                        },
                     ));
                 }
                 if e.next_priority < e.priority {
@@ -354,8 +375,11 @@ pub fn verify_within(
         }
     }
     // (e) replay.
+    // Every class's packets follow every ELP, from the tag its hosts send.
     if let Some(elp) = elp {
-        replay(topo, &table, elp, rules.initial_tag, &mut r);
+        for &tag in &host_tags {
+            replay(topo, &table, elp, tag, &mut r);
+        }
     }
     r
 }

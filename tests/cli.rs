@@ -855,3 +855,63 @@ fn switch_profiles_on_the_command_line() {
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o).contains("[nexus] name: no such profile (known: drafts-40g, spectrum1, spectrum2, tomahawk, tomahawk5)"), "{}", text(&o));
 }
+
+/// `--classes 3` installs one plan shared by three classes: its rules carry
+/// the classes' host tags, `tagger verify` replays every class from its own
+/// tag and accepts them, and a class tag removed from the header makes that
+/// class's host entries violations.
+#[test]
+fn application_classes_share_verified_queues() {
+    let dir = tempfile::tempdir().unwrap();
+    let (topo, rules) = (dir.path().join("t.json"), dir.path().join("r.json"));
+    let o = tagger(&[
+        "run",
+        "leafspine:leaves=4,spines=2,hosts=1",
+        "--elp",
+        "kbounce:1",
+        "--algo",
+        "clos",
+        "--classes",
+        "3",
+        "--json",
+        "--topology-out",
+        topo.to_str().unwrap(),
+        "--rules-out",
+        rules.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (
+            v["classes"].as_u64(),
+            v["classes_stride"].as_u64(),
+            v["queues_shared"].as_u64(),
+            v["queues_separate"].as_u64()
+        ),
+        (Some(3), Some(1), Some(4), Some(6))
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&rules).unwrap()).unwrap();
+    assert_eq!(r["classes"], serde_json::json!([1, 2, 3]));
+    assert_eq!(r["priorities"], 4);
+    let args = [
+        "verify",
+        "--topology",
+        topo.to_str().unwrap(),
+        "--rules",
+        rules.to_str().unwrap(),
+    ];
+    let o = tagger(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    let text_rules = std::fs::read_to_string(&rules)
+        .unwrap()
+        .replace("\"classes\": [1,2,3]", "\"classes\": [1,2]");
+    std::fs::write(&rules, text_rules).unwrap();
+    let o = tagger(&args);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o).contains("hosts send one of the classes' tags [1, 2]"),
+        "{}",
+        text(&o)
+    );
+}

@@ -16,6 +16,7 @@ fn run(topo: &str, elp: &str, algo: &str) -> RunResult {
         cycle: CycleBackend::Ordered,
         memory_budget: None,
         switch: Default::default(),
+        classes: 1,
     })
     .unwrap_or_else(|e| panic!("{topo} {elp} {algo}: {e}"))
 }

@@ -195,6 +195,7 @@ mod tests {
             cycle: Default::default(),
             memory_budget: None,
             switch,
+            classes: 1,
         })
         .unwrap()
     }

@@ -83,6 +83,7 @@ pub fn run_scenario(s: &Scenario) -> Outcome {
         cycle: s.cycle,
         memory_budget: s.memory_budget,
         switch: s.switch.clone(),
+        classes: s.classes,
     };
     let (result, nodes) = match pipeline::run(&cfg) {
         Ok(r) => {

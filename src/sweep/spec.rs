@@ -49,6 +49,7 @@ struct RawSpec {
     cable_m: Option<OneOrMany<toml::Value>>,
     speed_gbps: Option<toml::Value>,
     headroom: Option<String>,
+    classes: Option<OneOrMany<toml::Value>>,
     #[serde(default)]
     group: Vec<RawGroup>,
 }
@@ -105,6 +106,7 @@ struct RawGroup {
     cable_m: Option<OneOrMany<toml::Value>>,
     speed_gbps: Option<toml::Value>,
     headroom: Option<String>,
+    classes: Option<OneOrMany<toml::Value>>,
 }
 
 #[derive(Debug, Deserialize, Clone)]
@@ -141,6 +143,8 @@ pub struct Scenario {
     pub memory_budget: Option<u64>,
     /// The switch model the plan is fitted to, with the grid's links.
     pub switch: crate::capacity::Profile,
+    /// Lossless application classes sharing the network.
+    pub classes: u32,
 }
 
 /// A validated, expanded sweep.
@@ -329,6 +333,23 @@ impl Sweep {
                 &links(&raw.switch, &raw.cable_m, &raw.speed_gbps, &raw.headroom),
             )
             .map_err(|(k, r)| err(at(k), r))?;
+            let classes: Vec<u32> = match g.classes.as_ref().or(raw.classes.as_ref()) {
+                None => vec![1],
+                Some(list) => list
+                    .list()
+                    .iter()
+                    .map(|v| match v {
+                        toml::Value::Integer(i) if (1..=64).contains(i) => Ok(*i as u32),
+                        other => Err(err(
+                            at("classes"),
+                            format!("{other} must be an integer from 1 to 64"),
+                        )),
+                    })
+                    .collect::<Result<_>>()?,
+            };
+            if classes.is_empty() {
+                return Err(err(at("classes"), "empty list: the grid is empty".into()));
+            }
             // Every grid point must be able to run: families the ELP or the
             // algorithm cannot apply to, and missing files, are spec errors
             // now rather than failed rows later.
@@ -349,6 +370,7 @@ impl Sweep {
                 * parsed_algos.len() as u128
                 * parsed_cycles.len() as u128
                 * switches.len() as u128
+                * classes.len() as u128
                 * trials as u128;
             if scenarios.len() as u128 + count > max_scenarios as u128 {
                 return Err(err(
@@ -359,8 +381,11 @@ impl Sweep {
                         parsed_elps.len(),
                         parsed_algos.len(),
                         parsed_cycles.len(),
-                        if switches.len() > 1 {
-                            format!(" x {} switch and cable settings", switches.len())
+                        if switches.len() * classes.len() > 1 {
+                            format!(
+                                " x {} switch, cable and class settings",
+                                switches.len() * classes.len()
+                            )
                         } else {
                             String::new()
                         },
@@ -368,11 +393,17 @@ impl Sweep {
                     ),
                 ));
             }
+            // Switch and class settings vary fastest after the cycle
+            // backend, so a spec without them keeps its scenario ids.
+            let settings: Vec<(&crate::capacity::Profile, u32)> = switches
+                .iter()
+                .flat_map(|p| classes.iter().map(move |&m| (p, m)))
+                .collect();
             for (text, topo) in &parsed_topos {
                 for elp in &parsed_elps {
                     for &algo in &parsed_algos {
                         for &cycle in &parsed_cycles {
-                            for switch in &switches {
+                            for &(switch, m) in &settings {
                                 for trial in 0..trials {
                                     let id = scenarios.len() as u64;
                                     let seed = crate::seed::mix(raw.seed, id);
@@ -393,6 +424,7 @@ impl Sweep {
                                         cycle,
                                         memory_budget,
                                         switch: switch.clone(),
+                                        classes: m,
                                     });
                                 }
                             }

@@ -12,6 +12,7 @@
 //! in parallel, which is the same since a key at tag t touches only priority
 //! t's graph), so results are independent of thread count.
 
+pub mod classes;
 pub mod control;
 pub mod engine;
 pub mod exact;
@@ -836,6 +837,28 @@ fn build(
         .collect();
     states.par_sort_unstable();
     let priorities = states.iter().map(|s| s.2).max().unwrap_or(0);
+    let per = priority_stats(&keys, &states, priorities);
+    Ok(Tagging {
+        algo,
+        cycle,
+        scheme,
+        priorities,
+        keys,
+        states,
+        per_priority: per,
+        dscp_conflicts,
+        lower_bound: 0,
+        effort: None,
+    })
+}
+
+/// Per priority: the channels packets occupy at it and its same-priority
+/// dependencies `(in channel, out channel)`, from sorted keys and states.
+pub(crate) fn priority_stats(
+    keys: &[Key],
+    states: &[(ChannelId, u32, u32)],
+    priorities: u32,
+) -> Vec<PriorityStats> {
     let mut per = vec![PriorityStats::default(); priorities as usize];
     let mut chans: Vec<(u32, ChannelId)> = states.iter().map(|s| (s.2, s.0)).collect();
     chans.sort_unstable();
@@ -857,18 +880,7 @@ fn build(
             per[p as usize - 1].edges += 1;
         }
     }
-    Ok(Tagging {
-        algo,
-        cycle,
-        scheme,
-        priorities,
-        keys,
-        states,
-        per_priority: per,
-        dscp_conflicts,
-        lower_bound: 0,
-        effort: None,
-    })
+    per
 }
 
 /// Checks what the stage promises: tags and priorities start at 1 and never
