@@ -240,6 +240,7 @@ pub fn run(cfg: &RunConfig) -> Result<RunResult> {
     let budget = Budget::new(cfg.memory_budget);
     let mut since = Instant::now();
     let topo = build_topology(&cfg.topology, &budget)?;
+    capacity::check(&topo, &cfg.switch)?;
     lap(&mut tm.generate, &mut since);
     let elp = build_elp(&topo, &cfg.elp, &budget)?;
     let counts = elp.counts(&topo);

@@ -1,7 +1,7 @@
 //! The project's JSON topology format (`tagger-topology/1`) and the edge list.
 
 use crate::error::{Result, TopologyError};
-use crate::model::{Family, Node, NodeKind, Topology};
+use crate::model::{Family, LinkProps, Node, NodeKind, Topology};
 use serde::Deserialize;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -16,9 +16,37 @@ struct RawTopology {
     links: Vec<RawLink>,
 }
 
-/// A link as read: exactly two node ids, or an error that says so (serde's
-/// own for a fixed-size array is "trailing characters").
-struct RawLink([i64; 2]);
+/// A link as read: exactly two node ids (`[0, 4]`), or an object with its
+/// ends and optional physical properties
+/// (`{"ends": [0, 4], "speed_gbps": 100, "cable_m": 5}`), or an error that
+/// says which (serde's own for a fixed-size array is "trailing
+/// characters").
+struct RawLink([i64; 2], LinkProps);
+
+/// The object form of a link; unknown fields are refused.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLinkObject {
+    ends: RawEnds,
+    speed_gbps: Option<f64>,
+    cable_m: Option<f64>,
+}
+
+/// A link's two ends, checked for their count.
+struct RawEnds([i64; 2]);
+
+impl<'de> Deserialize<'de> for RawEnds {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let ids: Vec<i64> = Vec::deserialize(d)?;
+        match ids[..] {
+            [a, b] => Ok(RawEnds([a, b])),
+            _ => Err(serde::de::Error::custom(format!(
+                "a link is two node ids, e.g. [0, 4]; this one has {}",
+                ids.len()
+            ))),
+        }
+    }
+}
 
 impl<'de> Deserialize<'de> for RawLink {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
@@ -26,7 +54,23 @@ impl<'de> Deserialize<'de> for RawLink {
         impl<'de> serde::de::Visitor<'de> for Visit {
             type Value = RawLink;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a link: two node ids, e.g. [0, 4]")
+                f.write_str(
+                    "a link: two node ids, e.g. [0, 4], or {\"ends\": [0, 4], \"speed_gbps\": 100, \"cable_m\": 5}",
+                )
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> std::result::Result<RawLink, A::Error> {
+                let o =
+                    RawLinkObject::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(RawLink(
+                    o.ends.0,
+                    LinkProps {
+                        speed_gbps: o.speed_gbps,
+                        cable_m: o.cable_m,
+                    },
+                ))
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(
                 self,
@@ -45,10 +89,10 @@ impl<'de> Deserialize<'de> for RawLink {
                         "a link is two node ids, e.g. [0, 4]; this one has {n}"
                     )));
                 }
-                Ok(RawLink(ids))
+                Ok(RawLink(ids, LinkProps::default()))
             }
         }
-        d.deserialize_seq(Visit)
+        d.deserialize_any(Visit)
     }
 }
 
@@ -141,7 +185,25 @@ pub fn parse_json(text: &str, origin: &str) -> Result<Topology> {
     }
     let count = nodes.len() as i64;
     let mut links = Vec::with_capacity(raw.links.len());
-    for (l, &RawLink([a, b])) in raw.links.iter().enumerate() {
+    let mut props = Vec::with_capacity(raw.links.len());
+    for (l, &RawLink([a, b], p)) in raw.links.iter().enumerate() {
+        if let Some(s) = p.speed_gbps
+            && !(s > 0.0 && s.is_finite())
+        {
+            return Err(bad(
+                format!("links[{l}].speed_gbps"),
+                format!("{s} must be a number > 0"),
+            ));
+        }
+        if let Some(c) = p.cable_m
+            && !(c >= 0.0 && c.is_finite())
+        {
+            return Err(bad(
+                format!("links[{l}].cable_m"),
+                format!("{c} must be a number >= 0"),
+            ));
+        }
+        props.push(p);
         for x in [a, b] {
             if !(0..count).contains(&x) {
                 return Err(bad(
@@ -153,7 +215,7 @@ pub fn parse_json(text: &str, origin: &str) -> Result<Topology> {
         links.push([a as u32, b as u32]);
     }
     let name = raw.name.unwrap_or_else(|| origin.to_string());
-    Topology::new(name, Family::File, nodes, links)
+    Topology::new(name, Family::File, nodes, links)?.with_link_props(props)
 }
 
 fn strip_position(msg: &str) -> String {
@@ -184,7 +246,19 @@ pub fn to_json(t: &Topology) -> String {
     s.push_str("],\n \"links\": [");
     for (i, [a, b]) in t.links().iter().enumerate() {
         let sep = if i == 0 { "\n  " } else { ",\n  " };
-        let _ = write!(s, "{sep}[{a}, {b}]");
+        let p = t.link_props(i as u32);
+        if p == LinkProps::default() {
+            let _ = write!(s, "{sep}[{a}, {b}]");
+        } else {
+            let _ = write!(s, "{sep}{{\"ends\": [{a}, {b}]");
+            if let Some(x) = p.speed_gbps {
+                let _ = write!(s, ", \"speed_gbps\": {x}");
+            }
+            if let Some(x) = p.cable_m {
+                let _ = write!(s, ", \"cable_m\": {x}");
+            }
+            s.push('}');
+        }
     }
     s.push_str("]}\n");
     s
@@ -222,6 +296,33 @@ mod tests {
         assert_eq!(again.nodes(), t.nodes());
         assert_eq!(again.links(), t.links());
         assert_eq!(to_edgelist(&t), "0 1\n1 0\n");
+    }
+
+    /// A link may carry its speed and cable length; they survive a round
+    /// trip, and a bad or unknown field is named.
+    #[test]
+    fn links_carry_speed_and_cable() {
+        let text = OK.replace(
+            "[[0, 1], [1, 0]]",
+            "[{\"ends\": [0, 1], \"speed_gbps\": 400, \"cable_m\": 2.5}, [1, 0]]",
+        );
+        let t = parse_json(&text, "t").unwrap();
+        assert_eq!(t.links(), &[[0, 1], [1, 0]]);
+        assert_eq!(
+            t.link_props(0),
+            LinkProps {
+                speed_gbps: Some(400.0),
+                cable_m: Some(2.5)
+            }
+        );
+        assert_eq!(t.link_props(1), LinkProps::default());
+        let again = parse_json(&to_json(&t), "t").unwrap();
+        assert_eq!(again.link_props(0), t.link_props(0));
+        assert!(to_json(&parse_json(OK, "t").unwrap()).contains("[0, 1]"));
+        assert!(err(&text.replace("2.5", "-1")).contains("links[0].cable_m: -1"));
+        assert!(err(&text.replace("400", "0")).contains("links[0].speed_gbps: 0"));
+        assert!(err(&text.replace("\"cable_m\"", "\"colour\"")).contains("unknown field `colour`"));
+        assert!(err(&text.replace("[0, 1]", "[0, 1, 2]")).contains("this one has 3"));
     }
 
     #[test]

@@ -16,6 +16,6 @@ pub mod spec;
 
 pub use error::TopologyError;
 pub use model::{
-    ChannelId, Family, LinkId, NOT_ENDPOINT, Node, NodeId, NodeKind, Topology, digits,
+    ChannelId, Family, LinkId, LinkProps, NOT_ENDPOINT, Node, NodeId, NodeKind, Topology, digits,
 };
 pub use spec::{TopologySpec, build};

@@ -193,6 +193,16 @@ pub struct Topology {
     adj: Vec<ChannelId>,
     endpoints: Vec<NodeId>,
     endpoint_index: Vec<u32>,
+    /// Per link, its optional speed and cable length (empty: none given).
+    link_props: Vec<LinkProps>,
+}
+
+/// What a topology file may say about one link's physical layer; the
+/// capacity model falls back to the switch profile for what it does not.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LinkProps {
+    pub speed_gbps: Option<f64>,
+    pub cable_m: Option<f64>,
 }
 
 /// Marks "not an endpoint" in [`Topology::endpoint_index`].
@@ -281,7 +291,41 @@ impl Topology {
             adj,
             endpoints,
             endpoint_index,
+            link_props: Vec::new(),
         })
+    }
+
+    /// This topology with per-link properties (one per link, or none).
+    ///
+    /// # Errors
+    /// [`TopologyError::Invalid`] when the count differs from the links'.
+    pub fn with_link_props(mut self, props: Vec<LinkProps>) -> Result<Self> {
+        if !props.is_empty() && props.len() != self.links.len() {
+            return Err(TopologyError::Invalid {
+                location: "links".into(),
+                reason: format!(
+                    "{} link properties for {} links",
+                    props.len(),
+                    self.links.len()
+                ),
+            });
+        }
+        self.link_props = if props.iter().all(|p| *p == LinkProps::default()) {
+            Vec::new()
+        } else {
+            props
+        };
+        Ok(self)
+    }
+
+    /// Link `l`'s properties (none given: both `None`).
+    pub fn link_props(&self, l: LinkId) -> LinkProps {
+        self.link_props.get(l as usize).copied().unwrap_or_default()
+    }
+
+    /// Whether any link carries properties.
+    pub fn has_link_props(&self) -> bool {
+        !self.link_props.is_empty()
     }
 
     pub fn name(&self) -> &str {

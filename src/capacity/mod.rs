@@ -27,6 +27,9 @@ pub struct NodeFit {
     /// (port, priority) pairs on switch-to-switch and on host ports.
     pub fabric_pairs: u64,
     pub host_pairs: u64,
+    /// Switch-to-switch (port, priority) pairs by port speed (bit pattern
+    /// of the f64, for the cable solver), ascending.
+    fabric_by_speed: [(u64, u64); MAX_SPEEDS],
     /// Headroom reserved (with a shared pool: the xons plus the pool).
     pub headroom_bytes: u64,
     /// `lossless_buffer_bytes - headroom_bytes` (negative: over).
@@ -60,14 +63,44 @@ pub struct Fit {
 /// Longest cable the solver tries.
 pub const MAX_CABLE_M: f64 = 100_000.0;
 
-/// Headroom of a switch with `fabric` and `host` (port, priority) pairs.
-fn switch_headroom(p: &Profile, fabric: u64, host: u64, f: PortHeadroom, h: PortHeadroom) -> u64 {
+/// Distinct switch-to-switch port speeds one switch may have (the cable
+/// solver's per-switch summary); more fall back to the slowest solve.
+const MAX_SPEEDS: usize = 4;
+
+/// Headroom from summed xoffs and xons of a switch's (port, priority) pairs.
+fn reserve(p: &Profile, xoff: u64, xon: u64) -> u64 {
     if p.shared_headroom_pool {
-        let xoffs = fabric * f.xoff + host * h.xoff;
-        fabric * f.xon + host * h.xon + (xoffs as f64 / p.oversubscription).ceil() as u64
+        xon + (xoff as f64 / p.oversubscription).ceil() as u64
     } else {
-        fabric * f.size() + host * h.size()
+        xoff + xon
     }
+}
+
+/// Checks, before any work, that the profile can size every port of
+/// `topo`: a sonic profile needs a pause-quanta entry or a peer response
+/// time for every speed a topology file gives its links.
+///
+/// # Errors
+/// [`crate::Error::Profile`] naming the link.
+pub fn check(topo: &Topology, p: &Profile) -> crate::Result<()> {
+    let Some(s) = &p.sonic else { return Ok(()) };
+    if s.peer_response_bytes > 0 || !topo.has_link_props() {
+        return Ok(());
+    }
+    for l in 0..topo.link_count() as u32 {
+        let (speed, _) = p.link(topo, l);
+        if profile::pause_quanta(speed).is_none() {
+            return Err(crate::Error::Profile {
+                origin: topo.name().to_string(),
+                profile: p.name.clone(),
+                field: format!("links[{l}].speed_gbps"),
+                reason: format!(
+                    "{speed} Gb/s has no pause-quanta entry (10/25/40/50/100/200/400) and the profile's peer_response_bytes is 0"
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Fits a tagging's plan to the switch profile `p`.
@@ -92,8 +125,18 @@ pub fn fit(topo: &Topology, tagging: &Tagging, counts: &[NodeCounts], p: &Profil
             sources[k.node as usize] = true;
         }
     }
-    let fabric_h = port_headroom(p, p.port_speed_gbps, p.cable_m);
     let host_h = port_headroom(p, p.host_speed_gbps, p.host_cable_m);
+    // Per link its port headroom; links share few (speed, cable) pairs.
+    let mut by_link: std::collections::BTreeMap<(u64, u64), PortHeadroom> = Default::default();
+    let link_h: Vec<(f64, PortHeadroom)> = (0..topo.link_count() as u32)
+        .map(|l| {
+            let (speed, cable) = p.link(topo, l);
+            let h = *by_link
+                .entry((speed.to_bits(), cable.to_bits()))
+                .or_insert_with(|| port_headroom(p, speed, cable));
+            (speed, h)
+        })
+        .collect();
     let mut nodes = Vec::with_capacity(n);
     for v in 0..n {
         let node = topo.nodes()[v];
@@ -102,11 +145,35 @@ pub fn fit(topo: &Topology, tagging: &Tagging, counts: &[NodeCounts], p: &Profil
             continue;
         }
         let (mut fabric, mut ports, mut present) = (0u64, 0u32, 0u64);
+        let (mut xoff, mut xon) = (0u64, 0u64);
+        let mut by_speed = [(0u64, 0u64); MAX_SPEEDS];
         for &out in topo.out_channels(v as u32) {
             let m = mask[Topology::reverse(out) as usize];
-            fabric += u64::from(m.count_ones());
+            let k = u64::from(m.count_ones());
+            fabric += k;
             ports += u32::from(m != 0);
             present |= m;
+            let (speed, h) = link_h[(out >> 1) as usize];
+            xoff += k * h.xoff;
+            xon += k * h.xon;
+            if k > 0 {
+                // Past MAX_SPEEDS distinct speeds, the last slot keeps the
+                // fastest (the solver then over-reserves, never under).
+                let bits = speed.to_bits();
+                let slot = by_speed
+                    .iter()
+                    .position(|&(b, c)| c == 0 || b == bits)
+                    .unwrap_or(MAX_SPEEDS - 1);
+                let (b, c) = by_speed[slot];
+                by_speed[slot] = (
+                    if c == 0 {
+                        bits
+                    } else {
+                        f64::from_bits(b).max(speed).to_bits()
+                    },
+                    c + k,
+                );
+            }
         }
         // Host ports carry what hosts send: the initial priority.
         let host = if sources[v] { u64::from(node.hosts) } else { 0 };
@@ -114,7 +181,7 @@ pub fn fit(topo: &Topology, tagging: &Tagging, counts: &[NodeCounts], p: &Profil
             ports += node.hosts;
             present |= 1;
         }
-        let headroom = switch_headroom(p, fabric, host, fabric_h, host_h);
+        let headroom = reserve(p, xoff + host * host_h.xoff, xon + host * host_h.xon);
         let margin = p.lossless_buffer_bytes as i64 - headroom as i64;
         let priorities = present.count_ones();
         let queue_margin = i64::from(p.lossless_queues) - i64::from(priorities);
@@ -126,6 +193,7 @@ pub fn fit(topo: &Topology, tagging: &Tagging, counts: &[NodeCounts], p: &Profil
             priorities,
             fabric_pairs: fabric,
             host_pairs: host,
+            fabric_by_speed: by_speed,
             headroom_bytes: headroom,
             buffer_margin_bytes: margin,
             fits_buffer: margin >= 0,
@@ -136,10 +204,24 @@ pub fn fit(topo: &Topology, tagging: &Tagging, counts: &[NodeCounts], p: &Profil
         }));
     }
     let switches: Vec<&NodeFit> = nodes.iter().flatten().collect();
+    // Every switch-to-switch cable at `cable` metres, speeds as they are.
     let fits_at = |cable: f64| {
-        let f = port_headroom(p, p.port_speed_gbps, cable);
+        let mut at_speed: Vec<(u64, PortHeadroom)> = Vec::new();
         switches.iter().all(|s| {
-            switch_headroom(p, s.fabric_pairs, s.host_pairs, f, host_h) <= p.lossless_buffer_bytes
+            let (mut xoff, mut xon) = (s.host_pairs * host_h.xoff, s.host_pairs * host_h.xon);
+            for &(bits, k) in s.fabric_by_speed.iter().filter(|x| x.1 > 0) {
+                let h = match at_speed.iter().find(|x| x.0 == bits) {
+                    Some(&(_, h)) => h,
+                    None => {
+                        let h = port_headroom(p, f64::from_bits(bits), cable);
+                        at_speed.push((bits, h));
+                        h
+                    }
+                };
+                xoff += k * h.xoff;
+                xon += k * h.xon;
+            }
+            reserve(p, xoff, xon) <= p.lossless_buffer_bytes
         })
     };
     // Headroom never falls as cables grow, so the fitting lengths form an
@@ -301,6 +383,71 @@ mod tests {
         assert_eq!(worst.fits_acl, Some(false));
     }
 
+    /// Link speeds and cables come from the topology file first, then the
+    /// profile's level classes, then its defaults; a sonic profile refuses
+    /// a file speed it cannot size before any work.
+    #[test]
+    fn per_link_and_per_level_speeds_and_cables() {
+        let t = crate::TopologySpec::parse("fattree:k=4")
+            .unwrap()
+            .build()
+            .unwrap();
+        let p = Profile::parse_all(
+            &profile::BUILTIN.replace(
+                "[spectrum1]",
+                "[spectrum2.levels]\n\"1-0\" = { cable_m = 10 }\n\"1-2\" = { speed_gbps = 400 }\n\n[spectrum1]",
+            ),
+            "l.toml",
+        )
+        .unwrap()
+        .remove("spectrum2")
+        .unwrap();
+        let tor_agg = (0..t.link_count() as u32)
+            .find(|&l| t.links()[l as usize].iter().any(|&v| t.level(v) == Some(0)))
+            .unwrap();
+        let agg_core = (0..t.link_count() as u32)
+            .find(|&l| t.links()[l as usize].iter().any(|&v| t.level(v) == Some(2)))
+            .unwrap();
+        assert_eq!(p.link(&t, tor_agg), (100.0, 10.0));
+        assert_eq!(p.link(&t, agg_core), (400.0, 300.0));
+        let mut props = vec![tagger_generators::LinkProps::default(); t.link_count()];
+        props[tor_agg as usize].cable_m = Some(2.0);
+        props[agg_core as usize].speed_gbps = Some(800.0);
+        let json = tagger_generators::file::to_json(&t.with_link_props(props).unwrap());
+        let f = tagger_generators::file::parse_json(&json, "f").unwrap();
+        assert_eq!(p.link(&f, tor_agg), (100.0, 2.0));
+        assert_eq!(p.link(&f, agg_core), (800.0, 300.0));
+        let strict = Profile {
+            sonic: p.sonic.map(|s| profile::SonicParams {
+                peer_response_bytes: 0,
+                ..s
+            }),
+            ..p.clone()
+        };
+        let e = check(&f, &strict).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("links[{agg_core}].speed_gbps")) && e.contains("800"),
+            "{e}"
+        );
+        assert!(check(&f, &p).is_ok());
+        // The fit sums each port at its own link's headroom.
+        let r = plan("fattree:k=4", "kbounce:1", "clos", p.clone());
+        let fit_levels = fit(&r.topo, &r.tagging, &r.node_counts, &p);
+        let fit_flat = fit(
+            &r.topo,
+            &r.tagging,
+            &r.node_counts,
+            &Profile {
+                levels: Vec::new(),
+                ..p
+            },
+        );
+        assert_ne!(
+            fit_levels.headroom_total_max_bytes,
+            fit_flat.headroom_total_max_bytes
+        );
+    }
+
     /// The cable solver's answer fits, and 0.1 m more does not.
     #[test]
     fn max_cable_is_the_fitting_edge() {
@@ -362,6 +509,8 @@ mod tests {
     fn bad_profiles_name_file_profile_and_field() {
         for (extra, field) in [
             ("acl_entries = -3\n", "acl_entries"),
+            ("levels = { \"x-1\" = { cable_m = 1 } }\n", "levels"),
+            ("levels = { \"0-1\" = { colour = 1 } }\n", "colour"),
             ("lossless_buffer_bytes = -5\n", "lossless_buffer_bytes"),
             ("port_speed_gbps = 0\n", "port_speed_gbps"),
             ("headroom = \"magic\"\n", "headroom"),

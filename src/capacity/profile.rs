@@ -74,6 +74,26 @@ pub struct Profile {
     pub host_cable_m: f64,
     pub port_mtu: u64,
     pub lossless_mtu: u64,
+    /// Switch-to-switch links between two levels with their own speed or
+    /// cable (e.g. ToR-to-aggregation 10 m), from the profile's `levels`
+    /// table; the defaults above apply to the others.
+    pub levels: Vec<LevelLinks>,
+}
+
+/// Links between levels `lo` and `hi` (`lo <= hi`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct LevelLinks {
+    pub lo: u32,
+    pub hi: u32,
+    pub speed_gbps: Option<f64>,
+    pub cable_m: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLevelLinks {
+    speed_gbps: Option<toml::Value>,
+    cable_m: Option<toml::Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -100,6 +120,7 @@ struct RawProfile {
     host_cable_m: Option<toml::Value>,
     port_mtu: toml::Value,
     lossless_mtu: toml::Value,
+    levels: Option<BTreeMap<String, RawLevelLinks>>,
 }
 
 /// Pause quanta a peer may still send after a pause, by port speed (IEEE
@@ -275,6 +296,48 @@ impl Profile {
             .as_ref()
             .map_or(Ok(port_speed_gbps), |v| positive("host_speed_gbps", v))?;
         let cable_m = non_negative("cable_m", &r.cable_m)?;
+        let mut levels = Vec::new();
+        for (key, l) in r.levels.iter().flatten() {
+            let pair = key.split_once('-').and_then(|(a, b)| {
+                Some((a.trim().parse::<u32>().ok()?, b.trim().parse::<u32>().ok()?))
+            });
+            let Some((a, b)) = pair else {
+                return Err((
+                    "levels",
+                    format!("'{key}' is not a level pair such as \"0-1\""),
+                ));
+            };
+            if l.speed_gbps.is_none() && l.cable_m.is_none() {
+                return Err((
+                    "levels",
+                    format!("'{key}' gives neither speed_gbps nor cable_m"),
+                ));
+            }
+            levels.push(LevelLinks {
+                lo: a.min(b),
+                hi: a.max(b),
+                speed_gbps: l
+                    .speed_gbps
+                    .as_ref()
+                    .map(|v| positive("levels", v))
+                    .transpose()?,
+                cable_m: l
+                    .cable_m
+                    .as_ref()
+                    .map(|v| non_negative("levels", v))
+                    .transpose()?,
+            });
+        }
+        levels.sort_by_key(|l| (l.lo, l.hi));
+        if let Some(w) = levels
+            .windows(2)
+            .find(|w| (w[0].lo, w[0].hi) == (w[1].lo, w[1].hi))
+        {
+            return Err((
+                "levels",
+                format!("levels {}-{} given twice", w[0].lo, w[0].hi),
+            ));
+        }
         let p = Profile {
             name: name.to_string(),
             description: r.description,
@@ -300,6 +363,7 @@ impl Profile {
                 .map_or(Ok(cable_m), |v| non_negative("host_cable_m", v))?,
             port_mtu: size("port_mtu", &r.port_mtu)?,
             lossless_mtu: size("lossless_mtu", &r.lossless_mtu)?,
+            levels,
         };
         if p.lossless_mtu == 0 || p.lossless_mtu > p.port_mtu {
             return Err((
@@ -318,10 +382,14 @@ impl Profile {
     /// pause-quanta entry.
     fn check_speeds(&self) -> std::result::Result<(), (&'static str, String)> {
         if let Some(s) = &self.sonic {
+            let level_speeds = self.levels.iter().filter_map(|l| l.speed_gbps);
             for (field, speed) in [
                 ("port_speed_gbps", self.port_speed_gbps),
                 ("host_speed_gbps", self.host_speed_gbps),
-            ] {
+            ]
+            .into_iter()
+            .chain(level_speeds.map(|s| ("levels", s)))
+            {
                 if pause_quanta(speed).is_none() && s.peer_response_bytes == 0 {
                     return Err((
                         field,
@@ -380,6 +448,31 @@ impl Profile {
         all.get(spec)
             .cloned()
             .ok_or_else(|| unknown("built-in", spec, &all))
+    }
+
+    /// Speed and cable of switch-to-switch link `l` of `topo`: the
+    /// topology file's own figures first, then the profile's class for the
+    /// link's two levels, then the profile's defaults.
+    pub fn link(&self, topo: &tagger_generators::Topology, l: u32) -> (f64, f64) {
+        let props = topo.link_props(l);
+        let [a, b] = topo.links()[l as usize];
+        let class = match (topo.level(a), topo.level(b)) {
+            (Some(x), Some(y)) => self
+                .levels
+                .iter()
+                .find(|c| (c.lo, c.hi) == (x.min(y), x.max(y))),
+            _ => None,
+        };
+        (
+            props
+                .speed_gbps
+                .or(class.and_then(|c| c.speed_gbps))
+                .unwrap_or(self.port_speed_gbps),
+            props
+                .cable_m
+                .or(class.and_then(|c| c.cable_m))
+                .unwrap_or(self.cable_m),
+        )
     }
 
     /// The built-in profiles.
