@@ -128,21 +128,7 @@ pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
     Ok(bytes as u64)
 }
 
-/// `bytes` for people: `1.50 GiB`.
-pub fn human(bytes: u64) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut v = bytes as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u + 1 < units.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{v:.2} {}", units[u])
-    }
-}
+pub use crate::error::human;
 
 #[cfg(test)]
 mod tests {

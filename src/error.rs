@@ -67,8 +67,8 @@ pub enum Error {
     /// A scenario whose estimated memory exceeds its budget.
     #[error(
         "memory budget exceeded in {stage}: needs an estimated {} (the budget is {})",
-        crate::budget::human(*needed),
-        crate::budget::human(*budget)
+        human(*needed),
+        human(*budget)
     )]
     MemoryBudget {
         stage: &'static str,
@@ -96,5 +96,21 @@ impl Error {
             path: path.into(),
             cause: source,
         }
+    }
+}
+
+/// `bytes` for people: `1.50 GiB`.
+pub fn human(bytes: u64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.2} {}", units[u])
     }
 }

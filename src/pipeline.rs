@@ -246,33 +246,16 @@ pub fn run(cfg: &RunConfig) -> Result<RunResult> {
     let counts = elp.counts(&topo);
     lap(&mut tm.elp, &mut since);
     let tagging = crate::tagging::tag_within(&topo, &elp, cfg.algo, cfg.cycle, &budget)?;
-    budget.hold(
-        "tagging",
-        bytes_of::<crate::tagging::Key>(tagging.keys.len())
-            + bytes_of::<(u32, u32, u32)>(tagging.states.len()),
-    )?;
+    budget.hold("tagging", tagging.heap_bytes())?;
     lap(&mut tm.tag, &mut since);
-    // Rules hold about one entry per key; check before building them.
-    budget.check("rules", bytes_of::<crate::rules::Entry>(tagging.keys.len()))?;
+    budget.check("rules", RuleSet::estimate_bytes(&tagging))?;
     let rules = RuleSet::from_tagging(&topo, &tagging);
     let node_counts = rules.counts(topo.node_count());
-    budget.hold(
-        "rules",
-        bytes_of::<crate::rules::Entry>(rules.entries.len())
-            + bytes_of::<(u32, u32)>(rules.ingress.iter().map(Vec::len).sum()),
-    )?;
+    budget.hold("rules", rules.heap_bytes())?;
     lap(&mut tm.rules, &mut since);
-    // The verifier's replay holds a prefix record per state plus a table of
-    // the rules; estimated from the tagging's states before it starts.
-    let per_state = std::mem::size_of::<crate::elp::Prefixes>() as u64
-        + elp
-            .shortest
-            .as_ref()
-            .map_or(0, |_| 8 * topo.endpoints().len().div_ceil(64) as u64);
     budget.check(
         "verify",
-        per_state * tagging.states.len() as u64
-            + 2 * bytes_of::<crate::rules::Entry>(rules.entries.len()),
+        verify::estimate_bytes(&topo, &elp, tagging.states.len(), &rules),
     )?;
     let report = verify::verify(&topo, &rules, Some(&elp));
     if !report.ok() {
@@ -285,9 +268,7 @@ pub fn run(cfg: &RunConfig) -> Result<RunResult> {
         let m = u64::from(cfg.classes);
         budget.check(
             "classes",
-            m * (bytes_of::<crate::tagging::Key>(tagging.keys.len())
-                + bytes_of::<(u32, u32, u32)>(tagging.states.len())
-                + 2 * bytes_of::<crate::rules::Entry>(rules.entries.len())),
+            m * (tagging.heap_bytes() + 2 * bytes_of::<crate::rules::Entry>(rules.entries.len())),
         )?;
         let sh = crate::tagging::classes::share(&tagging, cfg.classes)?;
         let mut shared_rules = RuleSet::from_tagging(&topo, &sh.tagging);
@@ -306,11 +287,7 @@ pub fn run(cfg: &RunConfig) -> Result<RunResult> {
     };
     lap(&mut tm.verify, &mut since);
     // One priority mask per channel and one record per node.
-    budget.check(
-        "capacity",
-        bytes_of::<u64>(topo.channel_count())
-            + bytes_of::<Option<capacity::NodeFit>>(topo.node_count()),
-    )?;
+    budget.check("capacity", capacity::estimate_bytes(&topo))?;
     let installed = shared.as_ref().map_or(&tagging, |s| &s.tagging);
     let fit = capacity::fit(&topo, installed, &node_counts, &cfg.switch);
     tm.total = t0.elapsed().as_secs_f64();
@@ -430,11 +407,7 @@ fn summarize(
 /// # Errors
 /// [`Error::MemoryBudget`] past the budget, or the generator's error.
 pub fn build_topology(spec: &crate::TopologySpec, budget: &Budget) -> Result<crate::Topology> {
-    let bytes = |nodes: u64, channels: u64| {
-        nodes
-            .saturating_mul(32)
-            .saturating_add(channels.saturating_mul(16))
-    };
+    let bytes = crate::topo::estimate_bytes;
     if let crate::TopologySpec::Generated(f) = spec
         && let Some((nodes, links)) = f.size()
     {

@@ -110,6 +110,18 @@ impl RuleSet {
         }
     }
 
+    /// Bytes a rule set built from `t` holds, before it is built: about
+    /// one entry per key.
+    pub fn estimate_bytes(t: &Tagging) -> u64 {
+        crate::budget::bytes_of::<Entry>(t.keys.len())
+    }
+
+    /// Heap bytes held: entries and the ingress map.
+    pub fn heap_bytes(&self) -> u64 {
+        crate::budget::bytes_of::<Entry>(self.entries.len())
+            + crate::budget::bytes_of::<(u32, u32)>(self.ingress.iter().map(Vec::len).sum())
+    }
+
     /// The tags hosts send: one per application class.
     pub fn host_tags(&self) -> Vec<u32> {
         if self.classes.is_empty() {

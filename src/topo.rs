@@ -6,6 +6,15 @@ use std::collections::BTreeMap;
 use std::fmt;
 pub use tagger_generators::*;
 
+/// Bytes a topology of `nodes` nodes and `channels` channels holds (32 per
+/// node and 16 per channel: the node records and the adjacency), for
+/// memory budgets; known before a generated family is built.
+pub fn estimate_bytes(nodes: u64, channels: u64) -> u64 {
+    nodes
+        .saturating_mul(32)
+        .saturating_add(channels.saturating_mul(16))
+}
+
 /// Largest hop distance between two endpoints, or `None` when some pair is
 /// disconnected. Bit-parallel BFS: 64 sources at a time, one word per node
 /// and level (as the `shortest` ELP builds its DAGs), chunks in parallel.

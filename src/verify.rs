@@ -125,6 +125,19 @@ pub struct Limits {
 /// at most all of them lossless): the `tagger verify` default.
 pub const SWITCH_QUEUES: u32 = 8;
 
+/// Bytes [`verify`] works with, before it starts: the replay's prefix
+/// record per packet state (`states`, the tagging's count) and two copies
+/// of the rule table.
+pub fn estimate_bytes(topo: &Topology, elp: &ElpSet, states: usize, rules: &RuleSet) -> u64 {
+    let per_state = std::mem::size_of::<crate::elp::Prefixes>() as u64
+        + elp
+            .shortest
+            .as_ref()
+            .map_or(0, |_| 8 * topo.endpoints().len().div_ceil(64) as u64);
+    per_state * states as u64
+        + 2 * crate::budget::bytes_of::<crate::rules::Entry>(rules.entries.len())
+}
+
 /// Verifies `rules` on `topo`; with `elp`, also replays its transitions.
 /// No limit on priorities (see [`verify_within`]).
 pub fn verify(topo: &Topology, rules: &RuleSet, elp: Option<&ElpSet>) -> Report {

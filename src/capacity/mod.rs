@@ -76,6 +76,13 @@ fn reserve(p: &Profile, xoff: u64, xon: u64) -> u64 {
     }
 }
 
+/// Bytes [`fit`] works with: a priority mask per channel and a record per
+/// node.
+pub fn estimate_bytes(topo: &Topology) -> u64 {
+    use crate::budget::bytes_of;
+    bytes_of::<u64>(topo.channel_count()) + bytes_of::<Option<NodeFit>>(topo.node_count())
+}
+
 /// Checks, before any work, that the profile can size every port of
 /// `topo`: a sonic profile needs a pause-quanta entry or a peer response
 /// time for every speed a topology file gives its links.

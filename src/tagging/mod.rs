@@ -883,6 +883,14 @@ pub(crate) fn priority_stats(
     per
 }
 
+impl Tagging {
+    /// Heap bytes held by the keys and states (for memory budgets).
+    pub fn heap_bytes(&self) -> u64 {
+        crate::budget::bytes_of::<Key>(self.keys.len())
+            + crate::budget::bytes_of::<(u32, u32, u32)>(self.states.len())
+    }
+}
+
 /// Checks what the stage promises: tags and priorities start at 1 and never
 /// decrease, priorities fit the DSCP field, every key has one decision, and
 /// each priority's same-priority dependencies are acyclic (a guard against a
