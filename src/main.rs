@@ -91,11 +91,13 @@ enum Command {
         topology: String,
         #[arg(long)]
         elp: String,
+        /// Parsed by clap, so a bad name is a usage error (exit 2) naming the
+        /// option, before any work.
         #[arg(long, default_value = "greedy")]
-        algo: String,
+        algo: Algo,
         /// Incremental cycle detection backend: ordered, pk (alias bitset), petgraph, naive.
         #[arg(long, default_value = "ordered")]
-        cycle: String,
+        cycle: CycleBackend,
         #[arg(long)]
         json: bool,
         #[arg(long)]
@@ -355,8 +357,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let cfg = RunConfig {
                 topology: TopologySpec::parse(&topology)?,
                 elp: ElpSpec::parse(&elp)?,
-                algo: with_time_limit(algo.parse::<Algo>()?, time_limit)?,
-                cycle: cycle.parse::<CycleBackend>().map_err(anyhow::Error::msg)?,
+                algo: with_time_limit(algo, time_limit)?,
+                cycle,
                 memory_budget,
                 switch: tagger::capacity::Profile::resolve(&switch)?
                     .with_links(cable_m, speed_gbps, headroom)?,

@@ -915,3 +915,22 @@ fn application_classes_share_verified_queues() {
         text(&o)
     );
 }
+
+/// `--algo` and `--cycle` are parsed with the other arguments: a bad value
+/// is a usage error (exit 2) naming the option, before any work.
+#[test]
+fn bad_algorithm_and_backend_are_usage_errors() {
+    for (opt, val, msg) in [
+        ("--algo", "magic", "unknown algorithm"),
+        ("--cycle", "dfs", "unknown cycle backend 'dfs'"),
+        ("--algo", "search:budget=-1", "budget = -1"),
+    ] {
+        let o = tagger(&["run", "fattree:k=4", "--elp", "kbounce:1", opt, val]);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+        let t = text(&o);
+        assert!(
+            t.contains(&format!("invalid value '{val}' for '{opt}")) && t.contains(msg),
+            "{t}"
+        );
+    }
+}
