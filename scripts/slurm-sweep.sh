@@ -6,9 +6,11 @@
 #   cargo build --release                  # once, on a shared filesystem
 #   sbatch scripts/slurm-sweep.sh datasets/jellyfish-trials.toml results/jellyfish-trials
 #
-# Then read the directory as one dataset:
-#   duckdb -c "SELECT algo, median(priorities) FROM 'results/jellyfish-trials/runs-*.parquet' GROUP BY ALL"
-#   python3 scripts/summarize.py results/jellyfish-trials
+# Then merge the shards into runs.parquet and switches.parquet (it names
+# any shard still missing), or read the directory as one dataset:
+#   ./target/release/tagger merge results/jellyfish-trials
+#   duckdb -c "SELECT algo, median(priorities) FROM 'results/jellyfish-trials/runs-shard-*.parquet' GROUP BY ALL"
+#   python3 scripts/summarize.py results/jellyfish-trials/runs.parquet
 #
 #SBATCH --job-name=tagger-sweep
 #SBATCH --array=1-16

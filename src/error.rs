@@ -77,6 +77,10 @@ pub enum Error {
     },
     #[error("Parquet file {}: {reason}", path.display())]
     Parquet { path: PathBuf, reason: String },
+    /// Shard files that cannot be merged: none, different sweeps, or some
+    /// missing (named by index).
+    #[error("cannot merge {}: {reason}", dir.display())]
+    Merge { dir: PathBuf, reason: String },
     /// Another process holds the output directory's lock.
     #[error(
         "{}: another tagger sweep is writing this output ({holder}); wait for it to finish or choose another --out",

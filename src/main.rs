@@ -159,6 +159,13 @@ enum Command {
         #[arg(long, value_enum, default_value_t = SchemaFormat::Markdown)]
         format: SchemaFormat,
     },
+    /// Merge a sweep's shard files (--shard I/N, e.g. a cluster job array)
+    /// in DIR into runs.parquet and switches.parquet, in scenario order.
+    Merge {
+        /// The directory holding runs-shard-I-of-N.parquet and
+        /// switches-shard-I-of-N.parquet.
+        dir: PathBuf,
+    },
     /// Run a batch sweep (the embedded default when no spec is given).
     Sweep {
         /// A TOML sweep spec (see datasets/).
@@ -411,6 +418,22 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let report = tagger::verify::verify_within(&topo, &rules, elp.as_ref(), &limits);
             say!("{report}");
             Ok(if report.ok() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+        Command::Merge { dir } => {
+            let m = sweep::merge::merge(&dir)?;
+            println!(
+                "{} shards, {} scenarios ({} failed): wrote {} and {}",
+                m.shards,
+                m.runs,
+                m.failed,
+                m.runs_path.display(),
+                m.switches_path.display()
+            );
+            Ok(if m.failed == 0 {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::FAILURE

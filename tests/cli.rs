@@ -934,3 +934,73 @@ fn bad_algorithm_and_backend_are_usage_errors() {
         );
     }
 }
+
+/// `tagger merge` combines the shards of a sweep into the pair a local
+/// sweep of the same spec writes (rows in scenario order, timings aside),
+/// and refuses missing shards (by index) and shards of another spec.
+#[test]
+fn merge_combines_shards_and_refuses_mixtures() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("s.toml");
+    let spec_text = "name = \"m\"\n[[group]]\nname = \"g\"\ntopology = \"fattree\"\nparams = { k = [4, 6] }\nelp = [\"kbounce:0\", \"kbounce:1\"]\nalgo = [\"clos\", \"greedy\"]\n";
+    std::fs::write(&spec, spec_text).unwrap();
+    let (shards, local) = (dir.path().join("shards"), dir.path().join("local"));
+    let sweep = |out: &Path, shard: Option<&str>| {
+        let mut args = vec![
+            "sweep",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        if let Some(s) = shard {
+            args.extend(["--shard", s]);
+        }
+        let o = tagger(&args);
+        assert!(o.status.success(), "{}", text(&o));
+    };
+    sweep(&shards, Some("1/3"));
+    sweep(&shards, Some("3/3"));
+    let o = tagger(&["merge", shards.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).contains("missing shard 2 of 3"), "{}", text(&o));
+    // Shard 2 of another spec.
+    std::fs::write(&spec, spec_text.replace("name = \"m\"", "name = \"other\"")).unwrap();
+    sweep(&shards, Some("2/3"));
+    let o = tagger(&["merge", shards.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).contains("differ in tagger.spec"), "{}", text(&o));
+    std::fs::write(&spec, spec_text).unwrap();
+    sweep(&shards, Some("2/3"));
+    let o = tagger(&["merge", shards.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("3 shards, 8 scenarios (0 failed)"),
+        "{}",
+        text(&o)
+    );
+    sweep(&local, None);
+    // Every column but the timing and process ones, row by row.
+    let rows = |d: &Path, f: &str| {
+        let batches = tagger::output::parquet::read_batches(&d.join(f)).unwrap();
+        let mut out = Vec::new();
+        for b in &batches {
+            for r in 0..b.num_rows() {
+                let mut row = Vec::new();
+                for (i, field) in b.schema().fields().iter().enumerate() {
+                    let n = field.name();
+                    if n.starts_with("seconds_") || n == "peak_rss_bytes" || n == "threads" {
+                        continue;
+                    }
+                    row.push(format!("{:?}", b.column(i).slice(r, 1)));
+                }
+                out.push(row);
+            }
+        }
+        out
+    };
+    for f in ["runs.parquet", "switches.parquet"] {
+        assert_eq!(rows(&shards, f), rows(&local, f), "{f}");
+    }
+    let o = tagger(&["merge", dir.path().to_str().unwrap()]);
+    assert!(text(&o).contains("no shard files"), "{}", text(&o));
+}

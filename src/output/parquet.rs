@@ -159,6 +159,30 @@ pub fn read_batches(path: &Path) -> Result<Vec<RecordBatch>> {
     reader.map(|b| b.map_err(|e| pq(&e))).collect()
 }
 
+/// The key-value metadata of a Parquet file, in file order.
+///
+/// # Errors
+/// [`Error::Parquet`] or [`Error::Io`] naming the path.
+pub fn read_metadata(path: &Path) -> Result<Vec<(String, String)>> {
+    let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let b =
+        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).map_err(|e| {
+            Error::Parquet {
+                path: path.to_path_buf(),
+                reason: format!("cannot read it: {e}"),
+            }
+        })?;
+    Ok(b.metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .map(|kv| {
+            kv.iter()
+                .map(|k| (k.key.clone(), k.value.clone().unwrap_or_default()))
+                .collect()
+        })
+        .unwrap_or_default())
+}
+
 /// True when `path` opens as Parquet (its footer and schema read).
 pub fn readable(path: &Path) -> bool {
     std::fs::File::open(path)

@@ -2,6 +2,7 @@
 //! write `runs.parquet` (one row per scenario) and `switches.parquet` (one row
 //! per scenario and node).
 
+pub mod merge;
 pub mod spec;
 
 use crate::error::{Error, Result};

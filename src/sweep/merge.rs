@@ -1,0 +1,175 @@
+//! `tagger merge DIR`: the shards of a sweep (`--shard I/N`, e.g. the tasks
+//! of a cluster job array) combined into one `runs.parquet` and one
+//! `switches.parquet`, rows in scenario order, as a single-machine sweep of
+//! the same spec writes them.
+
+use super::{lock, publish_pair, rows_of};
+use crate::error::{Error, Result};
+use crate::output::parquet::read_metadata as meta_of;
+use arrow_array::{Array, RecordBatch};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// What a merge combined.
+#[derive(Debug)]
+pub struct Merged {
+    pub shards: u64,
+    pub runs: usize,
+    pub failed: usize,
+    pub runs_path: PathBuf,
+    pub switches_path: PathBuf,
+}
+
+/// One shard's pair of files.
+struct ShardFiles {
+    runs: PathBuf,
+    switches: PathBuf,
+}
+
+/// Merges the shard files in `dir`.
+///
+/// # Errors
+/// [`Error::Merge`] when there are no shards, shards of different counts,
+/// specs or engine versions, a shard without its switches file, or missing
+/// shards (named by index); Parquet and I/O errors naming the file.
+pub fn merge(dir: &Path) -> Result<Merged> {
+    let bad = |reason: String| Error::Merge {
+        dir: dir.to_path_buf(),
+        reason,
+    };
+    let names: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| Error::io(dir, e))?
+        .filter_map(|e| Some(e.ok()?.file_name().to_str()?.to_string()))
+        .collect();
+    // (count, index) -> files, from runs-shard-I-of-N.parquet names.
+    let mut shards: BTreeMap<(u64, u64), ShardFiles> = BTreeMap::new();
+    for n in &names {
+        let Some(rest) = n
+            .strip_prefix("runs-shard-")
+            .and_then(|r| r.strip_suffix(".parquet"))
+        else {
+            continue;
+        };
+        let Some((i, c)) = rest
+            .split_once("-of-")
+            .and_then(|(i, c)| Some((i.parse::<u64>().ok()?, c.parse::<u64>().ok()?)))
+        else {
+            continue;
+        };
+        let switches = format!("switches-shard-{i}-of-{c}.parquet");
+        if !names.contains(&switches) {
+            return Err(bad(format!("{n} has no {switches} beside it")));
+        }
+        shards.insert(
+            (c, i),
+            ShardFiles {
+                runs: dir.join(n),
+                switches: dir.join(switches),
+            },
+        );
+    }
+    let Some(&(count, _)) = shards.keys().next() else {
+        return Err(bad(
+            "no shard files (runs-shard-I-of-N.parquet) to merge".into()
+        ));
+    };
+    if let Some(&(other, _)) = shards.keys().find(|k| k.0 != count) {
+        return Err(bad(format!(
+            "shards of different sweeps: some are of {count}, some of {other}"
+        )));
+    }
+    let missing: Vec<String> = (1..=count)
+        .filter(|i| !shards.contains_key(&(count, *i)))
+        .map(|i| i.to_string())
+        .collect();
+    if !missing.is_empty() {
+        return Err(bad(format!(
+            "missing shard{} {} of {count}",
+            if missing.len() > 1 { "s" } else { "" },
+            missing.join(", ")
+        )));
+    }
+    let _lock = lock(dir, "all")?;
+    let mut meta: Option<(PathBuf, Vec<(String, String)>)> = None;
+    let (mut runs, mut nodes) = (Vec::new(), Vec::new());
+    for f in shards.values() {
+        let m = meta_of(&f.runs)?;
+        match &meta {
+            None => meta = Some((f.runs.clone(), m)),
+            Some((first, want)) => {
+                for key in ["tagger.spec", "tagger.version"] {
+                    let get = |kv: &[(String, String)]| {
+                        kv.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+                    };
+                    if get(&m) != get(want) {
+                        return Err(bad(format!(
+                            "{} and {} differ in {key}: shards of different sweeps or engine versions",
+                            first.display(),
+                            f.runs.display()
+                        )));
+                    }
+                }
+            }
+        }
+        runs.extend(crate::output::parquet::read_batches(&f.runs)?);
+        nodes.extend(crate::output::parquet::read_batches(&f.switches)?);
+    }
+    let (first, meta) = meta.expect("at least one shard");
+    if !meta.iter().any(|(k, _)| k == "tagger.spec") {
+        return Err(bad(format!(
+            "{} carries no tagger.spec metadata: not a tagger shard",
+            first.display()
+        )));
+    }
+    let runs = by_scenario(&runs, &first)?;
+    let nodes = by_scenario(&nodes, &first)?;
+    let (runs_path, switches_path) = (dir.join("runs.parquet"), dir.join("switches.parquet"));
+    let kv: Vec<(&str, String)> = meta.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+    publish_pair(
+        (&runs_path, std::slice::from_ref(&runs)),
+        (&switches_path, std::slice::from_ref(&nodes)),
+        &kv,
+    )?;
+    let rows = rows_of(std::slice::from_ref(&runs));
+    Ok(Merged {
+        shards: count,
+        runs: rows.len(),
+        failed: rows.iter().filter(|r| r.error.is_some()).count(),
+        runs_path,
+        switches_path,
+    })
+}
+
+/// The batches' rows as one batch, stably ordered by `scenario_id`: a
+/// scenario's rows come from one shard, in its order.
+fn by_scenario(batches: &[RecordBatch], origin: &Path) -> Result<RecordBatch> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::UInt64Type;
+    let pq = |reason: String| Error::Parquet {
+        path: origin.to_path_buf(),
+        reason,
+    };
+    let first = batches
+        .first()
+        .ok_or_else(|| pq("no record batch".into()))?;
+    let mut order: Vec<(u64, usize, usize)> = Vec::new();
+    for (b, batch) in batches.iter().enumerate() {
+        if batch.schema() != first.schema() {
+            return Err(pq("shards have different columns".into()));
+        }
+        let ids = batch
+            .column_by_name("scenario_id")
+            .ok_or_else(|| pq("no scenario_id column".into()))?
+            .as_primitive::<UInt64Type>();
+        order.extend((0..ids.len()).map(|r| (ids.value(r), b, r)));
+    }
+    order.sort_by_key(|&(id, _, _)| id);
+    let picks: Vec<(usize, usize)> = order.iter().map(|&(_, b, r)| (b, r)).collect();
+    let columns = (0..first.num_columns())
+        .map(|c| {
+            let cols: Vec<&dyn Array> = batches.iter().map(|b| b.column(c).as_ref()).collect();
+            arrow_select::interleave::interleave(&cols, &picks).map_err(|e| pq(e.to_string()))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    RecordBatch::try_new(first.schema(), columns).map_err(|e| pq(e.to_string()))
+}
