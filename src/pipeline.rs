@@ -250,45 +250,43 @@ pub fn run(cfg: &RunConfig) -> Result<RunResult> {
     lap(&mut tm.tag, &mut since);
     budget.check("rules", RuleSet::estimate_bytes(&tagging))?;
     let rules = RuleSet::from_tagging(&topo, &tagging);
+    // Several application classes: the plan shifted per class is what gets
+    // installed, so its rules are the ones verified (every class replayed
+    // from its own host tag), counted, fitted and written.
+    let (rules, shared) = if cfg.classes > 1 {
+        budget.check(
+            "classes",
+            u64::from(cfg.classes)
+                * (tagging.heap_bytes() + 2 * bytes_of::<crate::rules::Entry>(rules.entries.len())),
+        )?;
+        let sh = crate::tagging::classes::share(&tagging, cfg.classes)?;
+        let mut shared_rules = RuleSet::from_tagging(&topo, &sh.tagging);
+        shared_rules.classes = sh.host_tags.clone();
+        (shared_rules, Some(sh))
+    } else {
+        (rules, None)
+    };
+    let installed = shared.as_ref().map_or(&tagging, |s| &s.tagging);
     let node_counts = rules.counts(topo.node_count());
     budget.hold("rules", rules.heap_bytes())?;
     lap(&mut tm.rules, &mut since);
     budget.check(
         "verify",
-        verify::estimate_bytes(&topo, &elp, tagging.states.len(), &rules),
+        verify::estimate_bytes(&topo, &elp, installed.states.len(), &rules),
     )?;
     let report = verify::verify(&topo, &rules, Some(&elp));
     if !report.ok() {
-        return Err(Error::Verification(report.to_string()));
-    }
-    // Several application classes: the plan shifted per class is what gets
-    // installed, so it is verified (every class replayed from its own host
-    // tag) and its rules are the ones counted, fitted and written.
-    let (rules, node_counts, report, shared) = if cfg.classes > 1 {
-        let m = u64::from(cfg.classes);
-        budget.check(
-            "classes",
-            m * (tagging.heap_bytes() + 2 * bytes_of::<crate::rules::Entry>(rules.entries.len())),
-        )?;
-        let sh = crate::tagging::classes::share(&tagging, cfg.classes)?;
-        let mut shared_rules = RuleSet::from_tagging(&topo, &sh.tagging);
-        shared_rules.classes = sh.host_tags.clone();
-        let rep = verify::verify(&topo, &shared_rules, Some(&elp));
-        if !rep.ok() {
-            return Err(Error::Verification(format!(
-                "the plan shared by {} classes at stride {}: {rep}",
+        return Err(Error::Verification(match &shared {
+            Some(sh) => format!(
+                "the plan shared by {} classes at stride {}: {report}",
                 cfg.classes, sh.stride
-            )));
-        }
-        let counts = shared_rules.counts(topo.node_count());
-        (shared_rules, counts, rep, Some(sh))
-    } else {
-        (rules, node_counts, report, None)
-    };
+            ),
+            None => report.to_string(),
+        }));
+    }
     lap(&mut tm.verify, &mut since);
     // One priority mask per channel and one record per node.
     budget.check("capacity", capacity::estimate_bytes(&topo))?;
-    let installed = shared.as_ref().map_or(&tagging, |s| &s.tagging);
     let fit = capacity::fit(&topo, installed, &node_counts, &cfg.switch);
     tm.total = t0.elapsed().as_secs_f64();
     let mut summary = summarize(&topo, cfg, &counts, &tagging, &rules, &node_counts, &fit);
