@@ -173,23 +173,24 @@ impl RuleSet {
     /// Renders `tagger-rules/1` JSON, one entry per line.
     pub fn to_json(&self) -> String {
         let mut s = String::with_capacity(128 + self.entries.len() * 110);
+        // `classes` only with several application classes, so single-class
+        // files stay as they were.
+        let classes = if self.classes.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", \"classes\": {}",
+                serde_json::to_string(&self.classes).expect("numbers serialise")
+            )
+        };
         let _ = write!(
             s,
-            "{{\"format\": \"{FORMAT}\", \"topology\": {}, \"algo\": \"{}\", \"priorities\": {}, \"initial_tag\": {},\n \"entries\": [",
+            "{{\"format\": \"{FORMAT}\", \"topology\": {}, \"algo\": \"{}\", \"priorities\": {}, \"initial_tag\": {}{classes},\n \"entries\": [",
             serde_json::to_string(&self.topology).expect("strings serialise"),
             self.algo,
             self.priorities,
             self.initial_tag
         );
-        if !self.classes.is_empty() {
-            // Before the entries, on the header's line.
-            s.truncate(s.len() - ",\n \"entries\": [".len());
-            let _ = write!(
-                s,
-                ", \"classes\": {},\n \"entries\": [",
-                serde_json::to_string(&self.classes).expect("numbers serialise")
-            );
-        }
         for (i, e) in self.entries.iter().enumerate() {
             let sep = if i == 0 { "\n  " } else { ",\n  " };
             let inl = e.in_link.map_or("null".to_string(), |l| l.to_string());

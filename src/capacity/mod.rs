@@ -18,18 +18,17 @@ pub use profile::{HeadroomModel, Profile};
 use tagger_generators::{NodeKind, Topology};
 
 /// One switch's fit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeFit {
     /// Ports (switch and host) with at least one lossless priority.
     pub lossless_ports: u32,
     /// Distinct lossless priorities present at the switch.
     pub priorities: u32,
-    /// (port, priority) pairs on switch-to-switch and on host ports.
-    pub fabric_pairs: u64,
+    /// (port, priority) pairs on host ports.
     pub host_pairs: u64,
-    /// Switch-to-switch (port, priority) pairs by port speed (bit pattern
-    /// of the f64, for the cable solver), ascending.
-    fabric_by_speed: [(u64, u64); MAX_SPEEDS],
+    /// Switch-to-switch (port, priority) pairs by port speed (the f64's
+    /// bit pattern), for the cable solver, which varies only the cable.
+    fabric_by_speed: Vec<(u64, u64)>,
     /// Headroom reserved (with a shared pool: the xons plus the pool).
     pub headroom_bytes: u64,
     /// `lossless_buffer_bytes - headroom_bytes` (negative: over).
@@ -41,6 +40,13 @@ pub struct NodeFit {
     /// `acl_entries - acl_compressed`, when the profile gives a capacity.
     pub acl_margin: Option<i64>,
     pub fits_acl: Option<bool>,
+}
+
+impl NodeFit {
+    /// (port, priority) pairs on switch-to-switch ports.
+    pub fn fabric_pairs(&self) -> u64 {
+        self.fabric_by_speed.iter().map(|&(_, k)| k).sum()
+    }
 }
 
 /// A run's fit.
@@ -62,10 +68,6 @@ pub struct Fit {
 
 /// Longest cable the solver tries.
 pub const MAX_CABLE_M: f64 = 100_000.0;
-
-/// Distinct switch-to-switch port speeds one switch may have (the cable
-/// solver's per-switch summary); more fall back to the slowest solve.
-const MAX_SPEEDS: usize = 4;
 
 /// Headroom from summed xoffs and xons of a switch's (port, priority) pairs.
 fn reserve(p: &Profile, xoff: u64, xon: u64) -> u64 {
@@ -90,13 +92,13 @@ pub fn estimate_bytes(topo: &Topology) -> u64 {
 /// # Errors
 /// [`crate::Error::Profile`] naming the link.
 pub fn check(topo: &Topology, p: &Profile) -> crate::Result<()> {
-    let Some(s) = &p.sonic else { return Ok(()) };
-    if s.peer_response_bytes > 0 || !topo.has_link_props() {
+    if !topo.has_link_props() {
+        // Every speed then comes from the profile, checked when it was read.
         return Ok(());
     }
     for l in 0..topo.link_count() as u32 {
         let (speed, _) = p.link(topo, l);
-        if profile::pause_quanta(speed).is_none() {
+        if !p.sizes(speed) {
             return Err(crate::Error::Profile {
                 origin: topo.name().to_string(),
                 profile: p.name.clone(),
@@ -151,35 +153,23 @@ pub fn fit(topo: &Topology, tagging: &Tagging, counts: &[NodeCounts], p: &Profil
             nodes.push(None);
             continue;
         }
-        let (mut fabric, mut ports, mut present) = (0u64, 0u32, 0u64);
+        let (mut ports, mut present) = (0u32, 0u64);
         let (mut xoff, mut xon) = (0u64, 0u64);
-        let mut by_speed = [(0u64, 0u64); MAX_SPEEDS];
+        let mut by_speed: Vec<(u64, u64)> = Vec::new();
         for &out in topo.out_channels(v as u32) {
             let m = mask[Topology::reverse(out) as usize];
             let k = u64::from(m.count_ones());
-            fabric += k;
             ports += u32::from(m != 0);
             present |= m;
             let (speed, h) = link_h[(out >> 1) as usize];
             xoff += k * h.xoff;
             xon += k * h.xon;
             if k > 0 {
-                // Past MAX_SPEEDS distinct speeds, the last slot keeps the
-                // fastest (the solver then over-reserves, never under).
                 let bits = speed.to_bits();
-                let slot = by_speed
-                    .iter()
-                    .position(|&(b, c)| c == 0 || b == bits)
-                    .unwrap_or(MAX_SPEEDS - 1);
-                let (b, c) = by_speed[slot];
-                by_speed[slot] = (
-                    if c == 0 {
-                        bits
-                    } else {
-                        f64::from_bits(b).max(speed).to_bits()
-                    },
-                    c + k,
-                );
+                match by_speed.iter_mut().find(|(b, _)| *b == bits) {
+                    Some((_, c)) => *c += k,
+                    None => by_speed.push((bits, k)),
+                }
             }
         }
         // Host ports carry what hosts send: the initial priority.
@@ -198,7 +188,6 @@ pub fn fit(topo: &Topology, tagging: &Tagging, counts: &[NodeCounts], p: &Profil
         nodes.push(Some(NodeFit {
             lossless_ports: ports,
             priorities,
-            fabric_pairs: fabric,
             host_pairs: host,
             fabric_by_speed: by_speed,
             headroom_bytes: headroom,
@@ -216,7 +205,7 @@ pub fn fit(topo: &Topology, tagging: &Tagging, counts: &[NodeCounts], p: &Profil
         let mut at_speed: Vec<(u64, PortHeadroom)> = Vec::new();
         switches.iter().all(|s| {
             let (mut xoff, mut xon) = (s.host_pairs * host_h.xoff, s.host_pairs * host_h.xon);
-            for &(bits, k) in s.fabric_by_speed.iter().filter(|x| x.1 > 0) {
+            for &(bits, k) in &s.fabric_by_speed {
                 let h = match at_speed.iter().find(|x| x.0 == bits) {
                     Some(&(_, h)) => h,
                     None => {
@@ -333,7 +322,7 @@ mod tests {
         let tor = (0..r.topo.node_count())
             .find(|&v| r.topo.nodes()[v].hosts > 0)
             .unwrap();
-        let f = r.fit.nodes[tor].unwrap();
+        let f = r.fit.nodes[tor].clone().unwrap();
         let (uplinks, hosts) = (
             r.topo.degree(tor as u32) as u64,
             r.topo.nodes()[tor].hosts as u64,
@@ -500,13 +489,13 @@ mod tests {
         let r = plan("fattree:k=4", "kbounce:1", "clos", own.clone());
         let a = fit(&r.topo, &r.tagging, &r.node_counts, &own);
         let b = fit(&r.topo, &r.tagging, &r.node_counts, &pooled);
-        let (x, y) = (a.nodes[0].unwrap(), b.nodes[0].unwrap());
+        let (x, y) = (a.nodes[0].clone().unwrap(), b.nodes[0].clone().unwrap());
         let h = port_headroom(&own, own.port_speed_gbps, own.cable_m);
         let hh = port_headroom(&own, own.host_speed_gbps, own.host_cable_m);
-        let xoffs = x.fabric_pairs * h.xoff + x.host_pairs * hh.xoff;
+        let xoffs = x.fabric_pairs() * h.xoff + x.host_pairs * hh.xoff;
         assert_eq!(
             y.headroom_bytes,
-            x.fabric_pairs * h.xon + x.host_pairs * hh.xon + xoffs.div_ceil(2)
+            x.fabric_pairs() * h.xon + x.host_pairs * hh.xon + xoffs.div_ceil(2)
         );
         assert!(y.headroom_bytes < x.headroom_bytes);
     }

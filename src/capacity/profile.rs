@@ -378,26 +378,30 @@ impl Profile {
         Ok(p)
     }
 
-    /// A sonic profile needs a peer response time for speeds without a
-    /// pause-quanta entry.
+    /// Whether the profile can size a port at `speed_gbps`: a sonic profile
+    /// needs a pause-quanta entry for the speed or a peer response time.
+    pub fn sizes(&self, speed_gbps: f64) -> bool {
+        self.sonic
+            .is_none_or(|s| pause_quanta(speed_gbps).is_some() || s.peer_response_bytes > 0)
+    }
+
+    /// Every speed the profile itself names can be sized ([`Profile::sizes`]).
     fn check_speeds(&self) -> std::result::Result<(), (&'static str, String)> {
-        if let Some(s) = &self.sonic {
-            let level_speeds = self.levels.iter().filter_map(|l| l.speed_gbps);
-            for (field, speed) in [
-                ("port_speed_gbps", self.port_speed_gbps),
-                ("host_speed_gbps", self.host_speed_gbps),
-            ]
-            .into_iter()
-            .chain(level_speeds.map(|s| ("levels", s)))
-            {
-                if pause_quanta(speed).is_none() && s.peer_response_bytes == 0 {
-                    return Err((
-                        field,
-                        format!(
-                            "{speed} Gb/s has no pause-quanta entry (10/25/40/50/100/200/400) and peer_response_bytes is 0: give one"
-                        ),
-                    ));
-                }
+        let level_speeds = self.levels.iter().filter_map(|l| l.speed_gbps);
+        for (field, speed) in [
+            ("port_speed_gbps", self.port_speed_gbps),
+            ("host_speed_gbps", self.host_speed_gbps),
+        ]
+        .into_iter()
+        .chain(level_speeds.map(|s| ("levels", s)))
+        {
+            if !self.sizes(speed) {
+                return Err((
+                    field,
+                    format!(
+                        "{speed} Gb/s has no pause-quanta entry (10/25/40/50/100/200/400) and peer_response_bytes is 0: give one"
+                    ),
+                ));
             }
         }
         Ok(())

@@ -92,7 +92,7 @@ pub fn run_scenario(s: &Scenario) -> Outcome {
                 .map(|v| {
                     let n = r.topo.nodes()[v];
                     let c = r.node_counts[v];
-                    let f = r.fit.nodes[v];
+                    let f = r.fit.nodes[v].as_ref();
                     NodeRow {
                         node: v as u32,
                         kind: n.kind.as_str().to_string(),

@@ -18,10 +18,11 @@
 //! cable_m = [100, 300]            # optional: switch-to-switch cables (default: the profile's)
 //! speed_gbps = 100                # optional: switch-to-switch port speed
 //! headroom = "sonic"              # optional: sonic or simple (default: the profile's)
+//! classes = [1, 2]                # optional: lossless application classes (default 1)
 //! ```
 //!
-//! `switch`, `cable_m`, `speed_gbps` and `headroom` may also be given at the
-//! top level, as defaults for every group.
+//! `switch`, `cable_m`, `speed_gbps`, `headroom` and `classes` may also be
+//! given at the top level, as defaults for every group.
 
 use crate::cycle::CycleBackend;
 use crate::elp::ElpSpec;
@@ -52,16 +53,6 @@ struct RawSpec {
     classes: Option<OneOrMany<toml::Value>>,
     #[serde(default)]
     group: Vec<RawGroup>,
-}
-
-/// Capacity keys, at the top level (defaults) or in a group. (Not a
-/// flattened struct: serde cannot refuse unknown keys beside one.)
-#[derive(Debug, Default, Clone)]
-struct RawLinks {
-    switch: Option<OneOrMany<String>>,
-    cable_m: Option<OneOrMany<toml::Value>>,
-    speed_gbps: Option<toml::Value>,
-    headroom: Option<String>,
 }
 
 /// A size: bytes as an integer, or a string with a unit (`"8GiB"`). Any
@@ -319,20 +310,7 @@ impl Sweep {
                 .iter()
                 .map(|c| c.parse::<CycleBackend>().map_err(|x| err(at("cycle"), x)))
                 .collect::<Result<Vec<_>>>()?;
-            let links = |s: &Option<OneOrMany<String>>,
-                         c: &Option<OneOrMany<toml::Value>>,
-                         v: &Option<toml::Value>,
-                         h: &Option<String>| RawLinks {
-                switch: s.clone(),
-                cable_m: c.clone(),
-                speed_gbps: v.clone(),
-                headroom: h.clone(),
-            };
-            let switches = switch_grid(
-                &links(&g.switch, &g.cable_m, &g.speed_gbps, &g.headroom),
-                &links(&raw.switch, &raw.cable_m, &raw.speed_gbps, &raw.headroom),
-            )
-            .map_err(|(k, r)| err(at(k), r))?;
+            let switches = switch_grid(g, &raw).map_err(|(k, r)| err(at(k), r))?;
             let classes: Vec<u32> = match g.classes.as_ref().or(raw.classes.as_ref()) {
                 None => vec![1],
                 Some(list) => list
@@ -442,11 +420,13 @@ impl Sweep {
 }
 
 /// The switch profiles of a group, crossed with its cable lengths: group
-/// keys override the spec's top-level ones. Every profile is resolved (a
+/// keys override the spec's top-level ones (the capacity keys are fields of
+/// both structs rather than one flattened struct, since serde cannot refuse
+/// unknown keys beside a flattened one). Every profile is resolved (a
 /// `file:` profile read and validated) now, before anything runs.
 fn switch_grid(
-    g: &RawLinks,
-    top: &RawLinks,
+    g: &RawGroup,
+    top: &RawSpec,
 ) -> std::result::Result<Vec<crate::capacity::Profile>, (&'static str, String)> {
     use crate::capacity::{HeadroomModel, Profile};
     let names = g.switch.as_ref().or(top.switch.as_ref()).map_or(

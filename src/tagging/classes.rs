@@ -14,7 +14,7 @@
 //! passes both checks; stride N (disjoint tag ranges, the separate plan)
 //! always does.
 
-use super::{Key, Scheme, Tagging, has_cycle, priority_stats};
+use super::{Key, Scheme, Tagging, has_cycle, priority_stats, same_priority_edges};
 use crate::error::{Error, Result};
 use tagger_generators::ChannelId;
 
@@ -64,14 +64,8 @@ pub fn share(t: &Tagging, m: u32) -> Result<SharedClasses> {
     }
     let n = t.priorities;
     // Same-priority dependencies of one class, per priority.
-    let mut same: Vec<Vec<(ChannelId, ChannelId)>> = vec![Vec::new(); n as usize];
-    for k in &t.keys {
-        if let Some(c1) = k.in_channel
-            && k.priority == k.next_priority
-        {
-            same[k.priority as usize - 1].push((c1, k.out_channel));
-        }
-    }
+    let mut same = same_priority_edges(&t.keys);
+    same.resize_with(n as usize, Vec::new);
     let stride = (1..=n.max(1))
         .find(|&s| consistent(&t.keys, m, s) && acyclic(&same, m, s, n))
         .unwrap_or(n.max(1));

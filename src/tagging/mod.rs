@@ -936,21 +936,28 @@ fn self_check(t: &Tagging) -> Result<()> {
 /// The first priority whose same-priority edges `(in channel, out channel)`
 /// contain a cycle.
 fn cyclic_priority(keys: &[Key]) -> Option<u32> {
-    let mut by_prio: std::collections::BTreeMap<u32, Vec<(ChannelId, ChannelId)>> =
-        std::collections::BTreeMap::new();
+    same_priority_edges(keys)
+        .into_iter()
+        .zip(1..)
+        .find_map(|(edges, p)| has_cycle(edges).then_some(p))
+}
+
+/// Per priority `p` (at index `p - 1`, up to the largest present), the
+/// dependencies `(in channel, out channel)` of keys that keep it.
+pub(crate) fn same_priority_edges(keys: &[Key]) -> Vec<Vec<(ChannelId, ChannelId)>> {
+    let mut by_prio: Vec<Vec<(ChannelId, ChannelId)>> = Vec::new();
     for k in keys {
         if let Some(c1) = k.in_channel
             && k.priority == k.next_priority
         {
-            by_prio
-                .entry(k.priority)
-                .or_default()
-                .push((c1, k.out_channel));
+            let p = k.priority as usize;
+            if by_prio.len() < p {
+                by_prio.resize_with(p, Vec::new);
+            }
+            by_prio[p - 1].push((c1, k.out_channel));
         }
     }
     by_prio
-        .into_iter()
-        .find_map(|(p, edges)| has_cycle(edges).then_some(p))
 }
 
 #[cfg(test)]
