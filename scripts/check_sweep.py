@@ -4,7 +4,7 @@
 # dependencies = ["duckdb>=1.0"]
 # ///
 """Checks a sweep directory the way a user's DuckDB session would see it:
-both tables readable, with exactly the columns `tagger schema` documents,
+every table readable (failures.parquet when present), with exactly the columns `tagger schema` documents,
 in order and with their types, and every scenario verified. Exit status 0
 when all holds. Used by .ci/run.
 
@@ -66,9 +66,29 @@ def main() -> int:
     for key in ("tagger.spec", "tagger.version"):
         if key not in meta:
             errors.append(f"runs.parquet metadata lacks {key}")
+    # A sweep with failures: its trials join their runs, and every trial,
+    # and every run's aggregate, verified.
+    trials = 0
+    fp = d / "failures.parquet"
+    if fp.exists():
+        errors += check(con, fp, want["failures.parquet"])
+        trials, joined, bad = con.execute(
+            "SELECT count(*), count(r.scenario_id), count(*) FILTER (NOT f.verified) FROM read_parquet(?) f LEFT JOIN read_parquet(?) r USING (scenario_id)",
+            [str(fp), str(d / "runs.parquet")],
+        ).fetchone()
+        want_trials = con.execute(
+            "SELECT coalesce(sum(failures_trials), 0) FROM read_parquet(?)", [str(d / "runs.parquet")]
+        ).fetchone()[0]
+        if trials != joined:
+            errors.append(f"{trials - joined} failure trials join no run")
+        if trials != want_trials:
+            errors.append(f"failures.parquet has {trials} trials, runs.parquet counts {want_trials}")
+        if bad:
+            errors.append(f"{bad} failure trials not verified")
     for e in errors:
         print("check_sweep:", e, file=sys.stderr)
-    print(f"check_sweep: {n} runs ({ok} ok, {verified} verified), {nodes} switch rows, {len(errors)} problems")
+    extra = f", {trials} failure trials" if fp.exists() else ""
+    print(f"check_sweep: {n} runs ({ok} ok, {verified} verified), {nodes} switch rows{extra}, {len(errors)} problems")
     return 1 if errors else 0
 
 

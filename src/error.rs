@@ -11,6 +11,10 @@ pub enum Error {
     /// An ELP spec that does not parse or does not fit the topology.
     #[error("ELP '{spec}': {reason}")]
     ElpSpec { spec: String, reason: String },
+    /// A failure spec (`--fail`) that does not parse or does not fit the
+    /// topology.
+    #[error("failures '{spec}': {reason}")]
+    FailureSpec { spec: String, reason: String },
     /// A line of a path file that is not a path of the topology.
     #[error("{}: line {line}: {reason}", path.display())]
     PathFile {

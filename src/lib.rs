@@ -10,6 +10,8 @@
 //! The pipeline, one module per stage:
 //! [`topo`] -> [`elp`] -> [`tagging`] -> [`rules`] -> [`verify`] -> [`stats`]
 //! -> [`output`]; [`pipeline`] runs one scenario and [`sweep`] a batch.
+//! [`capacity`] fits a plan to a switch model, and [`failures`] replays it
+//! under link and switch failures.
 //!
 //! The model, its terms and the algorithms with their literature are in
 //! the repository's `docs/model.md`; `docs/priorities.md` covers the search
@@ -46,6 +48,7 @@ pub mod capacity;
 pub mod cycle;
 pub mod elp;
 pub mod error;
+pub mod failures;
 pub mod output;
 pub mod pipeline;
 pub mod rules;

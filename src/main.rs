@@ -27,6 +27,16 @@ Topology specs:
   jellyfish:n=N,ports=P,r=R[,seed=X]   random R-regular switch graph, P-R hosts per switch (Singla's construction)
   file:PATH                            a tagger-topology/1 JSON file";
 
+const FAIL_HELP: &str = "\
+Failure what-if:
+  --fail links:F[,trials=T][,seed=S]   F random links down per trial (default links:1,trials=20,seed=1)
+  --fail switches:F[,trials=T][,seed=S] F random switches down (with their links)
+  --fail file:PATH                     one trial: the links of each `u v` line
+  --routing converged                  traffic on the degraded network's shortest paths (default)
+  --routing local                      fast reroute: healthy path up to the failure, deflect to the
+                                       neighbours nearest the destination, then degraded shortest paths
+Traffic is routed on shortest paths; the plan's ELP must contain them (shortest, or kbounce:K).";
+
 const ELP_HELP: &str = "\
 ELP specs (combine with +, e.g. shortest+random:20000):
   shortest                             all shortest paths between every ordered endpoint pair
@@ -136,6 +146,46 @@ enum Command {
         /// counts, the fit and --rules-out describe.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
         classes: u32,
+    },
+    /// Failure what-if: plan the scenario, then fail links or switches and
+    /// count, per trial, what the installed rules keep lossless, whether
+    /// plain PFC would deadlock, and what a replanned or failure-aware plan
+    /// costs.
+    #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}\n\n{FAIL_HELP}"))]
+    Failures {
+        topology: String,
+        #[arg(long)]
+        elp: String,
+        /// What fails: links:F[,trials=T][,seed=S], switches:F[,...] or
+        /// file:PATH (one `u v` node pair per line).
+        #[arg(long, default_value = "links:1,trials=20,seed=1")]
+        fail: String,
+        /// Routing after a failure: converged, local, or both
+        /// (converged,local).
+        #[arg(long, default_value = "converged", value_delimiter = ',')]
+        routing: Vec<tagger::failures::Routing>,
+        /// Algorithm of the installed plan, and of the replanned and
+        /// failure-aware plans.
+        #[arg(long, default_value = "greedy")]
+        algo: Algo,
+        #[arg(long, default_value = "ordered")]
+        cycle: CycleBackend,
+        /// Print one JSON object (the plan's summary, then per routing the
+        /// aggregates and every trial) instead of tables.
+        #[arg(long)]
+        json: bool,
+        /// Write one row per (routing, trial) to this Parquet file.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Skip replanning each trial's converged routes.
+        #[arg(long)]
+        no_replan: bool,
+        /// Skip the failure-aware plan.
+        #[arg(long)]
+        no_aware: bool,
+        /// Fail if the run's estimated memory exceeds this (e.g. 8GiB).
+        #[arg(long, value_parser = parse_budget)]
+        memory_budget: Option<u64>,
     },
     /// Independently verify a rule set against a topology (and paths).
     Verify {
@@ -397,6 +447,93 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Failures {
+            topology,
+            elp,
+            fail,
+            routing,
+            algo,
+            cycle,
+            json,
+            out,
+            no_replan,
+            no_aware,
+            memory_budget,
+        } => {
+            claim_stdout(&[("--out", out.as_deref())], json)?;
+            let cfg = RunConfig {
+                topology: TopologySpec::parse(&topology)?,
+                elp: ElpSpec::parse(&elp)?,
+                algo,
+                cycle,
+                memory_budget,
+                switch: tagger::capacity::Profile::resolve(
+                    tagger::capacity::profile::DEFAULT_PROFILE,
+                )?,
+                classes: 1,
+            };
+            let spec = tagger::failures::FailureSpec::parse(&fail)?;
+            let mut routing = routing;
+            routing.dedup();
+            let r = pipeline::run(&cfg)?;
+            let plan = tagger::failures::Plan {
+                topo: &r.topo,
+                elp: &cfg.elp,
+                rules: &r.rules,
+                algo,
+                cycle,
+            };
+            let opts = tagger::failures::Options {
+                replan: !no_replan,
+                aware: !no_aware,
+            };
+            let t0 = std::time::Instant::now();
+            let budget = tagger::budget::Budget::new(memory_budget);
+            let bar = indicatif::ProgressBar::new(0);
+            if std::io::stderr().is_terminal() {
+                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                bar.set_style(
+                    indicatif::ProgressStyle::with_template(
+                        "{bar:40} {pos}/{len} trial steps [{elapsed} < {eta}]",
+                    )
+                    .expect("the template is valid"),
+                );
+            } else {
+                bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+            }
+            let reports = tagger::failures::what_if_with_progress(
+                &plan,
+                &spec,
+                &routing,
+                opts,
+                &budget,
+                &|done, total| {
+                    bar.set_length(total);
+                    bar.set_position(done);
+                },
+            );
+            bar.finish_and_clear();
+            let reports = reports?;
+            let secs = t0.elapsed().as_secs_f64();
+            if let Some(p) = &out {
+                tagger::failures::write_trials(p, &reports, &r.summary)?;
+            }
+            if json {
+                let v = serde_json::json!({
+                    "plan": r.summary,
+                    "failures": reports,
+                    "seconds": secs,
+                });
+                say!("{}", serde_json::to_string_pretty(&v)?);
+            } else {
+                print_failures(&r, &reports, secs);
+            }
+            Ok(if reports.iter().all(|x| x.figures.verified) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
         Command::Verify {
             topology,
             rules,
@@ -426,12 +563,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Merge { dir } => {
             let m = sweep::merge::merge(&dir)?;
             println!(
-                "{} shards, {} scenarios ({} failed): wrote {} and {}",
+                "{} shards, {} scenarios ({} failed): wrote {} and {}{}",
                 m.shards,
                 m.runs,
                 m.failed,
                 m.runs_path.display(),
-                m.switches_path.display()
+                m.switches_path.display(),
+                m.failures_path
+                    .as_ref()
+                    .map_or(String::new(), |p| format!(" and {}", p.display()))
             );
             Ok(if m.failed == 0 {
                 ExitCode::SUCCESS
@@ -671,6 +811,86 @@ fn watch_search(show: bool) -> indicatif::ProgressBar {
     bar
 }
 
+fn print_failures(r: &pipeline::RunResult, reports: &[tagger::failures::Report], secs: f64) {
+    let s = &r.summary;
+    say!(
+        "plan          {} {} {}: {} lossless priorities (lower bound {}), verified",
+        s.topology,
+        s.elp,
+        s.algo,
+        s.figures.priorities,
+        s.figures.priorities_lower_bound
+    );
+    let Some(first) = reports.first() else {
+        return;
+    };
+    let f = &first.figures;
+    say!(
+        "failures      {}: {} trials in {secs:.1} s",
+        f.spec,
+        f.trials
+    );
+    let pct = |x: Option<f64>| {
+        x.map_or("-".to_string(), |v| {
+            format!("{}%", tagger::failures::percent(v))
+        })
+    };
+    let num = |x: Option<u32>| x.map_or("-".to_string(), |v| v.to_string());
+    say!(
+        "{:<10} {:>8} {:>17} {:>17} {:>17} {:>17} {:>9} {:>9} {:>6} {:>8}",
+        "routing",
+        "CBD",
+        "lossless routes",
+        "(min)",
+        "lossless pairs",
+        "(min)",
+        "fallback",
+        "replanned",
+        "aware",
+        "verified"
+    );
+    say!(
+        "{:<10} {:>8} {:>17} {:>17} {:>17} {:>17} {:>9} {:>9} {:>6} {:>8}",
+        "",
+        "no Tagger",
+        "median",
+        "",
+        "median",
+        "",
+        "hops max",
+        "prio max",
+        "prio",
+        ""
+    );
+    for rep in reports {
+        let f = &rep.figures;
+        say!(
+            "{:<10} {:>8} {:>17} {:>17} {:>17} {:>17} {:>9} {:>9} {:>6} {:>8}",
+            f.routing,
+            format!("{:.0}%", 100.0 * f.cbd_rate),
+            pct(f.lossless_paths_median),
+            pct(f.lossless_paths_min),
+            pct(f.lossless_pairs_median),
+            pct(f.lossless_pairs_min),
+            rep.trials
+                .iter()
+                .map(|t| t.fallback_hops)
+                .max()
+                .unwrap_or(0),
+            num(f.replanned_priorities_max),
+            num(f.aware_priorities),
+            if f.verified { "yes" } else { "NO" }
+        );
+    }
+    let cycles: Vec<u32> = reports
+        .iter()
+        .flat_map(|r| r.trials.iter().filter_map(|t| t.cbd_cycle_len))
+        .collect();
+    if let Some(m) = cycles.iter().min() {
+        say!("shortest CBD  {m} channels (plain PFC, one lossless priority)");
+    }
+}
+
 fn print_run(r: &pipeline::RunResult) {
     let s = &r.summary;
     say!(
@@ -876,15 +1096,25 @@ fn sweep_command(
     })?;
     bar.finish_and_clear();
     print!("{}", sweep::summary_table(&done.rows));
+    let failures = sweep::failures_table(&done.rows);
+    if !failures.is_empty() {
+        println!(
+            "\nfailure what-if (lossless shares of routes under the installed rules; pairs% is the worst trial):"
+        );
+        print!("{failures}");
+    }
     println!(
-        "{} scenarios: {} ok, {} failed ({} run now, {} resumed); wrote {} and {}",
+        "{} scenarios: {} ok, {} failed ({} run now, {} resumed); wrote {} and {}{}",
         done.selected,
         done.selected - done.failed,
         done.failed,
         done.ran,
         done.skipped,
         done.runs_path.display(),
-        done.switches_path.display()
+        done.switches_path.display(),
+        done.failures_path
+            .as_ref()
+            .map_or(String::new(), |p| format!(" and {}", p.display()))
     );
     Ok(if done.failed == 0 {
         ExitCode::SUCCESS

@@ -46,6 +46,9 @@ record! {
         pub rules: f64,
         /// Seconds in independent verification.
         pub verify: f64,
+        /// Seconds in the failure what-if (sweeps with `failures`; 0
+        /// otherwise).
+        pub failures: f64,
         /// Seconds for the whole run.
         pub total: f64,
     }

@@ -397,6 +397,54 @@ pub fn verify_within(
     r
 }
 
+/// Check (d) on a subset of the entries: the same-priority dependencies
+/// that the entries `used(i)` create are acyclic per priority. This is how
+/// traffic the plan never anticipated (routes after a failure) is proven
+/// safe: a packet no entry matches is lossy and creates no dependency, so
+/// the entries it did use are all its dependencies.
+///
+/// # Returns
+/// The number of distinct same-priority dependencies, or the cycle found
+/// (as a message naming its channels).
+pub fn check_used(
+    topo: &Topology,
+    rules: &RuleSet,
+    used: impl Fn(usize) -> bool,
+) -> std::result::Result<u64, String> {
+    let mut same: Vec<(u32, ChannelId, ChannelId)> = rules
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|&(i, e)| used(i) && e.priority == e.next_priority)
+        .filter_map(|(_, e)| {
+            let c = check_entry(topo, e).ok()?;
+            Some((e.priority, c.c_in?, c.c_out))
+        })
+        .collect();
+    same.sort_unstable();
+    same.dedup();
+    let mut edges = 0u64;
+    let mut i = 0;
+    while i < same.len() {
+        let p = same[i].0;
+        let j = i + same[i..].partition_point(|x| x.0 == p);
+        let list: Vec<(ChannelId, ChannelId)> = same[i..j].iter().map(|x| (x.1, x.2)).collect();
+        edges += list.len() as u64;
+        if let Some(cycle) = find_cycle(topo.channel_count(), &list) {
+            let shown: Vec<String> = cycle
+                .iter()
+                .map(|&c| format!("({}->{})", topo.channel_src(c), topo.channel_dst(c)))
+                .collect();
+            return Err(format!(
+                "priority {p} has a cyclic buffer dependency: {}",
+                shown.join(" -> ")
+            ));
+        }
+        i = j;
+    }
+    Ok(edges)
+}
+
 /// An entry as its JSON fields, for messages.
 fn show(e: &Entry) -> String {
     format!(

@@ -170,8 +170,9 @@ fn same_rows_at_any_job_count() {
 }
 
 /// Columns whose values depend on the machine, not on the spec.
-const VOLATILE: [&str; 9] = [
+const VOLATILE: [&str; 10] = [
     "seconds_generate",
+    "seconds_failures",
     "seconds_elp",
     "seconds_tag",
     "seconds_rules",
@@ -683,5 +684,119 @@ fn up_front_checks_agree_with_the_pipeline() {
                 runs.err().map(|e| e.to_string())
             );
         }
+    }
+}
+
+const FAIL_SPEC: &str = r#"
+name = "fail"
+seed = 2
+routing = ["converged", "local"]
+
+[[group]]
+name = "ft"
+topology = "fattree"
+params = { k = [4, 6] }
+elp = "kbounce:1"
+algo = "clos"
+failures = ["links:1,trials=3,seed=5", "links:3,trials=3,seed=5"]
+
+[[group]]
+name = "jf"
+topology = "jellyfish:n=20,ports=6,r=4,seed=1"
+elp = "shortest"
+failures = "switches:1,trials=2"
+replan = false
+
+[[group]]
+name = "plain"
+topology = "fattree:k=4"
+elp = "shortest"
+"#;
+
+/// A sweep with failures writes failures.parquet (one row per scenario and
+/// trial, joined by scenario id), the runs' aggregates match their trials,
+/// and the rows are the same at any job count, resumed, and sharded.
+#[test]
+fn failure_sweeps_write_trials_and_aggregates() {
+    let sw = Sweep::parse(FAIL_SPEC, "fail.toml", 100).unwrap();
+    assert_eq!(sw.scenarios.len(), 2 * 2 * 2 + 2 + 1);
+    let go = |dir: &Path, jobs: usize, resume: bool, shard: Option<Shard>| {
+        sweep::execute(
+            dir,
+            &sw,
+            &Options {
+                jobs,
+                resume,
+                shard,
+            },
+            |_| {},
+        )
+        .unwrap()
+    };
+    let (a, b, c) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    let done = go(a.path(), 1, false, None);
+    assert_eq!(done.failed, 0, "{:?}", done.rows);
+    assert_eq!(done.failures_path, Some(a.path().join("failures.parquet")));
+    let runs = read(&a.path().join("runs.parquet"));
+    let fails = read(&a.path().join("failures.parquet"));
+    assert_eq!(fails.num_rows(), 8 * 3 + 2 * 2);
+    let ids = u64s(&fails, "scenario_id");
+    let spec = strs(&runs, "failures_spec");
+    let trials = u32s(&runs, "failures_trials");
+    for (i, id) in u64s(&runs, "scenario_id").iter().enumerate() {
+        let n = ids.iter().filter(|x| *x == id).count();
+        assert_eq!(n as u32, trials[i].unwrap_or(0), "scenario {id:?}");
+        assert_eq!(spec[i].is_none(), n == 0);
+    }
+    // Every trial verified; no replanning where the spec says so.
+    let c_ver = fails.column_by_name("verified").unwrap().as_boolean();
+    assert!((0..c_ver.len()).all(|i| c_ver.value(i)));
+    let repl = u32s(&fails, "replanned_priorities");
+    let routing = strs(&fails, "routing");
+    assert_eq!(repl.iter().filter(|r| r.is_none()).count(), 4);
+    assert!(routing.iter().any(|r| r.as_deref() == Some("local")));
+    // The same rows with more jobs, after an interruption, and sharded.
+    go(b.path(), 3, false, None);
+    std::fs::remove_file(b.path().join("failures.parquet")).unwrap();
+    let parts = b.path().join(".parts/all");
+    std::fs::remove_file(parts.join("3.failures.parquet")).unwrap();
+    assert_eq!(go(b.path(), 2, true, None).ran, 1);
+    for i in 1..=2 {
+        go(c.path(), 2, false, Some(Shard { index: i, count: 2 }));
+    }
+    let m = sweep::merge::merge(c.path()).unwrap();
+    assert_eq!(m.failures_path, Some(c.path().join("failures.parquet")));
+    let key = |dir: &Path| read(&dir.join("failures.parquet"));
+    assert_eq!(key(a.path()), key(b.path()));
+    assert_eq!(key(a.path()), key(c.path()));
+    assert_eq!(
+        rows_by_key(&read(&a.path().join("runs.parquet"))),
+        rows_by_key(&read(&c.path().join("runs.parquet")))
+    );
+}
+
+#[test]
+fn failure_keys_are_checked_up_front() {
+    for (bad, msg) in [
+        ("failures = \"links:x\"", "key failures: failures 'links:x'"),
+        (
+            "failures = \"links:1\"\nrouting = \"sideways\"",
+            "unknown routing 'sideways'",
+        ),
+        ("routing = \"local\"", "key routing: given without failures"),
+        (
+            "failures = \"file:/nonexistent/f.txt\"",
+            "cannot read /nonexistent/f.txt",
+        ),
+    ] {
+        let spec = format!(
+            "name = \"x\"\n[[group]]\nname = \"g\"\ntopology = \"fattree:k=4\"\nelp = \"shortest\"\n{bad}\n"
+        );
+        let e = Sweep::parse(&spec, "x.toml", 10).unwrap_err().to_string();
+        assert!(e.contains(msg), "{bad}: {e}");
     }
 }

@@ -2,18 +2,28 @@
 
 use crate::bits::Bits;
 use rayon::prelude::*;
-use tagger_generators::{ChannelId, Topology};
+use tagger_generators::{ChannelId, LinkId, NodeId, Topology};
 
 /// Per-source shortest-path DAGs, stored transposed for the tagging stage:
 /// `reach(w, d)` is the set of sources `s` with `dist(s, w) = d` such that `w`
 /// lies on a shortest path from `s` to some other endpoint. A prefix from `s`
 /// ending at `v` after `h` hops continues to `w` exactly when `s` is in
 /// `reach(w, h + 1)`, so one word-wise AND serves 64 sources at once.
+///
+/// Built on a degraded network ([`Shortest::build_masked`]) it keeps the
+/// healthy network's channel ids and forbids the failed links; several such
+/// builds side by side ([`Shortest::union`]) hold the shortest paths of
+/// several failure scenarios at once, one block of source bits per
+/// scenario, which is how a plan anticipates failures.
 #[derive(Debug)]
 pub struct Shortest {
     words: usize,
     rows: usize,
     reach: Vec<u64>,
+    /// Words per block (one block per failure scenario; `words` when one).
+    block_words: usize,
+    /// `(link, block)`: links failed in a block, sorted.
+    dead: Vec<(LinkId, u32)>,
     /// Exact counts, computed while the DAGs are built.
     pub paths: u128,
     pub saturated: bool,
@@ -49,6 +59,103 @@ impl Shortest {
     /// O(E * L) additions for the counts, for E endpoints, V nodes, L links
     /// and diameter D; O(V * D * E / 64) words of memory.
     pub fn build(topo: &Topology) -> Result<Self, String> {
+        Ok(Self::build_inner(topo, None))
+    }
+
+    /// [`Shortest::build`] on `topo` with the links `failed[l]` removed
+    /// (the shortest paths routing converges to after those failures),
+    /// keeping `topo`'s channel ids. Pairs the failures disconnect have no
+    /// paths.
+    pub fn build_masked(topo: &Topology, failed: &[bool]) -> Self {
+        let mut s = Self::build_inner(topo, Some(failed));
+        s.dead = (0..topo.link_count() as LinkId)
+            .filter(|&l| failed[l as usize])
+            .map(|l| (l, 0))
+            .collect();
+        s
+    }
+
+    /// The union of several builds on one topology: a prefix from a
+    /// source continues wherever it does in any part. Each part's source
+    /// bits form one block, so the parts' failed links stay apart. Path
+    /// counts are the parts' sums (paths shared by parts count once per
+    /// part).
+    pub fn union(parts: Vec<Shortest>) -> Self {
+        let bw = parts.first().map_or(0, |p| p.words);
+        assert!(
+            parts
+                .iter()
+                .all(|p| p.words == bw && p.block_words == p.words)
+        );
+        let rows = parts.iter().map(|p| p.rows).max().unwrap_or(2);
+        let n = parts
+            .first()
+            .map_or(0, |p| p.reach.len() / (p.rows * p.words.max(1)));
+        let words = bw * parts.len();
+        let mut reach = vec![0u64; n * rows * words];
+        let mut s = Shortest {
+            words,
+            rows,
+            reach: Vec::new(),
+            block_words: bw,
+            dead: Vec::new(),
+            paths: 0,
+            saturated: false,
+            longest: 0,
+            pairs_covered: 0,
+        };
+        for (b, p) in parts.iter().enumerate() {
+            for w in 0..n {
+                for d in 0..p.rows {
+                    let at = (w * rows + d) * words + b * bw;
+                    reach[at..at + bw].copy_from_slice(p.row(w as NodeId, d));
+                }
+            }
+            s.dead.extend(p.dead.iter().map(|&(l, _)| (l, b as u32)));
+            s.saturated |= p.saturated;
+            s.paths = s.paths.saturating_add(p.paths);
+            s.longest = s.longest.max(p.longest);
+            s.pairs_covered = s.pairs_covered.max(p.pairs_covered);
+        }
+        s.reach = reach;
+        s.dead.sort_unstable();
+        s
+    }
+
+    /// Blocks in which link `l` has failed (a run of `dead`).
+    fn dead_blocks(&self, l: LinkId) -> &[(LinkId, u32)] {
+        if self.dead.is_empty() {
+            return &[];
+        }
+        let lo = self.dead.partition_point(|&(x, _)| x < l);
+        let hi = self.dead.partition_point(|&(x, _)| x <= l);
+        &self.dead[lo..hi]
+    }
+
+    /// Row `(w, d)` as seen over channel `c2`: the blocks where `c2`'s
+    /// link failed are cleared.
+    fn row_over(&self, w: NodeId, d: usize, c2: ChannelId) -> std::borrow::Cow<'_, [u64]> {
+        let row = self.row(w, d);
+        let dead = self.dead_blocks(c2 >> 1);
+        if dead.is_empty() {
+            return std::borrow::Cow::Borrowed(row);
+        }
+        let mut own = row.to_vec();
+        for &(_, b) in dead {
+            let at = b as usize * self.block_words;
+            own[at..at + self.block_words].fill(0);
+        }
+        std::borrow::Cow::Owned(own)
+    }
+
+    fn build_inner(topo: &Topology, failed: Option<&[bool]>) -> Self {
+        // Neighbours over live links (all of them on a healthy network).
+        let neighbors = |w: u32| {
+            topo.out_channels(w)
+                .iter()
+                .filter(move |&&c| failed.is_none_or(|f| !f[(c >> 1) as usize]))
+                .map(move |&c| topo.channel_dst(c))
+        };
         let eps = topo.endpoints();
         let n = topo.node_count();
         let words = eps.len().div_ceil(64);
@@ -78,7 +185,7 @@ impl Shortest {
                             continue;
                         }
                         let mut reach = 0;
-                        for x in topo.neighbors(w as u32) {
+                        for x in neighbors(w as u32) {
                             reach |= prev[x as usize];
                         }
                         *m = reach & !seen[w];
@@ -111,7 +218,7 @@ impl Shortest {
                                 return 0;
                             }
                             let mut via = endpoint(w);
-                            for x in topo.neighbors(w as u32) {
+                            for x in neighbors(w as u32) {
                                 via |= above[x as usize];
                             }
                             at & via
@@ -148,7 +255,7 @@ impl Shortest {
                         if m == 0 {
                             continue;
                         }
-                        for x in topo.neighbors(w as u32) {
+                        for x in neighbors(w as u32) {
                             let x = x as usize;
                             if stamp[x] == w as u32 {
                                 continue;
@@ -163,7 +270,7 @@ impl Shortest {
                                 });
                             }
                         }
-                        for x in topo.neighbors(w as u32) {
+                        for x in neighbors(w as u32) {
                             stamp[x as usize] = u32::MAX;
                         }
                         if topo.is_endpoint(w as u32) {
@@ -184,7 +291,7 @@ impl Shortest {
                 ch
             })
             .collect();
-        Ok(Self::assemble(n, &chunks))
+        Self::assemble(n, &chunks)
     }
 
     /// Lays the per-chunk columns out as rows of `words` words per
@@ -204,6 +311,8 @@ impl Shortest {
             words,
             rows,
             reach,
+            block_words: words,
+            dead: Vec::new(),
             paths: 0,
             saturated: false,
             longest: 0,
@@ -235,9 +344,18 @@ impl Shortest {
 
     /// Sources whose shortest prefix `c` (one hop) is the first hop of an ELP.
     pub fn first_hop(&self, topo: &Topology, source: usize, c: ChannelId) -> Option<Bits> {
-        let w = topo.channel_dst(c);
-        let row = self.row(w, 1);
-        (row[source / 64] >> (source % 64) & 1 == 1).then(|| Bits::single(self.words * 64, source))
+        if self.rows < 2 {
+            return None;
+        }
+        let row = self.row_over(topo.channel_dst(c), 1, c);
+        let mut out: Option<Bits> = None;
+        for b in 0..self.words / self.block_words.max(1) {
+            let i = b * self.block_words * 64 + source;
+            if row[i / 64] >> (i % 64) & 1 == 1 {
+                out.get_or_insert_with(|| Bits::new(self.words * 64)).set(i);
+            }
+        }
+        out
     }
 
     /// Whether any source of `src` continues on `c2` ([`Shortest::step`]
@@ -248,7 +366,7 @@ impl Shortest {
             && src
                 .words()
                 .iter()
-                .zip(self.row(topo.channel_dst(c2), d))
+                .zip(self.row_over(topo.channel_dst(c2), d, c2).iter())
                 .any(|(a, b)| a & b != 0)
     }
 
@@ -258,7 +376,7 @@ impl Shortest {
         if d >= self.rows {
             return None;
         }
-        src.and_words(self.row(topo.channel_dst(c2), d))
+        src.and_words(&self.row_over(topo.channel_dst(c2), d, c2))
     }
 }
 

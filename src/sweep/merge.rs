@@ -18,12 +18,15 @@ pub struct Merged {
     pub failed: usize,
     pub runs_path: PathBuf,
     pub switches_path: PathBuf,
+    /// `failures.parquet`, when the shards carry failure trials.
+    pub failures_path: Option<PathBuf>,
 }
 
-/// One shard's pair of files.
+/// One shard's files.
 struct ShardFiles {
     runs: PathBuf,
     switches: PathBuf,
+    failures: Option<PathBuf>,
 }
 
 /// Merges the shard files in `dir`.
@@ -60,11 +63,13 @@ pub fn merge(dir: &Path) -> Result<Merged> {
         if !names.contains(&switches) {
             return Err(bad(format!("{n} has no {switches} beside it")));
         }
+        let failures = format!("failures-shard-{i}-of-{c}.parquet");
         shards.insert(
             (c, i),
             ShardFiles {
                 runs: dir.join(n),
                 switches: dir.join(switches),
+                failures: names.contains(&failures).then(|| dir.join(failures)),
             },
         );
     }
@@ -89,7 +94,18 @@ pub fn merge(dir: &Path) -> Result<Merged> {
             missing.join(", ")
         )));
     }
+    let with_failures = shards.values().filter(|f| f.failures.is_some()).count();
+    if with_failures != 0 && with_failures != shards.len() {
+        let (&(_, i), _) = shards
+            .iter()
+            .find(|(_, f)| f.failures.is_none())
+            .expect("some shard lacks it");
+        return Err(bad(format!(
+            "shard {i} of {count} has no failures-shard-{i}-of-{count}.parquet while other shards do"
+        )));
+    }
     let _lock = lock(dir, "all")?;
+    let mut fails = Vec::new();
     let mut meta: Option<(PathBuf, Vec<(String, String)>)> = None;
     let (mut runs, mut nodes) = (Vec::new(), Vec::new());
     for f in shards.values() {
@@ -113,6 +129,9 @@ pub fn merge(dir: &Path) -> Result<Merged> {
         }
         runs.extend(crate::output::parquet::read_batches(&f.runs)?);
         nodes.extend(crate::output::parquet::read_batches(&f.switches)?);
+        if let Some(p) = &f.failures {
+            fails.extend(crate::output::parquet::read_batches(p)?);
+        }
     }
     let (first, meta) = meta.expect("at least one shard");
     if !meta.iter().any(|(k, _)| k == "tagger.spec") {
@@ -130,6 +149,14 @@ pub fn merge(dir: &Path) -> Result<Merged> {
         (&switches_path, std::slice::from_ref(&nodes)),
         &kv,
     )?;
+    let failures_path = if with_failures > 0 {
+        let path = dir.join("failures.parquet");
+        let fails = by_scenario(&fails, &first)?;
+        crate::output::parquet::write_batches(&path, std::slice::from_ref(&fails), &kv)?;
+        Some(path)
+    } else {
+        None
+    };
     let rows = rows_of(std::slice::from_ref(&runs));
     Ok(Merged {
         shards: count,
@@ -137,6 +164,7 @@ pub fn merge(dir: &Path) -> Result<Merged> {
         failed: rows.iter().filter(|r| r.error.is_some()).count(),
         runs_path,
         switches_path,
+        failures_path,
     })
 }
 

@@ -6,6 +6,7 @@ pub mod merge;
 pub mod spec;
 
 use crate::error::{Error, Result};
+use crate::failures::{FailureFigures, TrialRow};
 use crate::output::parquet::{Kind, Table, read_batches, write_batches};
 use crate::output::record::{ColumnDef, record};
 use crate::pipeline::{self, Figures, RunConfig, Summary, Timings};
@@ -72,6 +73,8 @@ pub struct Outcome {
     pub scenario: Scenario,
     pub result: Result<Summary, String>,
     pub nodes: Vec<NodeRow>,
+    /// The failure what-if's aggregates and trials, when it ran.
+    pub failures: Option<crate::failures::Report>,
     pub peak_rss_bytes: Option<u64>,
 }
 
@@ -86,8 +89,9 @@ pub fn run_scenario(s: &Scenario) -> Outcome {
         switch: s.switch.clone(),
         classes: s.classes,
     };
+    let mut failures = None;
     let (result, nodes) = match pipeline::run(&cfg) {
-        Ok(r) => {
+        Ok(mut r) => {
             let nodes = (0..r.topo.node_count())
                 .map(|v| {
                     let n = r.topo.nodes()[v];
@@ -113,7 +117,16 @@ pub fn run_scenario(s: &Scenario) -> Outcome {
                     }
                 })
                 .collect();
-            (Ok(r.summary), nodes)
+            match what_if(s, &r) {
+                Ok(None) => (Ok(r.summary), nodes),
+                Ok(Some((report, secs))) => {
+                    r.summary.seconds.failures = secs;
+                    r.summary.seconds.total += secs;
+                    failures = Some(report);
+                    (Ok(r.summary), nodes)
+                }
+                Err(e) => (Err(format!("failure what-if: {e}")), Vec::new()),
+            }
         }
         Err(e) => (Err(e.to_string()), Vec::new()),
     };
@@ -121,8 +134,30 @@ pub fn run_scenario(s: &Scenario) -> Outcome {
         scenario: s.clone(),
         result,
         nodes,
+        failures,
         peak_rss_bytes: pipeline::peak_rss_bytes(),
     }
+}
+
+/// The scenario's failure what-if on its plan, with its seconds.
+fn what_if(
+    s: &Scenario,
+    r: &pipeline::RunResult,
+) -> Result<Option<(crate::failures::Report, f64)>> {
+    let Some(f) = &s.failures else {
+        return Ok(None);
+    };
+    let t0 = std::time::Instant::now();
+    let plan = crate::failures::Plan {
+        topo: &r.topo,
+        elp: &s.elp,
+        rules: &r.rules,
+        algo: s.algo,
+        cycle: s.cycle,
+    };
+    let budget = crate::budget::Budget::new(s.memory_budget);
+    let mut reports = crate::failures::what_if(&plan, &f.spec, &[f.routing], f.options, &budget)?;
+    Ok(reports.pop().map(|rep| (rep, t0.elapsed().as_secs_f64())))
 }
 
 /// Runs `scenarios` on a pool of `jobs` threads, calling `progress` after
@@ -147,13 +182,14 @@ pub fn run_all(
     }))
 }
 
-/// Builds both tables. Timing and memory columns aside, the rows depend only
-/// on the spec.
-pub fn tables(sweep: &str, outcomes: &[Outcome], threads: usize) -> (Table, Table) {
+/// Builds the three tables (runs, switches, failures). Timing and memory
+/// columns aside, the rows depend only on the spec.
+pub fn tables(sweep: &str, outcomes: &[Outcome], threads: usize) -> (Table, Table, Table) {
     let runs_columns = runs_columns();
     let mut runs = Table::with_columns(&runs_columns);
     let switches_columns = switches_columns();
     let mut nodes = Table::with_columns(&switches_columns);
+    let mut fails = Table::with_columns(&failures_columns());
     for o in outcomes {
         let s = &o.scenario;
         let ok = o.result.as_ref().ok();
@@ -169,6 +205,7 @@ pub fn tables(sweep: &str, outcomes: &[Outcome], threads: usize) -> (Table, Tabl
         runs.str("algo", Some(s.algo.name()));
         runs.str("cycle", Some(s.cycle.as_str()));
         Figures::push_row(ok.map(|r| &r.figures), &mut runs);
+        FailureFigures::push_row(o.failures.as_ref().map(|f| &f.figures), &mut runs);
         runs.bool("verified", Some(ok.is_some_and(|r| r.verified)));
         runs.str("status", Some(if ok.is_some() { "ok" } else { "failed" }));
         runs.str("error", o.result.as_ref().err().map(String::as_str));
@@ -182,8 +219,12 @@ pub fn tables(sweep: &str, outcomes: &[Outcome], threads: usize) -> (Table, Tabl
             nodes.u64("scenario_id", Some(s.id));
             NodeRow::push_row(Some(n), &mut nodes);
         }
+        for t in o.failures.iter().flat_map(|f| &f.trials) {
+            fails.u64("scenario_id", Some(s.id));
+            TrialRow::push_row(Some(t), &mut fails);
+        }
     }
-    (runs, nodes)
+    (runs, nodes, fails)
 }
 
 /// The scenario's own columns, ahead of the run's [`Figures`]: known before
@@ -276,6 +317,7 @@ pub fn runs_columns() -> Vec<ColumnDef> {
     [
         SCENARIO_COLUMNS,
         Figures::COLUMNS,
+        FailureFigures::COLUMNS,
         OUTCOME_COLUMNS,
         Timings::COLUMNS,
         PROCESS_COLUMNS,
@@ -288,7 +330,22 @@ pub fn schema() -> Vec<(&'static str, Vec<ColumnDef>)> {
     vec![
         ("runs.parquet", runs_columns()),
         ("switches.parquet", switches_columns()),
+        ("failures.parquet", failures_columns()),
     ]
+}
+
+/// Columns of `failures.parquet` (written when the spec has `failures`):
+/// the scenario id, then a [`TrialRow`]: one row per scenario and trial.
+pub fn failures_columns() -> Vec<ColumnDef> {
+    [
+        &[ColumnDef::new(
+            "scenario_id",
+            Kind::U64,
+            "The scenario (joins runs.parquet).",
+        )][..],
+        TrialRow::COLUMNS,
+    ]
+    .concat()
 }
 
 /// Columns of `switches.parquet`, in order: the scenario id, then a
@@ -357,6 +414,8 @@ pub struct Done {
     pub failed: usize,
     pub runs_path: PathBuf,
     pub switches_path: PathBuf,
+    /// `failures.parquet` (or the shard's), when the spec has failures.
+    pub failures_path: Option<PathBuf>,
     /// One line per scenario of the final table, for [`summary_table`].
     pub rows: Vec<Row>,
 }
@@ -377,6 +436,75 @@ pub struct Row {
     pub acl_exact_max: Option<u64>,
     pub rules_max: Option<u64>,
     pub seconds: Option<f64>,
+    /// The failure what-if's aggregates, when the scenario ran one.
+    pub failures: Option<FailureRow>,
+}
+
+/// The failure columns of a `runs.parquet` row the failures table shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FailureRow {
+    pub spec: String,
+    pub routing: String,
+    pub trials: u32,
+    pub cbd_rate: Option<f64>,
+    pub lossless_paths_median: Option<f64>,
+    pub lossless_paths_min: Option<f64>,
+    pub lossless_pairs_min: Option<f64>,
+    pub replanned_max: Option<u32>,
+    pub aware: Option<u32>,
+}
+
+/// One line per scenario that ran a failure what-if: CBD rate of plain PFC
+/// and the lossless share of routes under the installed rules (median and
+/// worst trial), replanned and failure-aware priorities.
+pub fn failures_table(rows: &[Row]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let pct = |x: Option<f64>| x.map_or("-".to_string(), crate::failures::percent);
+    let num = |x: Option<u32>| x.map_or("-".to_string(), |v| v.to_string());
+    let mut any = false;
+    for r in rows {
+        let (Some(f), Some(p)) = (&r.failures, r.priorities) else {
+            continue;
+        };
+        if !any {
+            let _ = writeln!(
+                out,
+                "{:<24} {:<10} {:<8} {:<28} {:<9} {:>3} {:>6} {:>8} {:>8} {:>8} {:>5} {:>5}",
+                "topology",
+                "elp",
+                "algo",
+                "failures",
+                "routing",
+                "pri",
+                "CBD%",
+                "lossl%",
+                "min%",
+                "pairs%",
+                "repl",
+                "aware"
+            );
+            any = true;
+        }
+        let _ = writeln!(
+            out,
+            "{:<24} {:<10} {:<8} {:<28} {:<9} {:>3} {:>6} {:>8} {:>8} {:>8} {:>5} {:>5}",
+            r.topology.chars().take(24).collect::<String>(),
+            r.elp.chars().take(10).collect::<String>(),
+            r.algo.chars().take(8).collect::<String>(),
+            f.spec.chars().take(28).collect::<String>(),
+            f.routing,
+            p,
+            f.cbd_rate
+                .map_or("-".to_string(), |v| format!("{:.0}", 100.0 * v)),
+            pct(f.lossless_paths_median),
+            pct(f.lossless_paths_min),
+            pct(f.lossless_pairs_min),
+            num(f.replanned_max),
+            num(f.aware),
+        );
+    }
+    out
 }
 
 fn meta(sweep: &Sweep) -> [(&'static str, String); 3] {
@@ -455,12 +583,15 @@ pub fn execute(
             .iter()
             .map(|s| s.id)
             .filter(|id| {
-                [
+                let mut want = vec![
                     format!("{id}.runs.parquet"),
                     format!("{id}.switches.parquet"),
-                ]
-                .iter()
-                .all(|n| names.contains(n) && crate::output::parquet::readable(&parts.join(n)))
+                ];
+                if sweep.has_failures() {
+                    want.push(format!("{id}.failures.parquet"));
+                }
+                want.iter()
+                    .all(|n| names.contains(n) && crate::output::parquet::readable(&parts.join(n)))
             })
             .collect()
     } else {
@@ -506,6 +637,29 @@ pub fn execute(
         runs.push(Table::with_columns(&runs_columns()).into_batch(&runs_path)?);
     }
     publish_pair((&runs_path, &runs), (&switches_path, &nodes), &meta(sweep))?;
+    // The failure trials after the pair: a reader of failures.parquet
+    // finds the runs it joins already published.
+    let failures_path = if sweep.has_failures() {
+        let path = match opts.shard {
+            None => dir.join("failures.parquet"),
+            Some(sh) => dir.join(format!("failures-{}.parquet", sh.tag())),
+        };
+        remove_temporaries(dir, Some(&path))?;
+        let mut fails: Vec<RecordBatch> = Vec::new();
+        for s in &selected {
+            fails.extend(read_batches(
+                &parts.join(format!("{}.failures.parquet", s.id)),
+            )?);
+        }
+        fails.retain(|b| b.num_rows() > 0);
+        if fails.is_empty() {
+            fails.push(Table::with_columns(&failures_columns()).into_batch(&path)?);
+        }
+        write_batches(&path, &fails, &meta(sweep))?;
+        Some(path)
+    } else {
+        None
+    };
     let rows = rows_of(&runs);
     Ok(Done {
         selected: selected.len(),
@@ -514,6 +668,7 @@ pub fn execute(
         failed: rows.iter().filter(|r| r.error.is_some()).count(),
         runs_path,
         switches_path,
+        failures_path,
         rows,
     })
 }
@@ -632,12 +787,15 @@ fn publish_pair(
     result
 }
 
-/// Writes a scenario's two parts, the switches part (empty for a failed
-/// scenario) first: a runs part present means its switches part was
-/// written.
+/// Writes a scenario's parts, its failures part (with `failures` in the
+/// spec) and switches part (empty for a failed scenario) first: a runs part
+/// present means the others were written.
 fn write_part(parts: &Path, sweep: &Sweep, o: &Outcome, threads: usize) -> Result<()> {
-    let (runs, nodes) = tables(&sweep.name, std::slice::from_ref(o), threads);
+    let (runs, nodes, fails) = tables(&sweep.name, std::slice::from_ref(o), threads);
     let id = o.scenario.id;
+    if sweep.has_failures() {
+        fails.write(&parts.join(format!("{id}.failures.parquet")), &[])?;
+    }
     nodes.write(&parts.join(format!("{id}.switches.parquet")), &[])?;
     runs.write(&parts.join(format!("{id}.runs.parquet")), &[])
 }
@@ -683,6 +841,10 @@ fn rows_of(batches: &[RecordBatch]) -> Vec<Row> {
             let c = col(n).as_primitive::<UInt32Type>();
             c.is_valid(i).then(|| c.value(i))
         };
+        let f64_ = |n: &str, i: usize| {
+            let c = col(n).as_primitive::<Float64Type>();
+            c.is_valid(i).then(|| c.value(i))
+        };
         for i in 0..b.num_rows() {
             let secs = col("seconds_total").as_primitive::<Float64Type>();
             rows.push(Row {
@@ -700,6 +862,17 @@ fn rows_of(batches: &[RecordBatch]) -> Vec<Row> {
                 acl_exact_max: u64_("acl_exact_max", i),
                 rules_max: u64_("rules_max", i),
                 seconds: secs.is_valid(i).then(|| secs.value(i)),
+                failures: s("failures_spec", i).map(|spec| FailureRow {
+                    spec,
+                    routing: s("failures_routing", i).unwrap_or_default(),
+                    trials: u32_("failures_trials", i).unwrap_or(0),
+                    cbd_rate: f64_("failures_cbd_rate", i),
+                    lossless_paths_median: f64_("failures_lossless_paths_median", i),
+                    lossless_paths_min: f64_("failures_lossless_paths_min", i),
+                    lossless_pairs_min: f64_("failures_lossless_pairs_min", i),
+                    replanned_max: u32_("failures_replanned_priorities_max", i),
+                    aware: u32_("failures_aware_priorities", i),
+                }),
             });
         }
     }
@@ -713,9 +886,12 @@ fn rows_of(batches: &[RecordBatch]) -> Vec<Row> {
 /// I/O or Parquet errors naming the file.
 pub fn write(dir: &Path, sweep: &Sweep, outcomes: &[Outcome], threads: usize) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let (runs, nodes) = tables(&sweep.name, outcomes, threads);
+    let (runs, nodes, fails) = tables(&sweep.name, outcomes, threads);
     runs.write(&dir.join("runs.parquet"), &meta(sweep))?;
     nodes.write(&dir.join("switches.parquet"), &meta(sweep))?;
+    if sweep.has_failures() {
+        fails.write(&dir.join("failures.parquet"), &meta(sweep))?;
+    }
     Ok(())
 }
 

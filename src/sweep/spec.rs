@@ -19,10 +19,16 @@
 //! speed_gbps = 100                # optional: switch-to-switch port speed
 //! headroom = "sonic"              # optional: sonic or simple (default: the profile's)
 //! classes = [1, 2]                # optional: lossless application classes (default 1)
+//! failures = ["links:1,trials=50", "links:4,trials=50"]  # optional: failure what-if
+//! routing = ["converged", "local"]  # optional: routing after failures (default converged)
+//! replan = true                   # optional: replan each trial, and plan for all of them
 //! ```
 //!
-//! `switch`, `cable_m`, `speed_gbps`, `headroom` and `classes` may also be
-//! given at the top level, as defaults for every group.
+//! `switch`, `cable_m`, `speed_gbps`, `headroom`, `classes`, `failures`,
+//! `routing` and `replan` may also be given at the top level, as defaults
+//! for every group. A failure spec's own seed (default 1) draws the same
+//! failures for every scenario of the same topology, so plans are compared
+//! on the same trials.
 
 use crate::cycle::CycleBackend;
 use crate::elp::ElpSpec;
@@ -51,6 +57,9 @@ struct RawSpec {
     speed_gbps: Option<toml::Value>,
     headroom: Option<String>,
     classes: Option<OneOrMany<toml::Value>>,
+    failures: Option<OneOrMany<String>>,
+    routing: Option<OneOrMany<String>>,
+    replan: Option<bool>,
     #[serde(default)]
     group: Vec<RawGroup>,
 }
@@ -98,6 +107,9 @@ struct RawGroup {
     speed_gbps: Option<toml::Value>,
     headroom: Option<String>,
     classes: Option<OneOrMany<toml::Value>>,
+    failures: Option<OneOrMany<String>>,
+    routing: Option<OneOrMany<String>>,
+    replan: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, Clone)]
@@ -136,6 +148,16 @@ pub struct Scenario {
     pub switch: crate::capacity::Profile,
     /// Lossless application classes sharing the network.
     pub classes: u32,
+    /// A failure what-if to run on the plan, if any.
+    pub failures: Option<FailureRun>,
+}
+
+/// The failure what-if of a scenario.
+#[derive(Clone, Debug)]
+pub struct FailureRun {
+    pub spec: crate::failures::FailureSpec,
+    pub routing: crate::failures::Routing,
+    pub options: crate::failures::Options,
 }
 
 /// A validated, expanded sweep.
@@ -212,6 +234,12 @@ fn readable_file(path: &std::path::Path) -> std::result::Result<(), String> {
 }
 
 impl Sweep {
+    /// Whether any scenario runs a failure what-if (the sweep then writes
+    /// `failures.parquet`).
+    pub fn has_failures(&self) -> bool {
+        self.scenarios.iter().any(|s| s.failures.is_some())
+    }
+
     /// Parses and expands `text` (from `file`, used in errors).
     ///
     /// # Errors
@@ -328,6 +356,7 @@ impl Sweep {
             if classes.is_empty() {
                 return Err(err(at("classes"), "empty list: the grid is empty".into()));
             }
+            let failure_runs = failure_grid(g, &raw).map_err(|(k, r)| err(at(k), r))?;
             // Every grid point must be able to run: families the ELP or the
             // algorithm cannot apply to, and missing files, are spec errors
             // now rather than failed rows later.
@@ -349,6 +378,7 @@ impl Sweep {
                 * parsed_cycles.len() as u128
                 * switches.len() as u128
                 * classes.len() as u128
+                * failure_runs.len() as u128
                 * trials as u128;
             if scenarios.len() as u128 + count > max_scenarios as u128 {
                 return Err(err(
@@ -359,10 +389,10 @@ impl Sweep {
                         parsed_elps.len(),
                         parsed_algos.len(),
                         parsed_cycles.len(),
-                        if switches.len() * classes.len() > 1 {
+                        if switches.len() * classes.len() * failure_runs.len() > 1 {
                             format!(
-                                " x {} switch, cable and class settings",
-                                switches.len() * classes.len()
+                                " x {} switch, cable, class and failure settings",
+                                switches.len() * classes.len() * failure_runs.len()
                             )
                         } else {
                             String::new()
@@ -373,15 +403,16 @@ impl Sweep {
             }
             // Switch and class settings vary fastest after the cycle
             // backend, so a spec without them keeps its scenario ids.
-            let settings: Vec<(&crate::capacity::Profile, u32)> = switches
+            let settings: Vec<(&crate::capacity::Profile, u32, &Option<FailureRun>)> = switches
                 .iter()
                 .flat_map(|p| classes.iter().map(move |&m| (p, m)))
+                .flat_map(|(p, m)| failure_runs.iter().map(move |f| (p, m, f)))
                 .collect();
             for (text, topo) in &parsed_topos {
                 for elp in &parsed_elps {
                     for &algo in &parsed_algos {
                         for &cycle in &parsed_cycles {
-                            for &(switch, m) in &settings {
+                            for &(switch, m, fail) in &settings {
                                 for trial in 0..trials {
                                     let id = scenarios.len() as u64;
                                     let seed = crate::seed::mix(raw.seed, id);
@@ -403,6 +434,7 @@ impl Sweep {
                                         memory_budget,
                                         switch: switch.clone(),
                                         classes: m,
+                                        failures: fail.clone(),
                                     });
                                 }
                             }
@@ -417,6 +449,66 @@ impl Sweep {
             scenarios,
         })
     }
+}
+
+/// The failure what-ifs of a group: each failure spec under each routing
+/// model (`[None]` without `failures`). File specs are checked for
+/// readability now.
+fn failure_grid(
+    g: &RawGroup,
+    top: &RawSpec,
+) -> std::result::Result<Vec<Option<FailureRun>>, (&'static str, String)> {
+    use crate::failures::{FailureSpec, Options, Routing};
+    let routing = g.routing.as_ref().or(top.routing.as_ref());
+    let replan = g.replan.or(top.replan);
+    let Some(specs) = g.failures.as_ref().or(top.failures.as_ref()) else {
+        // Top-level defaults apply to the groups that have failures; a
+        // group's own key without them is a mistake.
+        if g.routing.is_some() {
+            return Err(("routing", "given without failures".into()));
+        }
+        if g.replan.is_some() {
+            return Err(("replan", "given without failures".into()));
+        }
+        return Ok(vec![None]);
+    };
+    let specs: Vec<FailureSpec> = specs
+        .list()
+        .iter()
+        .map(|t| FailureSpec::parse(t).map_err(|e| ("failures", e.to_string())))
+        .collect::<std::result::Result<_, _>>()?;
+    for f in &specs {
+        if let FailureSpec::File { path } = f {
+            readable_file(path).map_err(|r| ("failures", format!("'{}': {r}", f.text())))?;
+        }
+    }
+    let routings: Vec<Routing> = routing
+        .map_or(vec!["converged".to_string()], OneOrMany::list)
+        .iter()
+        .map(|r| r.parse::<Routing>().map_err(|e| ("routing", e)))
+        .collect::<std::result::Result<_, _>>()?;
+    if specs.is_empty() {
+        return Err(("failures", "empty list: the grid is empty".into()));
+    }
+    if routings.is_empty() {
+        return Err(("routing", "empty list: the grid is empty".into()));
+    }
+    let replan = replan.unwrap_or(true);
+    Ok(specs
+        .iter()
+        .flat_map(|f| {
+            routings.iter().map(move |&r| {
+                Some(FailureRun {
+                    spec: f.clone(),
+                    routing: r,
+                    options: Options {
+                        replan,
+                        aware: replan,
+                    },
+                })
+            })
+        })
+        .collect())
 }
 
 /// The switch profiles of a group, crossed with its cable lengths: group
