@@ -10,8 +10,9 @@
 //! The pipeline, one module per stage:
 //! [`topo`] -> [`elp`] -> [`tagging`] -> [`rules`] -> [`verify`] -> [`stats`]
 //! -> [`output`]; [`pipeline`] runs one scenario and [`sweep`] a batch.
-//! [`capacity`] fits a plan to a switch model, and [`failures`] replays it
-//! under link and switch failures.
+//! [`capacity`] fits a plan to a switch model, [`failures`] replays it
+//! under link and switch failures, and [`report`] draws a sweep's tables
+//! as one HTML page.
 //!
 //! The model, its terms and the algorithms with their literature are in
 //! the repository's `docs/model.md`; `docs/priorities.md` covers the search
@@ -51,6 +52,7 @@ pub mod error;
 pub mod failures;
 pub mod output;
 pub mod pipeline;
+pub mod report;
 pub mod rules;
 pub(crate) mod seed;
 pub mod stats;

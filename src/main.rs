@@ -216,6 +216,16 @@ enum Command {
         /// switches-shard-I-of-N.parquet.
         dir: PathBuf,
     },
+    /// Write a sweep directory's report: one self-contained HTML page of
+    /// charts (inline SVG), summary tables, failed scenarios and the spec.
+    Report {
+        /// The sweep's output directory (runs.parquet, switches.parquet,
+        /// failures.parquet when present).
+        dir: PathBuf,
+        /// Where to write the page (default DIR/report.html).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Run a batch sweep (the embedded default when no spec is given).
     Sweep {
         /// A TOML sweep spec (see datasets/).
@@ -240,6 +250,9 @@ enum Command {
         /// scenario whose estimate exceeds it is recorded as failed.
         #[arg(long, value_parser = parse_budget)]
         memory_budget: Option<u64>,
+        /// Do not write DIR/report.html at the end.
+        #[arg(long)]
+        no_report: bool,
     },
 }
 
@@ -579,6 +592,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ExitCode::FAILURE
             })
         }
+        Command::Report { dir, out } => {
+            let out = out.unwrap_or_else(|| dir.join("report.html"));
+            tagger::report::write(&dir, &out)?;
+            println!("wrote {}", out.display());
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Schema { format } => {
             let tables = sweep::schema();
             match format {
@@ -598,15 +617,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
             resume,
             shard,
             memory_budget,
-        } => sweep_command(
-            spec.as_deref(),
-            &out,
+            no_report,
+        } => sweep_command(SweepArgs {
+            spec: spec.as_deref(),
+            out: &out,
             jobs,
-            max_scenarios,
+            max: max_scenarios,
             resume,
             shard,
             memory_budget,
-        ),
+            report: !no_report,
+        }),
     }
 }
 
@@ -1013,15 +1034,29 @@ fn print_run(r: &pipeline::RunResult) {
     );
 }
 
-fn sweep_command(
-    spec: Option<&Path>,
-    out: &Path,
+/// What `tagger sweep` was asked.
+struct SweepArgs<'a> {
+    spec: Option<&'a Path>,
+    out: &'a Path,
     jobs: Option<usize>,
     max: usize,
     resume: bool,
     shard: Option<sweep::Shard>,
     memory_budget: Option<u64>,
-) -> Result<ExitCode> {
+    report: bool,
+}
+
+fn sweep_command(a: SweepArgs) -> Result<ExitCode> {
+    let SweepArgs {
+        spec,
+        out,
+        jobs,
+        max,
+        resume,
+        shard,
+        memory_budget,
+        report,
+    } = a;
     let (text, file) = match spec {
         Some(p) => (
             std::fs::read_to_string(p)
@@ -1116,6 +1151,12 @@ fn sweep_command(
             .as_ref()
             .map_or(String::new(), |p| format!(" and {}", p.display()))
     );
+    // A shard's tables are a slice: its report comes after `tagger merge`.
+    if report && shard.is_none() {
+        let page = out.join("report.html");
+        tagger::report::write(out, &page)?;
+        println!("report: {}", page.display());
+    }
     Ok(if done.failed == 0 {
         ExitCode::SUCCESS
     } else {

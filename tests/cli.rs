@@ -288,19 +288,33 @@ fn sweep_records_failures_and_goes_on() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let t = text(&o);
     assert!(t.contains("2 scenarios: 1 ok, 1 failed"), "{t}");
+    assert!(
+        t.contains(&format!("report: {}", out.join("report.html").display())),
+        "{t}"
+    );
     assert_eq!(
         files_in(&out),
-        vec![".lock-all", ".parts", "runs.parquet", "switches.parquet"]
+        vec![
+            ".lock-all",
+            ".parts",
+            "report.html",
+            "runs.parquet",
+            "switches.parquet"
+        ]
     );
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(page.contains("<h2>Failed scenarios</h2>"), "{page}");
     // An absurd --jobs is bounded (here by the 2 scenarios), not 100,000
-    // threads.
+    // threads; --no-report writes no page.
+    let out3 = dir.path().join("out3");
     let o = tagger(&[
         "sweep",
         spec.to_str().unwrap(),
         "--out",
-        dir.path().join("out3").to_str().unwrap(),
+        out3.to_str().unwrap(),
         "--jobs",
         "100000",
+        "--no-report",
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(
@@ -308,6 +322,19 @@ fn sweep_records_failures_and_goes_on() {
         "{}",
         text(&o)
     );
+    assert!(!out3.join("report.html").exists());
+    // `tagger report` writes it later, where asked.
+    let o = tagger(&[
+        "report",
+        out3.to_str().unwrap(),
+        "--out",
+        dir.path().join("r.html").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(dir.path().join("r.html").exists());
+    let o = tagger(&["report", dir.path().join("nowhere").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).contains("nowhere/runs.parquet"), "{}", text(&o));
     // A spec error stops before any work, naming file, group and key.
     std::fs::write(
         &spec,

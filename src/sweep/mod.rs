@@ -821,7 +821,8 @@ fn remove_temporaries(dir: &Path, of: Option<&Path>) -> Result<()> {
     Ok(())
 }
 
-fn rows_of(batches: &[RecordBatch]) -> Vec<Row> {
+/// The summary rows of runs tables.
+pub fn rows_of(batches: &[RecordBatch]) -> Vec<Row> {
     use arrow_array::cast::AsArray;
     use arrow_array::types::{Float64Type, UInt32Type, UInt64Type};
     use arrow_array::{Array, ArrayRef};
