@@ -15,6 +15,10 @@ pub enum Error {
     /// topology.
     #[error("failures '{spec}': {reason}")]
     FailureSpec { spec: String, reason: String },
+    /// A plan that cannot be exported, or an export that cannot be read
+    /// back; names the file, table or node at fault.
+    #[error("SONiC export: {reason}")]
+    Export { reason: String },
     /// A line of a path file that is not a path of the topology.
     #[error("{}: line {line}: {reason}", path.display())]
     PathFile {

@@ -11,8 +11,9 @@
 //! [`topo`] -> [`elp`] -> [`tagging`] -> [`rules`] -> [`verify`] -> [`stats`]
 //! -> [`output`]; [`pipeline`] runs one scenario and [`sweep`] a batch.
 //! [`capacity`] fits a plan to a switch model, [`failures`] replays it
-//! under link and switch failures, and [`report`] draws a sweep's tables
-//! as one HTML page.
+//! under link and switch failures, [`sonic`] exports it as per-switch
+//! SONiC configuration (and reads that back for verification), and
+//! [`report`] draws a sweep's tables as one HTML page.
 //!
 //! The model, its terms and the algorithms with their literature are in
 //! the repository's `docs/model.md`; `docs/priorities.md` covers the search
@@ -55,6 +56,7 @@ pub mod pipeline;
 pub mod report;
 pub mod rules;
 pub(crate) mod seed;
+pub mod sonic;
 pub mod stats;
 pub mod sweep;
 pub mod tagging;

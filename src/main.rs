@@ -114,6 +114,10 @@ enum Command {
         topology_out: Option<PathBuf>,
         #[arg(long)]
         rules_out: Option<PathBuf>,
+        /// Also export the verified plan: sonic:DIR writes per-switch SONiC
+        /// config_db JSON (as `tagger export`).
+        #[arg(long)]
+        export: Option<String>,
         #[arg(long)]
         paths_out: Option<PathBuf>,
         #[arg(long, default_value_t = 10_000_000)]
@@ -187,12 +191,28 @@ enum Command {
         #[arg(long, value_parser = parse_budget)]
         memory_budget: Option<u64>,
     },
-    /// Independently verify a rule set against a topology (and paths).
-    Verify {
+    /// Export a rule set as per-switch SONiC config_db JSON (DIR/<node>.json
+    /// and DIR/summary.json); `tagger verify --sonic DIR` reads it back.
+    Export {
         #[arg(long)]
         topology: PathBuf,
         #[arg(long)]
         rules: PathBuf,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Independently verify a rule set against a topology (and paths).
+    Verify {
+        #[arg(long)]
+        topology: PathBuf,
+        /// A tagger-rules/1 file (or use --sonic).
+        #[arg(long, required_unless_present = "sonic", conflicts_with = "sonic")]
+        rules: Option<PathBuf>,
+        /// A directory written by `tagger export` / `run --export`: the rule
+        /// set is rebuilt from its port maps and ACL rules alone.
+        #[arg(long)]
+        sonic: Option<PathBuf>,
         /// Paths that must stay lossless, one per line.
         #[arg(long)]
         paths: Option<PathBuf>,
@@ -415,7 +435,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
             speed_gbps,
             headroom,
             classes,
+            export,
         } => {
+            let sonic_dir = match export.as_deref().map(|e| e.split_once(':')) {
+                None => None,
+                Some(Some(("sonic", d))) if !d.is_empty() => Some(PathBuf::from(d)),
+                Some(_) => bail!(
+                    "--export {}: expected sonic:DIR",
+                    export.as_deref().unwrap_or("")
+                ),
+            };
             claim_stdout(
                 &[
                     ("--topology-out", topology_out.as_deref()),
@@ -447,6 +476,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             if let Some(p) = &rules_out {
                 write_string(p, &r.rules.to_json())?;
+            }
+            if let Some(dir) = &sonic_dir {
+                let ex = tagger::sonic::export(&r.topo, &r.rules)?;
+                tagger::sonic::write(dir, &ex)?;
+                if !json {
+                    print_export(&ex, dir);
+                }
             }
             if let Some(p) = &paths_out {
                 write_paths(&r.topo, &r.elp, p, max_paths)?;
@@ -547,14 +583,31 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ExitCode::FAILURE
             })
         }
+        Command::Export {
+            topology,
+            rules,
+            out,
+        } => {
+            let topo = topo::file::read_json_file(&topology)?;
+            let rules = RuleSet::read(&rules)?;
+            let ex = tagger::sonic::export(&topo, &rules)?;
+            tagger::sonic::write(&out, &ex)?;
+            print_export(&ex, &out);
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Verify {
             topology,
             rules,
+            sonic,
             paths,
             max_priorities,
         } => {
             let topo = topo::file::read_json_file(&topology)?;
-            let rules = RuleSet::read(&rules)?;
+            let rules = match (&rules, &sonic) {
+                (Some(r), _) => RuleSet::read(r)?,
+                (None, Some(d)) => tagger::sonic::read(&topo, d)?,
+                (None, None) => bail!("give --rules or --sonic"),
+            };
             let elp = match &paths {
                 Some(p) => Some(ElpSet::build(
                     &topo,
@@ -830,6 +883,18 @@ fn watch_search(show: bool) -> indicatif::ProgressBar {
         eprintln!("warning: Ctrl-C will not stop the search gracefully: {e}");
     }
     bar
+}
+
+fn print_export(ex: &tagger::sonic::Export, out: &Path) {
+    let s = &ex.summary;
+    println!(
+        "exported {} switches to {} (SONiC config_db): at most {} traffic classes per switch; {} switches over the {} a switch has use ACL rules",
+        ex.switches.len(),
+        out.display(),
+        s["sonic_tcs_max"],
+        s["sonic_switches_over_tcs"],
+        tagger::sonic::FREE_TCS
+    );
 }
 
 fn print_failures(r: &pipeline::RunResult, reports: &[tagger::failures::Report], secs: f64) {

@@ -1123,3 +1123,75 @@ fn failures_what_if_from_the_command_line() {
         text(&o)
     );
 }
+
+/// `run --export sonic:DIR`, `export` and `verify --sonic`: the exported
+/// directory verifies on its own, and a broken reference is named.
+#[test]
+fn sonic_export_installs_and_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
+    let o = tagger(&[
+        "run",
+        "jellyfish:n=30,ports=8,r=5,seed=2",
+        "--elp",
+        "shortest",
+        "--topology-out",
+        &p("t.json"),
+        "--rules-out",
+        &p("r.json"),
+        "--export",
+        &format!("sonic:{}", p("sonic")),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("exported 30 switches"), "{}", text(&o));
+    let o = tagger(&["verify", "--topology", &p("t.json"), "--sonic", &p("sonic")]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).starts_with("verified: deadlock-free"),
+        "{}",
+        text(&o)
+    );
+    let o = tagger(&[
+        "export",
+        "--topology",
+        &p("t.json"),
+        "--rules",
+        &p("r.json"),
+        "--out",
+        &p("again"),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    for f in std::fs::read_dir(dir.path().join("sonic")).unwrap() {
+        let f = f.unwrap();
+        assert_eq!(
+            std::fs::read(f.path()).unwrap(),
+            std::fs::read(dir.path().join("again").join(f.file_name())).unwrap()
+        );
+    }
+    let s = std::fs::read_to_string(dir.path().join("sonic/0.json")).unwrap();
+    std::fs::write(
+        dir.path().join("sonic/0.json"),
+        s.replace(
+            "\"tc_to_pg_map\": \"TAGGER_TC_TO_PG_0\"",
+            "\"tc_to_pg_map\": \"NOPE\"",
+        ),
+    )
+    .unwrap();
+    let o = tagger(&["verify", "--topology", &p("t.json"), "--sonic", &p("sonic")]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o).contains("TC_TO_PRIORITY_GROUP_MAP|NOPE is referenced but not defined"),
+        "{}",
+        text(&o)
+    );
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "shortest",
+        "--export",
+        "cisco:x",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).contains("expected sonic:DIR"), "{}", text(&o));
+}
