@@ -225,6 +225,13 @@ record! {
         /// Lossless queues of the shared plan: (classes - 1) x stride +
         /// priorities, proven deadlock-free and verified.
         pub queues_shared: u64,
+        /// SONiC export: the most traffic classes one switch's port maps
+        /// need (null when the plan cannot be exported, e.g. more than 7
+        /// lossless priorities or a U-turn entry).
+        pub sonic_tcs_max: Option<u32>,
+        /// SONiC export: switches needing more than the 7 free traffic
+        /// classes, whose rewrites are ACL rules instead.
+        pub sonic_switches_over_tcs: Option<u32>,
     }
 }
 
@@ -326,6 +333,7 @@ fn summarize(
     fit: &Fit,
 ) -> Summary {
     let rs = RuleStats::of(node_counts);
+    let sonic = crate::sonic::traffic_classes(topo, rules).ok();
     let headroom = default_headroom();
     let headroom_max = (0..topo.node_count())
         .map(|v| {
@@ -393,6 +401,8 @@ fn summarize(
             classes_stride: None,
             queues_separate: u64::from(cfg.classes) * u64::from(tagging.priorities),
             queues_shared: u64::from(tagging.priorities),
+            sonic_tcs_max: sonic.map(|s| s.0 as u32),
+            sonic_switches_over_tcs: sonic.map(|s| s.1 as u32),
         },
         verified: true,
         memory_estimate_bytes: 0,

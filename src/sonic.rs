@@ -76,7 +76,8 @@ pub struct Switch {
     pub tcs: usize,
     /// Traffic classes the port maps alone would need.
     pub needed_tcs: usize,
-    /// ACL rules when that is more than the switch has (0 otherwise).
+    /// ACL rules when that is more than the switch has (0 otherwise; at
+    /// least 1 for a switch over its traffic classes).
     pub acl_rules: usize,
 }
 
@@ -94,6 +95,25 @@ pub struct Export {
 /// [`Error::Export`] when a priority has no queue, a tag no DSCP value, or
 /// a switch needs more traffic classes than it has (named, with the count).
 pub fn export(topo: &Topology, rules: &RuleSet) -> Result<Export> {
+    export_inner(topo, rules, true)
+}
+
+/// Traffic classes the export of `rules` needs: (most needed at one switch
+/// by the port maps alone, switches over the [`FREE_TCS`] that therefore
+/// use ACL rules), without writing the maps.
+///
+/// # Errors
+/// As [`export`].
+pub fn traffic_classes(topo: &Topology, rules: &RuleSet) -> Result<(usize, usize)> {
+    let ex = export_inner(topo, rules, false)?;
+    let over = ex.switches.iter().filter(|s| s.acl_rules > 0).count();
+    Ok((
+        ex.switches.iter().map(|s| s.needed_tcs).max().unwrap_or(0),
+        over,
+    ))
+}
+
+fn export_inner(topo: &Topology, rules: &RuleSet, maps: bool) -> Result<Export> {
     let bad = |reason: String| Error::Export { reason };
     for e in &rules.entries {
         if e.in_link == Some(e.out_link) {
@@ -246,6 +266,24 @@ pub fn export(topo: &Topology, rules: &RuleSet) -> Result<Export> {
             tc_of = by_prio;
             tcs = tc_of.len();
         }
+        if !maps {
+            switches.push(Switch {
+                node: v,
+                config: Value::Null,
+                tcs,
+                needed_tcs: if acl {
+                    over.last().expect("pushed").1
+                } else {
+                    tcs
+                },
+                acl_rules: if acl {
+                    crate::rules::compress(entries).len().max(1)
+                } else {
+                    0
+                },
+            });
+            continue;
+        }
         let mut db = Map::new();
         let mut tables: BTreeMap<&str, Map<String, Value>> = BTreeMap::new();
         // Identical maps are written once and shared by name.
@@ -388,7 +426,7 @@ pub fn export(topo: &Topology, rules: &RuleSet) -> Result<Export> {
                 tcs
             },
             acl_rules: if acl {
-                crate::rules::compress(entries).len()
+                crate::rules::compress(entries).len().max(1)
             } else {
                 0
             },
@@ -711,6 +749,9 @@ mod tests {
             );
             let rep = crate::verify::verify(&t, &back, Some(&e));
             assert!(rep.ok(), "{topo}: {rep}");
+            let (most, over_n) = traffic_classes(&t, &r).unwrap();
+            assert_eq!(json!(most), ex.summary["sonic_tcs_max"]);
+            assert_eq!(json!(over_n), ex.summary["sonic_switches_over_tcs"]);
             // Greedy plans with many tags overflow some switches' TCs: those
             // go through ACL rules, and still read back exactly.
             let over = ex.summary["sonic_switches_over_tcs"].as_u64().unwrap();
