@@ -278,6 +278,9 @@ pub fn run(cfg: &RunConfig) -> Result<RunResult> {
     };
     let installed = shared.as_ref().map_or(&tagging, |s| &s.tagging);
     let node_counts = rules.counts(topo.node_count());
+    // How the installed rules map onto SONiC's traffic classes (null when
+    // they cannot be exported).
+    let sonic = crate::sonic::traffic_classes(&topo, &rules).ok();
     budget.hold("rules", rules.heap_bytes())?;
     lap(&mut tm.rules, &mut since);
     budget.check(
@@ -300,6 +303,8 @@ pub fn run(cfg: &RunConfig) -> Result<RunResult> {
     let fit = capacity::fit(&topo, installed, &node_counts, &cfg.switch);
     tm.total = t0.elapsed().as_secs_f64();
     let mut summary = summarize(&topo, cfg, &counts, &tagging, &rules, &node_counts, &fit);
+    summary.figures.sonic_tcs_max = sonic.map(|s| s.0 as u32);
+    summary.figures.sonic_switches_over_tcs = sonic.map(|s| s.1 as u32);
     if let Some(sh) = &shared {
         let f = &mut summary.figures;
         f.classes_stride = Some(sh.stride);
@@ -333,7 +338,6 @@ fn summarize(
     fit: &Fit,
 ) -> Summary {
     let rs = RuleStats::of(node_counts);
-    let sonic = crate::sonic::traffic_classes(topo, rules).ok();
     let headroom = default_headroom();
     let headroom_max = (0..topo.node_count())
         .map(|v| {
@@ -401,8 +405,8 @@ fn summarize(
             classes_stride: None,
             queues_separate: u64::from(cfg.classes) * u64::from(tagging.priorities),
             queues_shared: u64::from(tagging.priorities),
-            sonic_tcs_max: sonic.map(|s| s.0 as u32),
-            sonic_switches_over_tcs: sonic.map(|s| s.1 as u32),
+            sonic_tcs_max: None,
+            sonic_switches_over_tcs: None,
         },
         verified: true,
         memory_estimate_bytes: 0,

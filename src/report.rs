@@ -275,8 +275,12 @@ fn esc(s: &str) -> String {
 /// Parquet and I/O errors naming the file; [`Error::Parquet`] when the
 /// drawing fails.
 pub fn charts(dir: &Path) -> Result<Vec<Chart>> {
-    let runs_b = read_batches(&dir.join("runs.parquet"))?;
-    let runs = Cols(&runs_b);
+    charts_of(dir, &read_batches(&dir.join("runs.parquet"))?)
+}
+
+/// [`charts`] of the runs table `runs_b` already read from `dir`.
+fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
+    let runs = Cols(runs_b);
     let status = runs.str("status");
     let ok: Vec<bool> = status.iter().map(|s| s.as_deref() == Some("ok")).collect();
     let family = runs.str("family");
@@ -576,8 +580,8 @@ pub fn charts(dir: &Path) -> Result<Vec<Chart>> {
 /// # Errors
 /// As [`charts`].
 pub fn html(dir: &Path) -> Result<String> {
-    let charts = charts(dir)?;
     let runs_b = read_batches(&dir.join("runs.parquet"))?;
+    let charts = charts_of(dir, &runs_b)?;
     let meta = crate::output::parquet::read_metadata(&dir.join("runs.parquet"))?;
     let get = |k: &str| {
         meta.iter()

@@ -60,6 +60,16 @@ pub fn port_name(i: usize) -> String {
     format!("Ethernet{}", 4 * i)
 }
 
+/// The index of port `EthernetN` (N = 4 x index), as [`port_name`] names
+/// them.
+fn port_index(name: &str) -> Option<usize> {
+    name.trim()
+        .strip_prefix("Ethernet")
+        .and_then(|x| x.parse::<usize>().ok())
+        .filter(|x| x % 4 == 0)
+        .map(|x| x / 4)
+}
+
 /// What a TC stands for: the arriving priority, and per out link the next
 /// tag and priority.
 type TcKey = (u32, Vec<(LinkId, u32, u32)>);
@@ -76,9 +86,17 @@ pub struct Switch {
     pub tcs: usize,
     /// Traffic classes the port maps alone would need.
     pub needed_tcs: usize,
-    /// ACL rules when that is more than the switch has (0 otherwise; at
-    /// least 1 for a switch over its traffic classes).
+    /// ACL rules written when that is more than the switch has (0
+    /// otherwise, and when only [`traffic_classes`] are counted).
     pub acl_rules: usize,
+}
+
+impl Switch {
+    /// Whether the port maps alone need more traffic classes than the
+    /// switch has (its rewrites are then ACL rules).
+    pub fn over(&self) -> bool {
+        self.needed_tcs > FREE_TCS
+    }
 }
 
 /// A plan's export.
@@ -106,10 +124,9 @@ pub fn export(topo: &Topology, rules: &RuleSet) -> Result<Export> {
 /// As [`export`].
 pub fn traffic_classes(topo: &Topology, rules: &RuleSet) -> Result<(usize, usize)> {
     let ex = export_inner(topo, rules, false)?;
-    let over = ex.switches.iter().filter(|s| s.acl_rules > 0).count();
     Ok((
         ex.switches.iter().map(|s| s.needed_tcs).max().unwrap_or(0),
-        over,
+        ex.switches.iter().filter(|s| s.over()).count(),
     ))
 }
 
@@ -147,7 +164,6 @@ fn export_inner(topo: &Topology, rules: &RuleSet, maps: bool) -> Result<Export> 
             .insert((e.tag, e.priority));
     }
     let mut switches = Vec::new();
-    let mut over = Vec::new();
     for v in 0..topo.node_count() as NodeId {
         let entries = by_node[v as usize];
         let links: Vec<LinkId> = topo.out_channels(v).iter().map(|&c| c >> 1).collect();
@@ -247,12 +263,11 @@ fn export_inner(topo: &Topology, rules: &RuleSet, maps: bool) -> Result<Export> 
         for (i, tc) in tc_of.values_mut().enumerate() {
             *tc = i as u32 + 1;
         }
-        let mut tcs = tc_of.len();
+        let needed = tc_of.len();
         // Too many for the switch: classify by arriving priority only (one
         // TC each, its egress maps lossy) and let ACL rules do the rewrite.
-        let acl = tcs > FREE_TCS;
+        let acl = needed > FREE_TCS;
         if acl {
-            over.push((v, tcs));
             let mut by_prio: BTreeMap<TcKey, u32> = BTreeMap::new();
             for m in &mut dscp_maps {
                 for key in m.values_mut() {
@@ -264,24 +279,16 @@ fn export_inner(topo: &Topology, rules: &RuleSet, maps: bool) -> Result<Export> 
                 *tc = i as u32 + 1;
             }
             tc_of = by_prio;
-            tcs = tc_of.len();
         }
+        let record = |config: Value, acl_rules: usize| Switch {
+            node: v,
+            config,
+            tcs: tc_of.len(),
+            needed_tcs: needed,
+            acl_rules,
+        };
         if !maps {
-            switches.push(Switch {
-                node: v,
-                config: Value::Null,
-                tcs,
-                needed_tcs: if acl {
-                    over.last().expect("pushed").1
-                } else {
-                    tcs
-                },
-                acl_rules: if acl {
-                    crate::rules::compress(entries).len().max(1)
-                } else {
-                    0
-                },
-            });
+            switches.push(record(Value::Null, 0));
             continue;
         }
         let mut db = Map::new();
@@ -372,6 +379,11 @@ fn export_inner(topo: &Topology, rules: &RuleSet, maps: bool) -> Result<Export> 
             );
             ports.insert(name, Value::Object(port));
         }
+        let compressed = if acl {
+            crate::rules::compress(entries)
+        } else {
+            Vec::new()
+        };
         if acl {
             // One rule per compressed entry (port sets, one action).
             let name_of = |l: Option<LinkId>| -> Vec<String> {
@@ -383,7 +395,7 @@ fn export_inner(topo: &Topology, rules: &RuleSet, maps: bool) -> Result<Export> 
                 }
             };
             let mut rules_t = Map::new();
-            for (i, c) in crate::rules::compress(entries).iter().enumerate() {
+            for (i, c) in compressed.iter().enumerate() {
                 let ins: Vec<String> = c.in_links.iter().flat_map(|&l| name_of(l)).collect();
                 let outs: Vec<String> =
                     c.out_links.iter().flat_map(|&l| name_of(Some(l))).collect();
@@ -416,21 +428,7 @@ fn export_inner(topo: &Topology, rules: &RuleSet, maps: bool) -> Result<Export> 
             db.insert(t.into(), Value::Object(m));
         }
         db.insert("PORT_QOS_MAP".into(), Value::Object(port_qos));
-        switches.push(Switch {
-            node: v,
-            config: Value::Object(db),
-            tcs,
-            needed_tcs: if acl {
-                over.last().expect("pushed").1
-            } else {
-                tcs
-            },
-            acl_rules: if acl {
-                crate::rules::compress(entries).len().max(1)
-            } else {
-                0
-            },
-        });
+        switches.push(record(Value::Object(db), compressed.len()));
     }
     let summary = json!({
         "format": FORMAT,
@@ -440,7 +438,7 @@ fn export_inner(topo: &Topology, rules: &RuleSet, maps: bool) -> Result<Export> 
         "initial_tag": rules.initial_tag,
         "classes": rules.classes,
         "sonic_tcs_max": switches.iter().map(|s| s.needed_tcs).max().unwrap_or(0),
-        "sonic_switches_over_tcs": over.len(),
+        "sonic_switches_over_tcs": switches.iter().filter(|s| s.over()).count(),
         "switches": switches.iter().map(|s| json!({"node": s.node, "file": format!("{}.json", s.node), "tcs": s.tcs, "needed_tcs": s.needed_tcs, "acl_rules": s.acl_rules})).collect::<Vec<_>>(),
     });
     Ok(Export { switches, summary })
@@ -541,11 +539,7 @@ pub fn read(topo: &Topology, dir: &Path) -> Result<RuleSet> {
         let mut classified: BTreeMap<Option<LinkId>, BTreeMap<u32, u32>> = BTreeMap::new();
         let mut seen_host = false;
         for (name, b) in qos {
-            let i: usize = name
-                .strip_prefix("Ethernet")
-                .and_then(|x| x.parse::<usize>().ok())
-                .filter(|x| x % 4 == 0)
-                .map(|x| x / 4)
+            let i = port_index(name)
                 .ok_or_else(|| bad(&file, format!("port name {name} is not EthernetN")))?;
             let in_link = links.get(i).copied();
             if in_link.is_none() {
@@ -617,12 +611,7 @@ pub fn read(topo: &Topology, dir: &Path) -> Result<RuleSet> {
         }
         // ACL rules: every (in port, out port) of a rule, its action.
         let port_of = |n: &str| -> Result<Option<LinkId>> {
-            let i: usize = n
-                .trim()
-                .strip_prefix("Ethernet")
-                .and_then(|x| x.parse::<usize>().ok())
-                .filter(|x| x % 4 == 0)
-                .map(|x| x / 4)
+            let i = port_index(n)
                 .ok_or_else(|| bad(&file, format!("ACL port {n} is not EthernetN")))?;
             Ok(links.get(i).copied())
         };

@@ -330,7 +330,7 @@ pub fn verify_within(
         r.violate(kind, msg);
     }
     drop((off, at, in_off, arriving));
-    let mut same: Vec<(u32, ChannelId, ChannelId)> = (0..entries.len() as u32)
+    let same: Vec<(u32, ChannelId, ChannelId)> = (0..entries.len() as u32)
         .into_par_iter()
         .filter_map(|i| {
             let e = &entries[i as usize];
@@ -338,12 +338,6 @@ pub fn verify_within(
             (e.priority == e.next_priority).then_some((e.priority, c.c_in?, c.c_out))
         })
         .collect();
-    same.par_sort_unstable();
-    same.dedup();
-    let mut graphs: BTreeMap<u32, Vec<(ChannelId, ChannelId)>> = BTreeMap::new();
-    for (p, a, b) in same {
-        graphs.entry(p).or_default().push((a, b));
-    }
     // (d) each priority acyclic.
     r.priorities = rules
         .entries
@@ -371,21 +365,10 @@ pub fn verify_within(
             ),
         );
     }
-    for (p, edges) in graphs {
-        r.dependency_edges += edges.len() as u64;
-        if let Some(cycle) = find_cycle(topo.channel_count(), &edges) {
-            let shown: Vec<String> = cycle
-                .iter()
-                .map(|&c| format!("({}->{})", topo.channel_src(c), topo.channel_dst(c)))
-                .collect();
-            r.violate(
-                "cycle",
-                format!(
-                    "priority {p} has a cyclic buffer dependency: {}",
-                    shown.join(" -> ")
-                ),
-            );
-        }
+    let (edges, cycle) = priority_cycles(topo, same);
+    r.dependency_edges += edges;
+    if let Some(m) = cycle {
+        r.violate("cycle", m);
     }
     // (e) replay.
     // Every class's packets follow every ELP, from the tag its hosts send.
@@ -411,7 +394,7 @@ pub fn check_used(
     rules: &RuleSet,
     used: impl Fn(usize) -> bool,
 ) -> std::result::Result<u64, String> {
-    let mut same: Vec<(u32, ChannelId, ChannelId)> = rules
+    let same: Vec<(u32, ChannelId, ChannelId)> = rules
         .entries
         .iter()
         .enumerate()
@@ -421,28 +404,43 @@ pub fn check_used(
             Some((e.priority, c.c_in?, c.c_out))
         })
         .collect();
-    same.sort_unstable();
+    match priority_cycles(topo, same) {
+        (edges, None) => Ok(edges),
+        (_, Some(cycle)) => Err(cycle),
+    }
+}
+
+/// Check (d) on same-priority dependencies `(priority, from, to)`: the
+/// distinct dependencies, and the first priority's cycle (as a message
+/// naming its channels) if any priority has one.
+fn priority_cycles(
+    topo: &Topology,
+    mut same: Vec<(u32, ChannelId, ChannelId)>,
+) -> (u64, Option<String>) {
+    same.par_sort_unstable();
     same.dedup();
-    let mut edges = 0u64;
-    let mut i = 0;
-    while i < same.len() {
-        let p = same[i].0;
-        let j = i + same[i..].partition_point(|x| x.0 == p);
-        let list: Vec<(ChannelId, ChannelId)> = same[i..j].iter().map(|x| (x.1, x.2)).collect();
+    let mut graphs: BTreeMap<u32, Vec<(ChannelId, ChannelId)>> = BTreeMap::new();
+    for (p, a, b) in same {
+        graphs.entry(p).or_default().push((a, b));
+    }
+    let (mut edges, mut first) = (0, None);
+    for (p, list) in graphs {
         edges += list.len() as u64;
+        if first.is_some() {
+            continue;
+        }
         if let Some(cycle) = find_cycle(topo.channel_count(), &list) {
             let shown: Vec<String> = cycle
                 .iter()
                 .map(|&c| format!("({}->{})", topo.channel_src(c), topo.channel_dst(c)))
                 .collect();
-            return Err(format!(
+            first = Some(format!(
                 "priority {p} has a cyclic buffer dependency: {}",
                 shown.join(" -> ")
             ));
         }
-        i = j;
     }
-    Ok(edges)
+    (edges, first)
 }
 
 /// An entry as its JSON fields, for messages.

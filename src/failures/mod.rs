@@ -227,16 +227,22 @@ pub fn what_if_with_progress(
             ),
         });
     }
+    // Per trial, the links (a failed switch's included) and nodes down.
+    let down: Vec<(Vec<bool>, Vec<bool>)> = trials
+        .iter()
+        .map(|t| (t.dead_links(topo), t.dead_nodes(topo)))
+        .collect();
     let mut replanned: Vec<Option<(u32, bool)>> = vec![None; trials.len()];
     if opts.replan {
-        for (i, tr) in trials.iter().enumerate() {
-            let elp = converged_elp(topo, &tr.dead_links(topo), &format!("trial {i}"));
+        for (i, (dead_links, _)) in down.iter().enumerate() {
+            let elp = converged_elp(topo, dead_links, &format!("trial {i}"));
             replanned[i] = Some(plan_verified(topo, &elp, plan.algo, plan.cycle, budget)?);
             tick();
         }
     }
     let aware = if opts.aware {
-        let a = aware_plan(plan, &trials, budget)?;
+        let links: Vec<&[bool]> = down.iter().map(|d| d.0.as_slice()).collect();
+        let a = aware_plan(plan, &links, budget)?;
         tick();
         Some(a)
     } else {
@@ -245,10 +251,8 @@ pub fn what_if_with_progress(
     let mut out = Vec::new();
     for &routing in routings {
         let mut rows = Vec::with_capacity(trials.len());
-        for (i, tr) in trials.iter().enumerate() {
-            let dead_links = tr.dead_links(topo);
-            let dead_nodes = tr.dead_nodes(topo);
-            let o = replay::analyze(topo, &compiled, &dead_links, &dead_nodes, routing);
+        for (i, (tr, (dead_links, dead_nodes))) in trials.iter().zip(&down).enumerate() {
+            let o = replay::analyze(topo, &compiled, dead_links, dead_nodes, routing);
             rows.push(row(
                 plan,
                 &compiled,
@@ -438,9 +442,9 @@ pub fn converged_elp(topo: &Topology, dead: &[bool], what: &str) -> ElpSet {
 
 /// The failure-aware plan: the plan's ELP plus every distinct trial's
 /// converged routes (one block of sources per failure set).
-fn aware_plan(plan: &Plan, trials: &[Trial], budget: &Budget) -> Result<(u32, bool)> {
+fn aware_plan(plan: &Plan, trials: &[&[bool]], budget: &Budget) -> Result<(u32, bool)> {
     let topo = plan.topo;
-    let mut sets: Vec<Vec<bool>> = trials.iter().map(|t| t.dead_links(topo)).collect();
+    let mut sets: Vec<&[bool]> = trials.to_vec();
     sets.sort();
     sets.dedup();
     let mut elp = crate::pipeline::build_elp(topo, plan.elp, budget)?;

@@ -137,36 +137,26 @@ impl Compiled {
             .unwrap_or(NONE)
     }
 
-    /// State `s` over out channel `c`: `(next state, entry)`, or `None`
-    /// when no rule matches (the packet goes lossy).
-    fn step(&self, s: u32, c: ChannelId) -> Option<(u32, u32)> {
-        if s == NONE {
-            return None;
-        }
-        let t = &self.tr[self.tr_off[s as usize] as usize..self.tr_off[s as usize + 1] as usize];
-        t.binary_search_by_key(&c, |x| x.0)
-            .ok()
-            .map(|i| (t[i].1, t[i].2))
-    }
-
-    /// Calls `f(i, next state)` for each channel `list[i]` (sorted) over
-    /// which state `s` has an entry: one merge of two sorted lists.
+    /// Calls `f(i, step)` for each channel `list[i]` (sorted): `step` is
+    /// `(next state, entry)` of state `s` over it, or `None` when no rule
+    /// matches (the packet goes lossy). One merge of two sorted lists.
     #[inline]
-    fn each_step(&self, s: u32, list: &[ChannelId], mut f: impl FnMut(usize, u32)) {
-        if s == NONE {
-            return;
-        }
-        let t = &self.tr[self.tr_off[s as usize] as usize..self.tr_off[s as usize + 1] as usize];
-        let (mut i, mut j) = (0, 0);
-        while i < list.len() && j < t.len() {
-            match list[i].cmp(&t[j].0) {
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-                std::cmp::Ordering::Equal => {
-                    f(i, t[j].1);
-                    i += 1;
-                    j += 1;
-                }
+    fn each_step(&self, s: u32, list: &[ChannelId], mut f: impl FnMut(usize, Option<(u32, u32)>)) {
+        let t: &[(ChannelId, u32, u32)] = if s == NONE {
+            &[]
+        } else {
+            &self.tr[self.tr_off[s as usize] as usize..self.tr_off[s as usize + 1] as usize]
+        };
+        let mut j = 0;
+        for (i, &c) in list.iter().enumerate() {
+            while j < t.len() && t[j].0 < c {
+                j += 1;
+            }
+            if j < t.len() && t[j].0 == c {
+                f(i, Some((t[j].1, t[j].2)));
+                j += 1;
+            } else {
+                f(i, None);
             }
         }
     }
@@ -445,7 +435,11 @@ fn destination(
                     1
                 } else {
                     let mut a = 0;
-                    plan.each_step(s, &outs, |_, s2| a = add(a, w.l_d[s2 as usize], &mut sat));
+                    plan.each_step(s, &outs, |_, m| {
+                        if let Some((s2, _)) = m {
+                            a = add(a, w.l_d[s2 as usize], &mut sat);
+                        }
+                    });
                     a
                 };
             }
@@ -461,7 +455,11 @@ fn destination(
         }
         dag_out(x, &mut tail_outs);
         let mut a = 0;
-        plan.each_step(s2, &tail_outs, |_, s3| a = add(a, l_d[s3 as usize], sat));
+        plan.each_step(s2, &tail_outs, |_, m| {
+            if let Some((s3, _)) = m {
+                a = add(a, l_d[s3 as usize], sat);
+            }
+        });
         a
     };
     // Local routing: the healthy DAG, with deflection where a packet's
@@ -508,26 +506,30 @@ fn destination(
         }
         failed
     };
+    // Where packets in healthy mode enter v: live channels from one step
+    // farther on the healthy DAG (with the node they came from), and v's
+    // host ports.
+    let dist_h: &[u32] = &dh;
+    let healthy_ins = |v: NodeId| {
+        let dv = dist_h[v as usize];
+        topo.out_channels(v)
+            .iter()
+            .map(|&c| c ^ 1)
+            .filter(move |&c| live(c) && dist_h[topo.channel_src(c) as usize] == dv + 1)
+            .map(|c| (c, Some(topo.channel_src(c))))
+            .chain(std::iter::once((plan.host_pos(v), None)))
+    };
     if routing == Routing::Local {
         for &v in &w.order_h {
             if dead_nodes[v as usize] {
                 continue;
             }
             let failed = healthy_out(v, &mut outs);
-            let dv = dh[v as usize];
             let ddv = dd[v as usize];
             // Whether a route over `c2` from v has v's degraded distance.
             let tight =
                 |c2: ChannelId| ddv != u32::MAX && dd[topo.channel_dst(c2) as usize] + 1 == ddv;
-            // In channels of healthy routes: from one step farther.
-            let ins = topo
-                .out_channels(v)
-                .iter()
-                .map(|&c| c ^ 1)
-                .filter(|&c| live(c) && dh[topo.channel_src(c) as usize] == dv + 1)
-                .map(|c| (c, Some(topo.channel_src(c))))
-                .chain(std::iter::once((plan.host_pos(v), None)));
-            for (pos, from) in ins {
+            for (pos, from) in healthy_ins(v) {
                 if failed {
                     deflect(v, from, &mut defl);
                 } else {
@@ -574,22 +576,25 @@ fn destination(
                         continue;
                     }
                     let (mut a, mut m) = (0, 0);
-                    plan.each_step(s, &outs, |i, s2| {
-                        a = add(a, w.l_h[s2 as usize], &mut sat);
-                        if tight(outs[i]) {
-                            m = add(m, w.ml_h[s2 as usize], &mut sat);
+                    plan.each_step(s, &outs, |i, step| {
+                        if let Some((s2, _)) = step {
+                            a = add(a, w.l_h[s2 as usize], &mut sat);
+                            if tight(outs[i]) {
+                                m = add(m, w.ml_h[s2 as usize], &mut sat);
+                            }
                         }
                     });
-                    for c2 in defl.iter() {
-                        if let Some((s2, _)) = plan.step(s, *c2) {
-                            let tail = tail_l(s2, *c2, &w.l_d, &mut sat);
-                            let over = if both(c2) { w.ml_h[s2 as usize] } else { 0 };
+                    plan.each_step(s, &defl, |i, step| {
+                        if let Some((s2, _)) = step {
+                            let c2 = defl[i];
+                            let tail = tail_l(s2, c2, &w.l_d, &mut sat);
+                            let over = if both(&c2) { w.ml_h[s2 as usize] } else { 0 };
                             a = add(a, tail, &mut sat).saturating_sub(over);
-                            if tight(*c2) {
+                            if tight(c2) {
                                 m = add(m, tail, &mut sat).saturating_sub(over);
                             }
                         }
-                    }
+                    });
                     w.l_h[si] = a;
                     w.ml_h[si] = m;
                 }
@@ -641,32 +646,28 @@ fn destination(
         .iter()
         .copied()
         .filter(|&s| s != t && !dead_nodes[s as usize]);
-    if routing == Routing::Local {
-        for s in sources.clone() {
-            w.used_p[1][plan.host_pos(s) as usize] = true;
-            let hs = plan.host_state(s);
-            if hs == NONE {
-                w.lossy_p[1][plan.host_pos(s) as usize] = true;
-            } else {
-                w.reach_s[1][hs as usize] = true;
-            }
+    // Sources inject at their host ports: into healthy mode under local
+    // routing, else straight into the degraded DAG (where one remains).
+    let mode = usize::from(routing == Routing::Local);
+    for s in sources {
+        if mode == 0 && dd[s as usize] == u32::MAX {
+            continue;
         }
+        let hp = plan.host_pos(s) as usize;
+        w.used_p[mode][hp] = true;
+        match plan.host_state(s) {
+            NONE => w.lossy_p[mode][hp] = true,
+            hs => w.reach_s[mode][hs as usize] = true,
+        }
+    }
+    if routing == Routing::Local {
         let order_h = std::mem::take(&mut w.order_h);
         for &v in order_h.iter().rev() {
             if v == t || dead_nodes[v as usize] {
                 continue;
             }
             let failed = healthy_out(v, &mut outs);
-            let dv = dh[v as usize];
-            let ins: Vec<(u32, Option<NodeId>)> = topo
-                .out_channels(v)
-                .iter()
-                .map(|&c| c ^ 1)
-                .filter(|&c| live(c) && dh[topo.channel_src(c) as usize] == dv + 1)
-                .map(|c| (c, Some(topo.channel_src(c))))
-                .chain(std::iter::once((plan.host_pos(v), None)))
-                .collect();
-            for (pos, from) in ins {
+            for (pos, from) in healthy_ins(v) {
                 if !w.used_p[1][pos as usize] {
                     continue;
                 }
@@ -681,19 +682,6 @@ fn destination(
             }
         }
         w.order_h = order_h;
-    } else {
-        for s in sources {
-            if dd[s as usize] == u32::MAX {
-                continue;
-            }
-            w.used_p[0][plan.host_pos(s) as usize] = true;
-            let hs = plan.host_state(s);
-            if hs == NONE {
-                w.lossy_p[0][plan.host_pos(s) as usize] = true;
-            } else {
-                w.reach_s[0][hs as usize] = true;
-            }
-        }
     }
     let order_d = std::mem::take(&mut w.order_d);
     for &v in order_d.iter().rev() {
@@ -752,21 +740,17 @@ fn forward(
         if !w.reach_s[from_mode][s as usize] {
             continue;
         }
-        // Entries per channel of `list`, by a merge; the channels without
-        // one are where the packet falls back to lossy.
-        let t = &plan.tr[plan.tr_off[s as usize] as usize..plan.tr_off[s as usize + 1] as usize];
-        let mut j = 0;
-        for &c2 in list {
-            while j < t.len() && t[j].0 < c2 {
-                j += 1;
+        // The channels without an entry are where the packet falls back to
+        // lossy.
+        plan.each_step(s, list, |i, step| match step {
+            Some((s2, e)) => {
+                w.reach_s[to_mode][s2 as usize] = true;
+                set(&mut w.acc.entries, e as u64);
             }
-            if j < t.len() && t[j].0 == c2 {
-                w.reach_s[to_mode][t[j].1 as usize] = true;
-                set(&mut w.acc.entries, t[j].2 as u64);
-            } else {
-                w.lossy_p[to_mode][c2 as usize] = true;
-                set(&mut w.acc.fallback, plan.transition(topo, v, pos, c2));
+            None => {
+                w.lossy_p[to_mode][list[i] as usize] = true;
+                set(&mut w.acc.fallback, plan.transition(topo, v, pos, list[i]));
             }
-        }
+        });
     }
 }
