@@ -114,8 +114,9 @@ enum Command {
         topology_out: Option<PathBuf>,
         #[arg(long)]
         rules_out: Option<PathBuf>,
-        /// Also export the verified plan: sonic:DIR writes per-switch SONiC
-        /// config_db JSON (as `tagger export`).
+        /// Also export the verified plan, as `tagger export`: sonic:DIR
+        /// writes per-switch SONiC config_db JSON, json:DIR the neutral
+        /// per-switch table.
         #[arg(long)]
         export: Option<String>,
         #[arg(long)]
@@ -130,20 +131,10 @@ enum Command {
         /// best verified plan and says so.
         #[arg(long, value_parser = |s: &str| tagger::tagging::millis("--time-limit", s))]
         time_limit: Option<u64>,
-        /// Switch profile the plan is fitted to: a built-in name (spectrum2,
-        /// spectrum1, tomahawk, tomahawk5, drafts-40g), file:PATH or
-        /// file:PATH#NAME.
-        #[arg(long, default_value = tagger::capacity::profile::DEFAULT_PROFILE)]
-        switch: String,
-        /// Switch-to-switch cable length in metres (default: the profile's).
-        #[arg(long)]
-        cable_m: Option<f64>,
-        /// Switch-to-switch port speed in Gb/s (default: the profile's).
-        #[arg(long)]
-        speed_gbps: Option<f64>,
-        /// Headroom model: sonic or simple (default: the profile's).
-        #[arg(long)]
-        headroom: Option<tagger::capacity::HeadroomModel>,
+        #[command(flatten)]
+        switch: SwitchArgs,
+        #[command(flatten)]
+        mapping: MappingArgs,
         /// Lossless application classes sharing the network: the plan is
         /// shifted per class with the smallest stride proven deadlock-free,
         /// verified for every class, and that shared plan is what the rule
@@ -191,8 +182,10 @@ enum Command {
         #[arg(long, value_parser = parse_budget)]
         memory_budget: Option<u64>,
     },
-    /// Export a rule set as per-switch SONiC config_db JSON (DIR/<node>.json
-    /// and DIR/summary.json); `tagger verify --sonic DIR` reads it back.
+    /// Export a rule set per switch (DIR/<node>.json and DIR/summary.json):
+    /// SONiC config_db JSON (port maps, PFC, buffers sized by the switch
+    /// profile, ACL rules where the traffic classes run out) or the neutral
+    /// table; `tagger verify --exported DIR` reads either back.
     Export {
         #[arg(long)]
         topology: PathBuf,
@@ -201,18 +194,31 @@ enum Command {
         /// Output directory.
         #[arg(long)]
         out: PathBuf,
+        /// sonic (config_db JSON) or json (neutral per-switch table).
+        #[arg(long, value_enum, default_value_t = ExportFormat::Sonic)]
+        format: ExportFormat,
+        #[command(flatten)]
+        switch: SwitchArgs,
+        #[command(flatten)]
+        mapping: MappingArgs,
     },
     /// Independently verify a rule set against a topology (and paths).
     Verify {
         #[arg(long)]
         topology: PathBuf,
-        /// A tagger-rules/1 file (or use --sonic).
-        #[arg(long, required_unless_present = "sonic", conflicts_with = "sonic")]
+        /// A tagger-rules/1 file (or use --exported).
+        #[arg(
+            long,
+            required_unless_present = "exported",
+            conflicts_with = "exported"
+        )]
         rules: Option<PathBuf>,
         /// A directory written by `tagger export` / `run --export`: the rule
-        /// set is rebuilt from its port maps and ACL rules alone.
-        #[arg(long)]
-        sonic: Option<PathBuf>,
+        /// set is rebuilt from what the switches are configured with (SONiC
+        /// port maps, ACL rules, PFC and buffers; or the neutral table's
+        /// classes).
+        #[arg(long, alias = "sonic")]
+        exported: Option<PathBuf>,
         /// Paths that must stay lossless, one per line.
         #[arg(long)]
         paths: Option<PathBuf>,
@@ -274,6 +280,107 @@ enum Command {
         #[arg(long)]
         no_report: bool,
     },
+}
+
+/// The switch model a plan is fitted to and its buffers are sized for.
+#[derive(clap::Args)]
+struct SwitchArgs {
+    /// Switch profile: a built-in name (spectrum2, spectrum1, tomahawk,
+    /// tomahawk5, drafts-40g), file:PATH or file:PATH#NAME.
+    #[arg(long = "switch", default_value = tagger::capacity::profile::DEFAULT_PROFILE)]
+    name: String,
+    /// Switch-to-switch cable length in metres (default: the profile's).
+    #[arg(long)]
+    cable_m: Option<f64>,
+    /// Switch-to-switch port speed in Gb/s (default: the profile's).
+    #[arg(long)]
+    speed_gbps: Option<f64>,
+    /// Headroom model: sonic or simple (default: the profile's).
+    #[arg(long)]
+    headroom: Option<tagger::capacity::HeadroomModel>,
+}
+
+impl SwitchArgs {
+    fn profile(&self) -> Result<tagger::capacity::Profile> {
+        Ok(tagger::capacity::Profile::resolve(&self.name)?.with_links(
+            self.cable_m,
+            self.speed_gbps,
+            self.headroom,
+        )?)
+    }
+}
+
+/// How tags and priorities map onto DSCP values and queues in a SONiC
+/// export.
+#[derive(clap::Args)]
+struct MappingArgs {
+    /// DSCP value of each tag, tag 1 first (default: tag t is DSCP t + 2).
+    #[arg(long, value_parser = |s: &str| tagger::sonic::Mapping::parse_list(s).map(List))]
+    dscp: Option<List>,
+    /// Queue (priority group) of each lossless priority, priority 1 first
+    /// (default: 3,4,2,5,6,1,7).
+    #[arg(long, value_parser = |s: &str| tagger::sonic::Mapping::parse_list(s).map(List))]
+    queues: Option<List>,
+}
+
+/// A comma-separated list of numbers, as one option value.
+#[derive(Clone)]
+struct List(Vec<u32>);
+
+impl MappingArgs {
+    fn options(&self, profile: tagger::capacity::Profile) -> Result<tagger::sonic::Options> {
+        let d = tagger::sonic::Mapping::default();
+        let mapping = tagger::sonic::Mapping::new(
+            self.dscp.clone().map_or(d.dscp, |l| l.0),
+            self.queues.clone().map_or(d.queues, |l| l.0),
+        )
+        .context("--dscp / --queues")?;
+        Ok(tagger::sonic::Options { mapping, profile })
+    }
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ExportFormat {
+    Sonic,
+    Json,
+}
+
+/// Writes an export of `rules` in `format` to `dir` and says what it wrote.
+fn export_plan(
+    topo: &topo::Topology,
+    rules: &RuleSet,
+    format: ExportFormat,
+    opts: &tagger::sonic::Options,
+    dir: &Path,
+    quiet: bool,
+) -> Result<()> {
+    let ex = match format {
+        ExportFormat::Sonic => tagger::sonic::export(topo, rules, opts)?,
+        ExportFormat::Json => tagger::sonic::table(topo, rules)?,
+    };
+    tagger::sonic::write(dir, &ex)?;
+    if quiet {
+        return Ok(());
+    }
+    let s = &ex.summary;
+    match format {
+        ExportFormat::Sonic => println!(
+            "exported {} switches to {} (SONiC config_db, buffers for {}): at most {} traffic classes per switch; {} switches over the {} a switch has use ACL rules",
+            ex.switches.len(),
+            dir.display(),
+            opts.profile.name,
+            s["sonic_tcs_max"],
+            s["sonic_switches_over_tcs"],
+            tagger::sonic::FREE_TCS
+        ),
+        ExportFormat::Json => println!(
+            "exported {} switches to {} (neutral table): at most {} classes per switch",
+            ex.switches.len(),
+            dir.display(),
+            s["classes_max"],
+        ),
+    }
+    Ok(())
 }
 
 fn parse_budget(s: &str) -> std::result::Result<u64, String> {
@@ -431,17 +538,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
             memory_budget,
             time_limit,
             switch,
-            cable_m,
-            speed_gbps,
-            headroom,
+            mapping,
             classes,
             export,
         } => {
-            let sonic_dir = match export.as_deref().map(|e| e.split_once(':')) {
+            let export_to = match export.as_deref().map(|e| e.split_once(':')) {
                 None => None,
-                Some(Some(("sonic", d))) if !d.is_empty() => Some(PathBuf::from(d)),
+                Some(Some(("sonic", d))) if !d.is_empty() => {
+                    Some((ExportFormat::Sonic, PathBuf::from(d)))
+                }
+                Some(Some(("json", d))) if !d.is_empty() => {
+                    Some((ExportFormat::Json, PathBuf::from(d)))
+                }
                 Some(_) => bail!(
-                    "--export {}: expected sonic:DIR",
+                    "--export {}: expected sonic:DIR or json:DIR",
                     export.as_deref().unwrap_or("")
                 ),
             };
@@ -459,10 +569,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 algo: with_time_limit(algo, time_limit)?,
                 cycle,
                 memory_budget,
-                switch: tagger::capacity::Profile::resolve(&switch)?
-                    .with_links(cable_m, speed_gbps, headroom)?,
+                switch: switch.profile()?,
                 classes,
             };
+            // Checked before any work, like every other option.
+            let export_opts = export_to
+                .as_ref()
+                .map(|_| mapping.options(cfg.switch.clone()))
+                .transpose()?;
             let long = matches!(cfg.algo, Algo::Search { .. } | Algo::Exact { .. });
             let bar = long.then(|| watch_search(std::io::stderr().is_terminal()));
             let r = pipeline::run(&cfg);
@@ -477,12 +591,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if let Some(p) = &rules_out {
                 write_string(p, &r.rules.to_json())?;
             }
-            if let Some(dir) = &sonic_dir {
-                let ex = tagger::sonic::export(&r.topo, &r.rules)?;
-                tagger::sonic::write(dir, &ex)?;
-                if !json {
-                    print_export(&ex, dir);
-                }
+            if let (Some((format, dir)), Some(opts)) = (&export_to, &export_opts) {
+                export_plan(&r.topo, &r.rules, *format, opts, dir, json)?;
             }
             if let Some(p) = &paths_out {
                 write_paths(&r.topo, &r.elp, p, max_paths)?;
@@ -587,26 +697,29 @@ fn run(cli: Cli) -> Result<ExitCode> {
             topology,
             rules,
             out,
+            format,
+            switch,
+            mapping,
         } => {
+            let opts = mapping.options(switch.profile()?)?;
             let topo = topo::file::read_json_file(&topology)?;
+            tagger::capacity::check(&topo, &opts.profile)?;
             let rules = RuleSet::read(&rules)?;
-            let ex = tagger::sonic::export(&topo, &rules)?;
-            tagger::sonic::write(&out, &ex)?;
-            print_export(&ex, &out);
+            export_plan(&topo, &rules, format, &opts, &out, false)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Verify {
             topology,
             rules,
-            sonic,
+            exported,
             paths,
             max_priorities,
         } => {
             let topo = topo::file::read_json_file(&topology)?;
-            let rules = match (&rules, &sonic) {
+            let rules = match (&rules, &exported) {
                 (Some(r), _) => RuleSet::read(r)?,
                 (None, Some(d)) => tagger::sonic::read(&topo, d)?,
-                (None, None) => bail!("give --rules or --sonic"),
+                (None, None) => bail!("give --rules or --exported"),
             };
             let elp = match &paths {
                 Some(p) => Some(ElpSet::build(
@@ -883,18 +996,6 @@ fn watch_search(show: bool) -> indicatif::ProgressBar {
         eprintln!("warning: Ctrl-C will not stop the search gracefully: {e}");
     }
     bar
-}
-
-fn print_export(ex: &tagger::sonic::Export, out: &Path) {
-    let s = &ex.summary;
-    println!(
-        "exported {} switches to {} (SONiC config_db): at most {} traffic classes per switch; {} switches over the {} a switch has use ACL rules",
-        ex.switches.len(),
-        out.display(),
-        s["sonic_tcs_max"],
-        s["sonic_switches_over_tcs"],
-        tagger::sonic::FREE_TCS
-    );
 }
 
 fn print_failures(r: &pipeline::RunResult, reports: &[tagger::failures::Report], secs: f64) {

@@ -1195,3 +1195,99 @@ fn sonic_export_installs_and_verifies() {
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o).contains("expected sonic:DIR"), "{}", text(&o));
 }
+
+/// `export --format json` and its read-back, a configured DSCP and queue
+/// mapping, buffers sized for the switch and cable given, and bad mapping
+/// values refused before any work (clap's exit 2 for a list that is not
+/// numbers, exit 1 naming the index for a value out of range).
+#[test]
+fn export_formats_mappings_and_switch_models() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:1",
+        "--algo",
+        "clos",
+        "--topology-out",
+        &p("t.json"),
+        "--rules-out",
+        &p("r.json"),
+        "--export",
+        &format!("json:{}", p("table")),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("(neutral table)"), "{}", text(&o));
+    let o = tagger(&[
+        "verify",
+        "--topology",
+        &p("t.json"),
+        "--exported",
+        &p("table"),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = tagger(&[
+        "export",
+        "--topology",
+        &p("t.json"),
+        "--rules",
+        &p("r.json"),
+        "--out",
+        &p("s"),
+        "--dscp",
+        "26,46",
+        "--queues",
+        "4,3",
+        "--switch",
+        "tomahawk",
+        "--cable-m",
+        "40",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("buffers for tomahawk"), "{}", text(&o));
+    let sw: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("s/0.json")).unwrap())
+            .unwrap();
+    assert!(
+        sw["BUFFER_PROFILE"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .any(|k| k.ends_with("_40m")),
+        "{sw}"
+    );
+    let o = tagger(&["verify", "--topology", &p("t.json"), "--exported", &p("s")]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = tagger(&[
+        "export",
+        "--topology",
+        &p("t.json"),
+        "--rules",
+        &p("r.json"),
+        "--out",
+        &p("x"),
+        "--dscp",
+        "3,x",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("'x' is not a number"), "{}", text(&o));
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "shortest",
+        "--export",
+        &format!("sonic:{}", p("y")),
+        "--queues",
+        "3,8",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o).contains("queues[1] = 8: must be in 1..=7"),
+        "{}",
+        text(&o)
+    );
+    assert!(!dir.path().join("y").exists());
+}

@@ -102,6 +102,9 @@ struct RawNode {
     kind: String,
     level: Option<i64>,
     hosts: i64,
+    /// One name per port (links in link-id order, then host ports).
+    #[serde(default)]
+    port_names: Vec<String>,
 }
 
 /// Reads a topology from a `tagger-topology/1` JSON file.
@@ -215,7 +218,10 @@ pub fn parse_json(text: &str, origin: &str) -> Result<Topology> {
         links.push([a as u32, b as u32]);
     }
     let name = raw.name.unwrap_or_else(|| origin.to_string());
-    Topology::new(name, Family::File, nodes, links)?.with_link_props(props)
+    let port_names = raw.nodes.into_iter().map(|n| n.port_names).collect();
+    Topology::new(name, Family::File, nodes, links)?
+        .with_link_props(props)?
+        .with_port_names(port_names)
 }
 
 fn strip_position(msg: &str) -> String {
@@ -238,10 +244,18 @@ pub fn to_json(t: &Topology) -> String {
         let sep = if i == 0 { "\n  " } else { ",\n  " };
         let _ = write!(
             s,
-            "{sep}{{\"id\": {i}, \"kind\": \"{}\", \"level\": {level}, \"hosts\": {}}}",
+            "{sep}{{\"id\": {i}, \"kind\": \"{}\", \"level\": {level}, \"hosts\": {}",
             n.kind.as_str(),
             n.hosts
         );
+        if let Some(names) = t.port_names(i as u32) {
+            let _ = write!(
+                s,
+                ", \"port_names\": {}",
+                serde_json::to_string(names).expect("strings serialise")
+            );
+        }
+        s.push('}');
     }
     s.push_str("],\n \"links\": [");
     for (i, [a, b]) in t.links().iter().enumerate() {
@@ -285,6 +299,45 @@ mod tests {
  "nodes": [{"id": 0, "kind": "switch", "level": 0, "hosts": 2},
            {"id": 1, "kind": "server", "level": null, "hosts": 0}],
  "links": [[0, 1], [1, 0]]}"#;
+
+    /// Port names are kept, written back, and checked against the node's
+    /// ports (links in link-id order, then host ports).
+    #[test]
+    fn port_names_round_trip_and_are_checked() {
+        let doc = |names: &str| {
+            format!(
+                r#"{{"format": "tagger-topology/1", "nodes": [
+ {{"id": 0, "kind": "switch", "level": 0, "hosts": 1, "port_names": {names}}},
+ {{"id": 1, "kind": "switch", "level": 1, "hosts": 0}}],
+ "links": [[0, 1], [1, 0]]}}"#
+            )
+        };
+        let t = parse_json(&doc(r#"["Ethernet8", "Ethernet12", "Ethernet0"]"#), "t").unwrap();
+        assert_eq!(
+            t.port_names(0).unwrap(),
+            &["Ethernet8", "Ethernet12", "Ethernet0"]
+        );
+        assert_eq!(t.port_names(1), None);
+        let again = parse_json(&to_json(&t), "t").unwrap();
+        assert_eq!(again.port_names(0), t.port_names(0));
+        assert!(
+            to_json(&parse_json(OK, "t").unwrap())
+                .find("port_names")
+                .is_none()
+        );
+        for (names, want) in [
+            (
+                r#"["a", "b"]"#,
+                "nodes[0].port_names: 2 names for 3 ports (2 links, then 1 host ports)",
+            ),
+            (r#"["a", "b", "a"]"#, "'a' names two ports"),
+            (r#"["a", "b|c", "d"]"#, "'b|c' is not a port name"),
+            (r#"["a", "", "d"]"#, "'' is not a port name"),
+        ] {
+            let e = err(&doc(names));
+            assert!(e.contains(want), "{e}");
+        }
+    }
 
     #[test]
     fn reads_and_round_trips() {

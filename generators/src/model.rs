@@ -195,6 +195,9 @@ pub struct Topology {
     endpoint_index: Vec<u32>,
     /// Per link, its optional speed and cable length (empty: none given).
     link_props: Vec<LinkProps>,
+    /// Per node, the names of its ports (empty: none given; an empty
+    /// inner list: that node's were not given).
+    port_names: Vec<Vec<String>>,
 }
 
 /// What a topology file may say about one link's physical layer; the
@@ -292,6 +295,7 @@ impl Topology {
             endpoints,
             endpoint_index,
             link_props: Vec::new(),
+            port_names: Vec::new(),
         })
     }
 
@@ -326,6 +330,71 @@ impl Topology {
     /// Whether any link carries properties.
     pub fn has_link_props(&self) -> bool {
         !self.link_props.is_empty()
+    }
+
+    /// This topology with port names: per node none (an empty list) or one
+    /// per port, its links in link-id order and then its host ports, as a
+    /// switch configuration names them (e.g. `Ethernet0`).
+    ///
+    /// # Errors
+    /// [`TopologyError::Invalid`] naming the node when a list has the wrong
+    /// length, a name is empty, repeats, or holds `|`, `,` or whitespace
+    /// (switch configurations use them as separators).
+    pub fn with_port_names(mut self, names: Vec<Vec<String>>) -> Result<Self> {
+        if !names.is_empty() && names.len() != self.nodes.len() {
+            return Err(TopologyError::Invalid {
+                location: "nodes".into(),
+                reason: format!(
+                    "port names for {} nodes of {}",
+                    names.len(),
+                    self.nodes.len()
+                ),
+            });
+        }
+        for (v, list) in names.iter().enumerate() {
+            if list.is_empty() {
+                continue;
+            }
+            let bad = |reason: String| TopologyError::Invalid {
+                location: format!("nodes[{v}].port_names"),
+                reason,
+            };
+            let ports = self.degree(v as NodeId) + self.nodes[v].hosts as usize;
+            if list.len() != ports {
+                return Err(bad(format!(
+                    "{} names for {ports} ports ({} links, then {} host ports)",
+                    list.len(),
+                    self.degree(v as NodeId),
+                    self.nodes[v].hosts
+                )));
+            }
+            let mut seen = std::collections::BTreeSet::new();
+            for n in list {
+                if n.is_empty() || n.contains(['|', ',']) || n.contains(char::is_whitespace) {
+                    return Err(bad(format!(
+                        "'{n}' is not a port name (non-empty, without '|', ',' or spaces)"
+                    )));
+                }
+                if !seen.insert(n.as_str()) {
+                    return Err(bad(format!("'{n}' names two ports")));
+                }
+            }
+        }
+        self.port_names = if names.iter().all(Vec::is_empty) {
+            Vec::new()
+        } else {
+            names
+        };
+        Ok(self)
+    }
+
+    /// Node `v`'s port names, when the topology file gave them: its links
+    /// in link-id order, then its host ports.
+    pub fn port_names(&self, v: NodeId) -> Option<&[String]> {
+        self.port_names
+            .get(v as usize)
+            .filter(|l| !l.is_empty())
+            .map(Vec::as_slice)
     }
 
     pub fn name(&self) -> &str {

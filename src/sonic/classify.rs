@@ -1,0 +1,191 @@
+//! Traffic classes: which (port, arriving tag) pairs of a switch can share
+//! one ingress classification, so that egress maps alone decode every
+//! rewrite exactly.
+
+use crate::error::{Error, Result};
+use crate::rules::{Entry, RuleSet};
+use std::collections::{BTreeMap, BTreeSet};
+use tagger_generators::{LinkId, NodeId, Topology};
+
+/// What a class stands for: the arriving priority, and per out link the
+/// next tag and priority (links absent: lossy there).
+pub(crate) type ClassKey = (u32, Vec<(LinkId, u32, u32)>);
+
+/// A port of a node: a link, or (`None`) its host ports.
+type Position = (NodeId, Option<LinkId>);
+
+/// One switch's classification.
+pub(crate) struct Classes<'a> {
+    pub node: NodeId,
+    /// The node's entries.
+    pub entries: &'a [Entry],
+    /// Its links in link-id order (its ports, before host ports).
+    pub links: Vec<LinkId>,
+    /// Host ports after the links.
+    pub hosts: usize,
+    /// Per position (each link, then one for all host ports): arriving tag
+    /// -> its class.
+    pub ingress: Vec<BTreeMap<u32, ClassKey>>,
+    /// Class numbers from 1, in key order (so the output does not depend on
+    /// the order ports were visited).
+    pub number: BTreeMap<ClassKey, u32>,
+}
+
+impl Classes<'_> {
+    /// The position of port `i` (links first, then host ports, which share
+    /// one).
+    pub fn position(&self, i: usize) -> usize {
+        i.min(self.links.len())
+    }
+
+    /// The link of port `i` (`None`: a host port).
+    pub fn link(&self, i: usize) -> Option<LinkId> {
+        self.links.get(i).copied()
+    }
+
+    pub fn ports(&self) -> usize {
+        self.links.len() + self.hosts
+    }
+}
+
+/// Per node with lossless traffic, its classes.
+///
+/// (port, tag) pairs of one arriving priority share a class when one egress
+/// behaviour serves them all (the arriving tag is forgotten once
+/// classified: the egress maps rewrite the tag outright): the merged
+/// rewrite, minus the port's own link (a packet never leaves where it came
+/// in), is each pair's rewrite exactly. Greedy, in (port, tag) order.
+///
+/// Complexity: O(E + sum over switches of P * T * G * D) for E entries, P
+/// positions, T tags, G groups and D degree; switches are small.
+///
+/// # Errors
+/// [`Error::Export`] when an entry sends a packet back out of the link it
+/// came in on (per-port maps cannot encode it).
+pub(crate) fn classify<'a>(topo: &Topology, rules: &'a RuleSet) -> Result<Vec<Classes<'a>>> {
+    for e in &rules.entries {
+        if e.in_link == Some(e.out_link) {
+            return Err(Error::Export {
+                reason: format!(
+                    "node {}: an entry sends tag {} back out of link {} it came in on; port maps cannot encode U-turns (an ACL fallback is not implemented)",
+                    e.node, e.tag, e.out_link
+                ),
+            });
+        }
+    }
+    let by_node = rules.by_node(topo.node_count());
+    // Arriving (tag, priority) per link end: what the neighbour sends.
+    let mut arriving: BTreeMap<Position, BTreeSet<(u32, u32)>> = BTreeMap::new();
+    for e in &rules.entries {
+        let [a, b] = topo.links()[e.out_link as usize];
+        let to = if a == e.node { b } else { a };
+        arriving
+            .entry((to, Some(e.out_link)))
+            .or_default()
+            .insert((e.next_tag, e.next_priority));
+        arriving
+            .entry((e.node, e.in_link))
+            .or_default()
+            .insert((e.tag, e.priority));
+    }
+    let mut out = Vec::new();
+    for v in 0..topo.node_count() as NodeId {
+        let entries = by_node[v as usize];
+        if entries.is_empty() && !arriving.keys().any(|k| k.0 == v) {
+            continue;
+        }
+        let links: Vec<LinkId> = topo.out_channels(v).iter().map(|&c| c >> 1).collect();
+        let declared = topo.node(v).hosts as usize;
+        let hosts = if entries.iter().any(|e| e.in_link.is_none()) {
+            declared.max(1)
+        } else {
+            declared
+        };
+        let positions: Vec<Option<LinkId>> = links
+            .iter()
+            .map(|&l| Some(l))
+            .chain((hosts > 0).then_some(None))
+            .collect();
+        type Rewrite = BTreeMap<LinkId, (u32, u32)>;
+        // Per arriving priority: the (position, tag) pairs it arrives at,
+        // each with its rewrite per out link.
+        let mut per_prio: BTreeMap<u32, Vec<(usize, u32, Rewrite)>> = BTreeMap::new();
+        for (pi, &pos) in positions.iter().enumerate() {
+            let mut tags: BTreeSet<(u32, u32)> =
+                arriving.get(&(v, pos)).cloned().unwrap_or_default();
+            tags.extend(
+                entries
+                    .iter()
+                    .filter(|e| e.in_link == pos)
+                    .map(|e| (e.tag, e.priority)),
+            );
+            for (tag, prio) in tags {
+                let f: Rewrite = entries
+                    .iter()
+                    .filter(|e| e.in_link == pos && e.tag == tag)
+                    .map(|e| (e.out_link, (e.next_tag, e.next_priority)))
+                    .collect();
+                per_prio.entry(prio).or_default().push((pi, tag, f));
+            }
+        }
+        let mut number: BTreeMap<ClassKey, u32> = BTreeMap::new();
+        let mut ingress: Vec<BTreeMap<u32, ClassKey>> = vec![BTreeMap::new(); positions.len()];
+        for (prio, ports) in per_prio {
+            let mut groups: Vec<(Rewrite, Vec<(usize, u32)>)> = Vec::new();
+            for (pi, tag, f) in &ports {
+                let own = |i: usize| positions[i];
+                let fits = |g: &(Rewrite, Vec<(usize, u32)>)| -> Option<Rewrite> {
+                    let mut m = g.0.clone();
+                    for (&l, &x) in f {
+                        if *m.entry(l).or_insert(x) != x {
+                            return None;
+                        }
+                    }
+                    let exact = |i: usize, fi: &Rewrite| {
+                        m.iter()
+                            .filter(|(l, _)| Some(**l) != own(i))
+                            .map(|(l, x)| (*l, *x))
+                            .eq(fi.iter().map(|(l, x)| (*l, *x)))
+                    };
+                    (exact(*pi, f)
+                        && g.1.iter().all(|&(r, rt)| {
+                            let fr = &ports
+                                .iter()
+                                .find(|p| p.0 == r && p.1 == rt)
+                                .expect("a member")
+                                .2;
+                            exact(r, fr)
+                        }))
+                    .then_some(m)
+                };
+                match groups.iter().position(|g| fits(g).is_some()) {
+                    Some(gi) => {
+                        let m = fits(&groups[gi]).expect("it fits");
+                        groups[gi].0 = m;
+                        groups[gi].1.push((*pi, *tag));
+                    }
+                    None => groups.push((f.clone(), vec![(*pi, *tag)])),
+                }
+            }
+            for (m, members) in groups {
+                let key: ClassKey = (prio, m.iter().map(|(&l, &(t, p))| (l, t, p)).collect());
+                number.entry(key.clone()).or_insert(0);
+                for (pi, tag) in members {
+                    ingress[pi].insert(tag, key.clone());
+                }
+            }
+        }
+        for (i, n) in number.values_mut().enumerate() {
+            *n = i as u32 + 1;
+        }
+        out.push(Classes {
+            node: v,
+            entries,
+            links,
+            hosts,
+            ingress,
+            number,
+        });
+    }
+    Ok(out)
+}
