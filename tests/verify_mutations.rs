@@ -6,7 +6,7 @@ use tagger::elp::{ElpSet, ElpSpec};
 use tagger::rules::{Entry, RuleSet, compress};
 use tagger::tagging::{Algo, tag};
 use tagger::topo::{Topology, TopologySpec};
-use tagger::verify::verify;
+use tagger::verify::{Violation, verify};
 
 fn setup(spec: &str, elp: &str, algo: &str) -> (Topology, ElpSet, RuleSet) {
     let t = TopologySpec::parse(spec).unwrap().build().unwrap();
@@ -19,8 +19,8 @@ fn setup(spec: &str, elp: &str, algo: &str) -> (Topology, ElpSet, RuleSet) {
 fn kinds(t: &Topology, r: &RuleSet, e: &ElpSet) -> Vec<&'static str> {
     verify(t, r, Some(e))
         .violations
-        .into_iter()
-        .map(|(k, _)| k)
+        .iter()
+        .map(Violation::kind)
         .collect()
 }
 
@@ -57,11 +57,19 @@ fn closing_a_same_priority_cycle_is_caught() {
     r.entries.sort();
     r.entries.dedup();
     let rep = verify(&t, &r, Some(&e));
-    let (_, msg) = rep
-        .violations
-        .iter()
-        .find(|(k, _)| *k == "cycle")
-        .expect("cycle found");
+    let Some(Violation::Cycle { priority, channels }) = rep.find("cycle") else {
+        panic!("no cycle found: {rep}");
+    };
+    assert_eq!(*priority, 1);
+    // The cycle, from wherever it was entered.
+    let hops: Vec<(u32, u32)> = channels.iter().map(|&(_, a, b)| (a, b)).collect();
+    let ring = [(1, 4), (4, 2), (2, 5), (5, 1)];
+    let start = ring.iter().position(|h| *h == hops[0]).expect("a ring hop");
+    assert_eq!(hops.len(), 4, "{hops:?}");
+    for (i, h) in hops.iter().enumerate() {
+        assert_eq!(*h, ring[(start + i) % 4], "{hops:?}");
+    }
+    let msg = rep.find("cycle").unwrap().to_string();
     assert!(
         msg.contains("priority 1 has a cyclic buffer dependency"),
         "{msg}"
@@ -75,10 +83,22 @@ fn closing_a_same_priority_cycle_is_caught() {
 fn two_actions_for_one_key_are_caught() {
     let (t, e, mut r) = setup("fattree:k=4", "kbounce:1", "clos");
     let mut dup = r.entries[10];
+    let was = dup.next_tag;
     dup.next_tag += 1;
     dup.next_priority += 1;
     r.entries.push(dup);
-    assert!(kinds(&t, &r, &e).contains(&"key"));
+    let rep = verify(&t, &r, Some(&e));
+    assert_eq!(
+        rep.find("key"),
+        Some(&Violation::Key {
+            node: dup.node,
+            in_link: dup.in_link,
+            tag: dup.tag,
+            out_link: dup.out_link,
+            next_tags: [was, was + 1],
+        }),
+        "{rep}"
+    );
 }
 
 #[test]
@@ -91,8 +111,14 @@ fn a_lowered_priority_is_caught() {
         .unwrap();
     r.entries[i].next_tag = 1;
     r.entries[i].next_priority = 1;
-    let k = kinds(&t, &r, &e);
-    assert!(k.contains(&"decrease"), "{k:?}");
+    let rep = verify(&t, &r, Some(&e));
+    assert_eq!(
+        rep.find("decrease"),
+        Some(&Violation::Decrease {
+            entry: r.entries[i]
+        }),
+        "{rep}"
+    );
 }
 
 #[test]
@@ -100,12 +126,9 @@ fn a_missing_entry_is_caught_by_replay() {
     let (t, e, mut r) = setup("fattree:k=4", "kbounce:1", "greedy");
     r.entries.remove(r.entries.len() / 2);
     let rep = verify(&t, &r, Some(&e));
-    let (_, msg) = rep
-        .violations
-        .iter()
-        .find(|(k, _)| *k == "replay")
-        .expect("replay violation");
-    assert!(msg.contains("has no lossless entry"), "{msg}");
+    let v = rep.find("replay").expect("replay violation");
+    assert!(matches!(v, Violation::Replay { .. }), "{v:?}");
+    assert!(v.to_string().contains("has no lossless entry"), "{v}");
 }
 
 #[test]
@@ -254,9 +277,10 @@ fn the_header_is_checked_against_the_entries() {
         mutate(&mut bad);
         let rep = verify(&t, &bad, Some(&e));
         assert!(
-            rep.violations
-                .iter()
-                .any(|(k, m)| *k == "header" && m.contains(field)),
+            rep.violations.iter().any(
+                |v| matches!(v, Violation::Header { field: f, .. } if *f == field)
+                    && v.to_string().contains(field)
+            ),
             "{field}: {rep}"
         );
     }
@@ -278,10 +302,9 @@ fn the_header_is_checked_against_the_entries() {
     };
     assert!(tagger::verify::verify_within(&t, &r, Some(&e), &lim(2)).ok());
     let rep = tagger::verify::verify_within(&t, &r, Some(&e), &lim(1));
-    assert!(
-        rep.violations
-            .iter()
-            .any(|(k, m)| *k == "priorities" && m.contains("1 lossless queues")),
+    assert_eq!(
+        rep.find("priorities"),
+        Some(&Violation::Priorities { used: 2, queues: 1 }),
         "{rep}"
     );
 }

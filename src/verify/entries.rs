@@ -1,0 +1,235 @@
+//! The checks over the entries themselves: each entry well-formed on its
+//! own, (a) one action per key, (b) one queue per packet state, (c) no
+//! priority decrease. They also build what the later checks read: the
+//! lookup table the replay uses and the same-priority dependencies.
+
+use super::{Table, Violation};
+use crate::rules::{Entry, RuleSet};
+use rayon::prelude::*;
+use rustc_hash::FxHashMap as HashMap;
+use tagger_generators::{ChannelId, LinkId, NodeId, Topology};
+
+/// What the per-entry checks learn about a well-formed entry.
+#[derive(Clone, Copy)]
+pub(super) struct Checked {
+    pub c_in: Option<ChannelId>,
+    pub c_out: ChannelId,
+    pub next_node: NodeId,
+}
+
+/// What the entry checks leave for the later ones.
+pub(super) struct Entries {
+    /// Per node, the entries' actions by key.
+    pub table: Table,
+    /// Same-priority dependencies `(priority, from, to)` of the well-formed
+    /// entries.
+    pub same: Vec<(u32, ChannelId, ChannelId)>,
+    /// What was found, in the order a sequential pass over the entries
+    /// would meet it.
+    pub findings: Vec<Violation>,
+}
+
+/// Indices `0..m` grouped by `node_of` (skipping `None`), each group in
+/// index order: (offsets per node, indices). Two counting passes, no pairs.
+fn group_by_node(
+    n: usize,
+    m: usize,
+    node_of: impl Fn(u32) -> Option<NodeId>,
+) -> (Vec<u32>, Vec<u32>) {
+    let mut off = vec![0u32; n + 1];
+    for i in 0..m as u32 {
+        if let Some(v) = node_of(i) {
+            off[v as usize + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        off[i + 1] += off[i];
+    }
+    let mut fill = off.clone();
+    let mut out = vec![0u32; off[n] as usize];
+    for i in 0..m as u32 {
+        if let Some(v) = node_of(i) {
+            out[fill[v as usize] as usize] = i;
+            fill[v as usize] += 1;
+        }
+    }
+    (off, out)
+}
+
+/// The channel that enters `node` over `link`, if `node` is on `link`.
+fn into(topo: &Topology, link: LinkId, node: NodeId) -> Option<ChannelId> {
+    let [a, b] = *topo.links().get(link as usize)?;
+    if b == node {
+        Some(2 * link)
+    } else if a == node {
+        Some(2 * link + 1)
+    } else {
+        None
+    }
+}
+
+fn out_of(topo: &Topology, link: LinkId, node: NodeId) -> Option<ChannelId> {
+    into(topo, link, node).map(|c| c ^ 1)
+}
+
+/// The checks of one entry alone: its node and links exist and fit together.
+pub(super) fn check_entry(topo: &Topology, e: &Entry) -> Result<Checked, Violation> {
+    let bad = |reason: String| Violation::Entry { entry: *e, reason };
+    let node = e.node;
+    if node as usize >= topo.node_count() {
+        return Err(bad(format!("node {node} is not in the topology")));
+    }
+    let c_in = match e.in_link {
+        Some(l) => Some(
+            into(topo, l, node)
+                .ok_or_else(|| bad(format!("link {l} does not reach node {node}")))?,
+        ),
+        None => None,
+    };
+    let c_out = out_of(topo, e.out_link, node)
+        .ok_or_else(|| bad(format!("link {} does not leave node {node}", e.out_link)))?;
+    Ok(Checked {
+        c_in,
+        c_out,
+        next_node: topo.channel_dst(c_out),
+    })
+}
+
+/// Runs the entry checks in parallel; the findings come in a deterministic
+/// order whatever the thread count.
+///
+/// Complexity: O(E log E) for E entries (the findings' sort), the rest
+/// linear, in parallel per entry and per node.
+pub(super) fn check(topo: &Topology, rules: &RuleSet, host_tags: &[u32]) -> Entries {
+    let entries = &rules.entries;
+    // Per-entry checks, in parallel. Only a flag per entry is kept: the
+    // channels are cheap to recompute and the rule set can be large.
+    let checked: Vec<Option<Violation>> = entries
+        .par_iter()
+        .map(|e| check_entry(topo, e).err())
+        .collect();
+    let ok: Vec<bool> = checked.iter().map(Option::is_none).collect();
+    // Every finding carries (entry, step) so that, sorted, they come in the
+    // order a sequential pass over the entries would meet them: per entry,
+    // its own checks (0, 1), its key (2), the state it matches (3), the
+    // state it leads into (4), its priorities (5).
+    type Finding = ((u32, u8), Violation);
+    let mut findings: Vec<Finding> = Vec::new();
+    for (i, (e, c)) in entries.iter().zip(checked).enumerate() {
+        let i = i as u32;
+        if let Some(v) = c {
+            findings.push(((i, 0), v));
+            continue;
+        }
+        let bad = |reason: String| ((i, 1), Violation::Entry { entry: *e, reason });
+        if e.priority == 0 || e.next_priority == 0 {
+            findings.push(bad("lossless priorities start at 1".into()));
+        } else if e.in_link.is_none() && !host_tags.contains(&e.tag) {
+            findings.push(bad(if rules.classes.is_empty() {
+                format!(
+                    "a host port's entry matches tag {}, but hosts send initial_tag {}",
+                    e.tag, rules.initial_tag
+                )
+            } else {
+                format!(
+                    "a host port's entry matches tag {}, but hosts send one of the classes' tags {:?}",
+                    e.tag, rules.classes
+                )
+            }));
+        }
+        if e.next_priority < e.priority {
+            findings.push(((i, 5), Violation::Decrease { entry: *e }));
+        }
+    }
+    let n = topo.node_count();
+    let channels = |i: u32| {
+        let e = &entries[i as usize];
+        ok[i as usize].then(|| check_entry(topo, e).ok()).flatten()
+    };
+    // Entries by their node, and by the node their packets arrive at.
+    let (off, at) = group_by_node(n, entries.len(), |i| {
+        ok[i as usize].then(|| entries[i as usize].node)
+    });
+    let (in_off, arriving) = group_by_node(n, entries.len(), |i| channels(i).map(|c| c.next_node));
+    // Per node: (a) one action per key; (b) one queue per state the switch
+    // can tell apart, over the entries that match it and those that lead
+    // into it.
+    let per_node: Vec<(HashMap<_, _>, Vec<Finding>)> = (0..n)
+        .into_par_iter()
+        .map(|v| {
+            let mine = &at[off[v] as usize..off[v + 1] as usize];
+            let incoming = &arriving[in_off[v] as usize..in_off[v + 1] as usize];
+            let mut found: Vec<Finding> = Vec::new();
+            let mut table = HashMap::with_capacity_and_hasher(mine.len(), Default::default());
+            for &i in mine {
+                let e = &entries[i as usize];
+                let act = (e.next_tag, e.priority, e.next_priority);
+                if let Some(prev) = table.insert((e.in_link, e.tag, e.out_link), act)
+                    && prev != act
+                {
+                    found.push((
+                        (i, 2),
+                        Violation::Key {
+                            node: v as NodeId,
+                            in_link: e.in_link,
+                            tag: e.tag,
+                            out_link: e.out_link,
+                            next_tags: [prev.0, e.next_tag],
+                        },
+                    ));
+                }
+            }
+            // Touches of this node's states in the order a sequential pass
+            // meets them.
+            type Touch = ((u32, u8), (Option<LinkId>, u32), u32);
+            let mut touches: Vec<Touch> = mine
+                .iter()
+                .map(|&i| {
+                    let e = &entries[i as usize];
+                    ((i, 3), (e.in_link, e.tag), e.priority)
+                })
+                .chain(incoming.iter().map(|&i| {
+                    let e = &entries[i as usize];
+                    ((i, 4), (Some(e.out_link), e.next_tag), e.next_priority)
+                }))
+                .collect();
+            touches.sort_unstable_by_key(|t| t.0);
+            let mut queue_of: HashMap<(Option<LinkId>, u32), u32> = HashMap::default();
+            for (at, (link, tag), p) in touches {
+                let q = *queue_of.entry((link, tag)).or_insert(p);
+                if q != p {
+                    found.push((
+                        at,
+                        Violation::Queue {
+                            node: v as NodeId,
+                            in_link: link,
+                            tag,
+                            queues: [q, p],
+                        },
+                    ));
+                }
+            }
+            (table, found)
+        })
+        .collect();
+    let mut table: Table = Vec::with_capacity(n);
+    for (t, f) in per_node {
+        table.push(t);
+        findings.extend(f);
+    }
+    findings.sort_by_key(|f| f.0);
+    drop((off, at, in_off, arriving));
+    let same: Vec<(u32, ChannelId, ChannelId)> = (0..entries.len() as u32)
+        .into_par_iter()
+        .filter_map(|i| {
+            let e = &entries[i as usize];
+            let c = channels(i)?;
+            (e.priority == e.next_priority).then_some((e.priority, c.c_in?, c.c_out))
+        })
+        .collect();
+    Entries {
+        table,
+        same,
+        findings: findings.into_iter().map(|(_, v)| v).collect(),
+    }
+}

@@ -1,0 +1,246 @@
+//! Independent verification of a rule set. It reads only the topology, the
+//! entries and (for replay) the ELP language; it shares no code with the
+//! tagging algorithms or their cycle detection.
+//!
+//! Checks: (a) each key `(node, in_link, tag, out_link)` has one action;
+//! (b) the queue of a packet state is a function of `(node, in_link, tag)`;
+//! (c) priorities never decrease along an entry; (d) per priority, the
+//! channel dependency graph that the entries allow is acyclic (on failure one
+//! cycle is printed); (e) every ELP transition (or every given path, on every
+//! parallel link) finds a lossless entry from its first hop to its last.
+
+mod cycles;
+mod entries;
+mod replay;
+mod violation;
+
+pub use violation::Violation;
+
+use crate::elp::ElpSet;
+use crate::rules::RuleSet;
+use rustc_hash::FxHashMap as HashMap;
+use std::fmt;
+use tagger_generators::{ChannelId, LinkId, Topology};
+
+/// Outcome of verification: the first violation of each kind, if any.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    pub entries: usize,
+    pub priorities: u32,
+    pub dependency_edges: u64,
+    pub transitions_replayed: u64,
+    /// The first violation of each kind, in check order.
+    pub violations: Vec<Violation>,
+}
+
+impl Report {
+    pub fn ok(&self) -> bool {
+        self.violations.is_empty()
+    }
+
+    /// The first violation of `kind` (see [`Violation::kind`]), if any.
+    pub fn find(&self, kind: &str) -> Option<&Violation> {
+        self.violations.iter().find(|v| v.kind() == kind)
+    }
+
+    fn violate(&mut self, v: Violation) {
+        if !self.violations.iter().any(|x| x.kind() == v.kind()) {
+            self.violations.push(v);
+        }
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.ok() {
+            write!(
+                f,
+                "verified: deadlock-free with {} lossless priorities ({} entries, {} same-priority dependencies, {} ELP transitions replayed)",
+                self.priorities, self.entries, self.dependency_edges, self.transitions_replayed
+            )
+        } else {
+            write!(f, "NOT verified:")?;
+            for v in &self.violations {
+                write!(f, "\n  [{}] {v}", v.kind())?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Per node, `(in_link, tag, out_link) -> (next_tag, priority, next_priority)`.
+/// One small map per node: built in parallel, and looked up in parallel
+/// without touching one large table.
+type Table = Vec<HashMap<(Option<LinkId>, u32, LinkId), (u32, u32, u32)>>;
+
+/// What the switches the rules are for can hold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Lossless queues per port: a rule set using more priorities is
+    /// refused (`None`: no limit).
+    pub max_priorities: Option<u32>,
+}
+
+/// Lossless queues per port on most switch ASICs (8 queues per port, and
+/// at most all of them lossless): the `tagger verify` default.
+pub const SWITCH_QUEUES: u32 = 8;
+
+/// Bytes [`verify`] works with, before it starts: the replay's prefix
+/// record per packet state (`states`, the tagging's count) and two copies
+/// of the rule table.
+pub fn estimate_bytes(topo: &Topology, elp: &ElpSet, states: usize, rules: &RuleSet) -> u64 {
+    let per_state = std::mem::size_of::<crate::elp::Prefixes>() as u64
+        + elp
+            .shortest
+            .as_ref()
+            .map_or(0, |_| 8 * topo.endpoints().len().div_ceil(64) as u64);
+    per_state * states as u64
+        + 2 * crate::budget::bytes_of::<crate::rules::Entry>(rules.entries.len())
+}
+
+/// Verifies `rules` on `topo`; with `elp`, also replays its transitions.
+/// No limit on priorities (see [`verify_within`]).
+pub fn verify(topo: &Topology, rules: &RuleSet, elp: Option<&ElpSet>) -> Report {
+    verify_within(topo, rules, elp, &Limits::default())
+}
+
+/// [`verify`], also checking the rule set against `limits`. Besides the
+/// entries, every header field it reads is checked: the topology name
+/// against `topo`'s, `priorities` against the entries', and `initial_tag`
+/// (what hosts send) against the host-port entries, and the replay starts
+/// from it.
+///
+/// The checks run in this order, and the report keeps the first violation
+/// of each kind: the header against the topology; the entries
+/// ([`entries`](self): well-formed, one action per key, one queue per
+/// state, no decrease); the priority count against the header and
+/// `limits`; each priority's dependency graph acyclic; the ELP replay.
+///
+/// Complexity: O(E log E + C + T) for E entries, C channels and T replayed
+/// transitions, the entry checks and the replay in parallel.
+pub fn verify_within(
+    topo: &Topology,
+    rules: &RuleSet,
+    elp: Option<&ElpSet>,
+    limits: &Limits,
+) -> Report {
+    let mut r = Report {
+        entries: rules.entries.len(),
+        ..Default::default()
+    };
+    for v in check_header(topo, rules) {
+        r.violate(v);
+    }
+    let host_tags = rules.host_tags();
+    let checked = entries::check(topo, rules, &host_tags);
+    for v in checked.findings {
+        r.violate(v);
+    }
+    r.priorities = rules
+        .entries
+        .iter()
+        .map(|e| e.next_priority.max(e.priority))
+        .max()
+        .unwrap_or(0);
+    if rules.priorities != r.priorities {
+        r.violate(Violation::Header {
+            field: "priorities",
+            reason: format!(
+                "the header says {} priorities, the entries use {}",
+                rules.priorities, r.priorities
+            ),
+        });
+    }
+    if let Some(max) = limits.max_priorities
+        && r.priorities > max
+    {
+        r.violate(Violation::Priorities {
+            used: r.priorities,
+            queues: max,
+        });
+    }
+    let (edges, cycle) = cycles::priority_cycles(topo, checked.same);
+    r.dependency_edges += edges;
+    if let Some(v) = cycle {
+        r.violate(v);
+    }
+    // Every class's packets follow every ELP, from the tag its hosts send.
+    if let Some(elp) = elp {
+        for &tag in &host_tags {
+            replay::replay(topo, &checked.table, elp, tag, &mut r);
+        }
+    }
+    r
+}
+
+/// The header against the topology: its name, `initial_tag` and `classes`.
+fn check_header(topo: &Topology, rules: &RuleSet) -> Vec<Violation> {
+    let mut found = Vec::new();
+    // A topology file without a name is named by the path it was read
+    // from, which differs between `run file:./net.json` and `verify
+    // --topology /abs/net.json`: the same file name is the same topology.
+    let same_topology = rules.topology == topo.name()
+        || std::path::Path::new(&rules.topology).file_name()
+            == std::path::Path::new(topo.name()).file_name()
+            && (rules.topology.contains('/') || topo.name().contains('/'));
+    if !same_topology {
+        found.push(Violation::Header {
+            field: "topology",
+            reason: format!(
+                "the rules are for topology '{}', but the topology is '{}'",
+                rules.topology,
+                topo.name()
+            ),
+        });
+    }
+    if rules.initial_tag == 0 {
+        found.push(Violation::Header {
+            field: "initial_tag",
+            reason: "initial_tag is 0: tags start at 1 (0 is the lossy class)".into(),
+        });
+    }
+    if !rules.classes.is_empty()
+        && (rules.classes[0] != rules.initial_tag || rules.classes.windows(2).any(|w| w[0] >= w[1]))
+    {
+        found.push(Violation::Header {
+            field: "classes",
+            reason: format!(
+                "classes {:?} must rise strictly and start at initial_tag {}",
+                rules.classes, rules.initial_tag
+            ),
+        });
+    }
+    found
+}
+
+/// Check (d) on a subset of the entries: the same-priority dependencies
+/// that the entries `used(i)` create are acyclic per priority. This is how
+/// traffic the plan never anticipated (routes after a failure) is proven
+/// safe: a packet no entry matches is lossy and creates no dependency, so
+/// the entries it did use are all its dependencies.
+///
+/// # Returns
+/// The number of distinct same-priority dependencies, or the cycle found.
+///
+/// # Errors
+/// [`Violation::Cycle`] when a priority's graph has a cycle.
+pub fn check_used(
+    topo: &Topology,
+    rules: &RuleSet,
+    used: impl Fn(usize) -> bool,
+) -> std::result::Result<u64, Violation> {
+    let same: Vec<(u32, ChannelId, ChannelId)> = rules
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|&(i, e)| used(i) && e.priority == e.next_priority)
+        .filter_map(|(_, e)| {
+            let c = entries::check_entry(topo, e).ok()?;
+            Some((e.priority, c.c_in?, c.c_out))
+        })
+        .collect();
+    match cycles::priority_cycles(topo, same) {
+        (edges, None) => Ok(edges),
+        (_, Some(cycle)) => Err(cycle),
+    }
+}

@@ -1,0 +1,123 @@
+//! Check (e): every ELP transition finds a lossless entry, replayed hop by
+//! hop from the tag hosts send.
+
+use super::{Report, Table, Violation};
+use crate::elp::{ElpSet, Prefixes};
+use rayon::prelude::*;
+use rustc_hash::FxHashMap as HashMap;
+use tagger_generators::{ChannelId, Topology};
+
+/// Replays every ELP transition through the table, hop by hop from the first
+/// hop with the initial tag 1; each state's prefix classes are replayed once.
+///
+/// States are split into partitions by channel, each with its own maps of
+/// reached and explored prefixes, so that merging a hop's continuations
+/// (unions of source bitsets, a large part of the work at Jellyfish scale)
+/// runs in parallel while each partition still takes its continuations in
+/// frontier order. Small networks keep one partition: splitting cost more
+/// than it saved below a few thousand channels.
+pub(super) fn replay(
+    topo: &Topology,
+    table: &Table,
+    elp: &ElpSet,
+    initial_tag: u32,
+    r: &mut Report,
+) {
+    type States = HashMap<(ChannelId, u32), Prefixes>;
+    let parts = (topo.channel_count() / CHANNELS_PER_PART).clamp(1, MAX_PARTS);
+    let part = |c: ChannelId| c as usize % parts;
+    let mut seen: Vec<States> = (0..parts).map(|_| States::default()).collect();
+    let mut frontier: Vec<((ChannelId, u32), Prefixes)> = Vec::new();
+    for (c, mut p) in elp.initial(topo) {
+        let node = topo.channel_src(c);
+        r.transitions_replayed += 1;
+        match table[node as usize].get(&(None, initial_tag, c >> 1)) {
+            Some(&(t, _, _)) => {
+                p.subtract_seen(seen[part(c)].entry((c, t)).or_default());
+                frontier.push(((c, t), p));
+            }
+            None => r.violate(Violation::Replay {
+                node,
+                in_link: None,
+                tag: initial_tag,
+                out_link: c >> 1,
+            }),
+        }
+    }
+    let mut hop = 1;
+    while !frontier.is_empty() {
+        // Continuations and their table lookups in parallel (the table is
+        // read-only); per chunk the first missing entry, in frontier order.
+        // Blocks of the frontier bound the continuations held at once.
+        type Found = (
+            Vec<Vec<((ChannelId, u32), Prefixes)>>,
+            Option<Violation>,
+            u64,
+        );
+        let mut next: Vec<States> = (0..parts).map(|_| States::default()).collect();
+        for block in frontier.chunks(1 << 14) {
+            let found: Vec<Found> = block
+                .par_chunks(256)
+                .map(|chunk| {
+                    let (mut out, mut missing, mut n) = (vec![Vec::new(); parts], None, 0u64);
+                    for ((c, t), p) in chunk {
+                        let node = topo.channel_dst(*c);
+                        for (c2, q) in elp.successors(topo, *c, hop, p) {
+                            n += 1;
+                            match table[node as usize].get(&(Some(c >> 1), *t, c2 >> 1)) {
+                                Some(&(t2, _, _)) => out[part(c2)].push(((c2, t2), q)),
+                                None => {
+                                    missing.get_or_insert(Violation::Replay {
+                                        node,
+                                        in_link: Some(c >> 1),
+                                        tag: *t,
+                                        out_link: c2 >> 1,
+                                    });
+                                }
+                            }
+                        }
+                    }
+                    (out, missing, n)
+                })
+                .collect();
+            let mut by_part: Vec<Vec<Vec<_>>> = (0..parts).map(|_| Vec::new()).collect();
+            for (out, missing, n) in found {
+                r.transitions_replayed += n;
+                if let Some(m) = missing {
+                    r.violate(m);
+                }
+                for (list, lists) in out.into_iter().zip(&mut by_part) {
+                    lists.push(list);
+                }
+            }
+            next.par_iter_mut()
+                .zip(by_part)
+                .for_each(|(states, lists)| {
+                    for (k, q) in lists.into_iter().flatten() {
+                        states.entry(k).or_default().union(q);
+                    }
+                });
+        }
+        let parts: Vec<Vec<((ChannelId, u32), Prefixes)>> = next
+            .into_par_iter()
+            .zip(seen.par_iter_mut())
+            .map(|(states, seen)| {
+                states
+                    .into_iter()
+                    .filter_map(|(k, mut p)| {
+                        p.subtract_seen(seen.entry(k).or_default());
+                        (!p.is_empty()).then_some((k, p))
+                    })
+                    .collect()
+            })
+            .collect();
+        frontier = parts.into_iter().flatten().collect();
+        frontier.par_sort_unstable_by_key(|(k, _)| *k);
+        hop += 1;
+    }
+}
+
+/// The replay's state partitions: at most this many (a few per thread keep
+/// the merge balanced), one per this many channels.
+const MAX_PARTS: usize = 64;
+const CHANNELS_PER_PART: usize = 4096;
