@@ -17,7 +17,7 @@ pub enum Error {
     FailureSpec { spec: String, reason: String },
     /// A plan that cannot be exported, or an export that cannot be read
     /// back; names the file, table or node at fault.
-    #[error("SONiC export: {reason}")]
+    #[error("export: {reason}")]
     Export { reason: String },
     /// A line of a path file that is not a path of the topology.
     #[error("{}: line {line}: {reason}", path.display())]

@@ -12,6 +12,7 @@ pub mod hyperx;
 pub mod jellyfish;
 pub mod leafspine;
 pub mod model;
+pub mod params;
 pub mod spec;
 
 pub use error::TopologyError;

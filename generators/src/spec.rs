@@ -13,48 +13,40 @@ pub enum TopologySpec {
     File { path: PathBuf },
 }
 
-/// Key-value parameters of one spec, consumed one by one so leftovers can be
-/// reported as unknown.
+/// Key-value parameters of one spec ([`crate::params::Params`]) with the
+/// family's name for its errors.
 struct Params {
     family: &'static str,
-    items: Vec<(String, String)>,
+    items: crate::params::Params,
 }
 
 impl Params {
     fn parse(family: &'static str, spec: &str, rest: &str) -> Result<Self> {
-        let mut items: Vec<(String, String)> = Vec::new();
-        for part in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let Some((k, v)) = part.split_once('=') else {
-                return Err(TopologyError::Spec {
-                    spec: spec.into(),
-                    reason: format!("'{part}' is not key=value"),
-                });
-            };
-            let (k, v) = (k.trim().to_string(), v.trim().to_string());
-            if items.iter().any(|(x, _)| *x == k) {
-                return Err(TopologyError::Param {
-                    family,
-                    param: k,
-                    value: v,
-                    reason: "given twice".into(),
-                });
-            }
-            items.push((k, v));
-        }
+        use crate::params::ParamsError;
+        let items = crate::params::Params::parse(rest, None).map_err(|e| match e {
+            ParamsError::Twice { key, value } => TopologyError::Param {
+                family,
+                param: key,
+                value,
+                reason: "given twice".into(),
+            },
+            other => TopologyError::Spec {
+                spec: spec.into(),
+                reason: other.to_string(),
+            },
+        })?;
         Ok(Params { family, items })
     }
 
     fn take_opt(&mut self, key: &str) -> Result<Option<u64>> {
-        let Some(i) = self.items.iter().position(|(k, _)| k == key) else {
+        let Some(v) = self.items.take(key) else {
             return Ok(None);
         };
-        let (k, v) = self.items.remove(i);
-        v.replace('_', "")
-            .parse::<u64>()
+        crate::params::non_negative(&v)
             .map(Some)
-            .map_err(|_| TopologyError::Param {
+            .ok_or_else(|| TopologyError::Param {
                 family: self.family,
-                param: k,
+                param: key.to_string(),
                 value: v,
                 reason: "not a non-negative integer".into(),
             })
@@ -66,8 +58,8 @@ impl Params {
             // one: name it.
             Some((k, v)) => TopologyError::Param {
                 family: self.family,
-                param: k.clone(),
-                value: v.clone(),
+                param: k.to_string(),
+                value: v.to_string(),
                 reason: format!(
                     "unknown parameter (the required '{key}' is missing; keys are lower case)"
                 ),
@@ -111,11 +103,11 @@ impl Params {
     }
 
     fn finish(self) -> Result<()> {
-        if let Some((k, v)) = self.items.into_iter().next() {
+        if let Some((k, v)) = self.items.first() {
             return Err(TopologyError::Param {
                 family: self.family,
-                param: k,
-                value: v,
+                param: k.to_string(),
+                value: v.to_string(),
                 reason: "unknown parameter".into(),
             });
         }

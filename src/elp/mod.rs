@@ -29,6 +29,7 @@ use crate::bits::Bits;
 use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use tagger_generators::params::{Params, non_negative};
 use tagger_generators::{ChannelId, NodeId, Topology};
 
 pub use dor::Dor;
@@ -140,46 +141,49 @@ impl ElpSpec {
         let mut families = Vec::new();
         for part in text.split('+').map(str::trim) {
             let (name, rest) = part.split_once(':').unwrap_or((part, ""));
-            let mut params = Vec::new();
-            if name != "file" {
-                for kv in rest.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-                    params.push(
-                        kv.split_once('=')
-                            .map_or((None, kv), |(k, v)| (Some(k.trim()), v.trim())),
-                    );
-                }
-            }
-            let num = |key: &str, v: &str| -> Result<u64> {
-                v.replace('_', "")
-                    .parse::<u64>()
-                    .map_err(|_| bad(format!("{name}: {key} = {v} is not a non-negative integer")))
+            // The first parameter may be given bare: `kbounce:1`,
+            // `random:1000`, `ksp:8` (and, to be refused by name, any
+            // other family's).
+            let bare = match name {
+                "kbounce" | "ksp" => "k",
+                "random" => "n",
+                _ => "_",
             };
-            // Named numeric parameters in `keys` order; the first may also be
-            // given bare (`random:1000`).
-            let named = |keys: &[(&str, &str)]| -> Result<Vec<Option<u64>>> {
-                let mut out = vec![None; keys.len()];
-                for (i, (k, v)) in params.iter().enumerate() {
-                    let slot = match k {
-                        None if i == 0 => Some(0),
-                        Some(k) => keys.iter().position(|(key, _)| key == k),
-                        None => None,
-                    };
-                    let Some(j) = slot else {
-                        return Err(bad(format!(
-                            "{name}: unknown parameter '{}'",
-                            k.unwrap_or(v)
-                        )));
-                    };
-                    out[j] = Some(num(keys[j].1, v)?);
+            let mut params = if name == "file" {
+                Params::default()
+            } else {
+                Params::parse(rest, Some(bare)).map_err(|e| bad(format!("{name}: {e}")))?
+            };
+            let num = |key: &str, v: &str| -> Result<u64> {
+                non_negative(v).ok_or_else(|| {
+                    bad(format!("{name}: {key} = {v} is not a non-negative integer"))
+                })
+            };
+            // Named numeric parameters in `keys` order (key, name in
+            // messages); any other key is refused.
+            let named = |params: &mut Params, keys: &[(&str, &str)]| -> Result<Vec<Option<u64>>> {
+                let out = keys
+                    .iter()
+                    .map(|(k, shown)| params.take(k).map(|v| num(shown, &v)).transpose())
+                    .collect::<Result<Vec<_>>>()?;
+                match params.first() {
+                    Some((k, v)) => Err(bad(format!(
+                        "{name}: unknown parameter '{}'",
+                        if k == "_" { v } else { k }
+                    ))),
+                    None => Ok(out),
                 }
-                Ok(out)
             };
             let fam = match name {
                 "shortest" | "dor" => {
                     if let Some((k, v)) = params.first() {
                         return Err(bad(format!(
                             "{name} takes no parameters, got '{}'",
-                            k.map_or(v.to_string(), |k| format!("{k}={v}"))
+                            if k == "_" {
+                                v.to_string()
+                            } else {
+                                format!("{k}={v}")
+                            }
                         )));
                     }
                     if name == "shortest" {
@@ -189,21 +193,22 @@ impl ElpSpec {
                     }
                 }
                 "kbounce" => {
-                    let k = match params.as_slice() {
-                        [(None | Some("k"), v)] => num("K", v)?,
-                        _ => {
-                            return Err(bad(
-                                "kbounce needs exactly one parameter, e.g. kbounce:1".into()
-                            ));
-                        }
+                    let (Some(v), true) = (params.take("k"), params.is_empty()) else {
+                        return Err(bad(
+                            "kbounce needs exactly one parameter, e.g. kbounce:1".into()
+                        ));
                     };
+                    let k = num("K", &v)?;
                     if k > MAX_BOUNCES as u64 {
                         return Err(bad(format!("kbounce: K = {k} exceeds {MAX_BOUNCES}")));
                     }
                     FamilySpec::KBounce { k: k as u32 }
                 }
                 "random" => {
-                    let p = named(&[("n", "N"), ("maxlen", "maxlen"), ("seed", "seed")])?;
+                    let p = named(
+                        &mut params,
+                        &[("n", "N"), ("maxlen", "maxlen"), ("seed", "seed")],
+                    )?;
                     let (n, maxlen, seed) = (p[0], p[1], p[2].unwrap_or(1));
                     let n =
                         n.ok_or_else(|| bad("random needs a path count, e.g. random:1000".into()))?;
@@ -233,7 +238,10 @@ impl ElpSpec {
                     }
                 }
                 "ksp" => {
-                    let p = named(&[("k", "K"), ("pairs", "pairs"), ("seed", "seed")])?;
+                    let p = named(
+                        &mut params,
+                        &[("k", "K"), ("pairs", "pairs"), ("seed", "seed")],
+                    )?;
                     let (k, pairs, seed) = (p[0], p[1], p[2].unwrap_or(1));
                     let k = k.ok_or_else(|| bad("ksp needs K, e.g. ksp:8".into()))?;
                     if k == 0 || k > 1024 {

@@ -5,6 +5,7 @@ use rand::SeedableRng;
 use rand::seq::index::sample;
 use rand_chacha::ChaCha8Rng;
 use std::path::{Path, PathBuf};
+use tagger_generators::params::{Params, non_negative};
 use tagger_generators::{LinkId, NodeId, NodeKind, Topology};
 
 /// The most trials one spec may ask for.
@@ -122,32 +123,27 @@ impl FailureSpec {
                 "unknown failure kind '{kind}' (expected links:F, switches:F or file:PATH)"
             )));
         }
-        let (mut count, mut trials, mut seed) = (None, 1u64, 1u64);
-        for (i, kv) in rest
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .enumerate()
-        {
-            let (key, v) = match kv.split_once('=') {
-                Some((k, v)) => (k.trim(), v.trim()),
-                None if i == 0 => ("count", kv),
-                None => return Err(bad(format!("'{kv}' is not key=value"))),
-            };
-            let num = v
-                .replace('_', "")
-                .parse::<u64>()
-                .map_err(|_| bad(format!("{key} = {v} is not a non-negative integer")))?;
-            match key {
-                "count" | "f" => count = Some(num),
-                "trials" => trials = num,
-                "seed" => seed = num,
-                other => {
-                    return Err(bad(format!(
-                        "unknown parameter '{other}' (expected trials, seed)"
-                    )));
-                }
+        let mut p = Params::parse(rest, Some("count")).map_err(|e| bad(e.to_string()))?;
+        let mut num = |key: &str| -> Result<Option<u64>> {
+            p.take(key)
+                .map(|v| {
+                    non_negative(&v)
+                        .ok_or_else(|| bad(format!("{key} = {v} is not a non-negative integer")))
+                })
+                .transpose()
+        };
+        let count = match (num("count")?, num("f")?) {
+            (Some(_), Some(_)) => {
+                return Err(bad("the count is given twice (count and f)".into()));
             }
+            (a, b) => a.or(b),
+        };
+        let trials = num("trials")?.unwrap_or(1);
+        let seed = num("seed")?.unwrap_or(1);
+        if let Some((other, _)) = p.first() {
+            return Err(bad(format!(
+                "unknown parameter '{other}' (expected trials, seed)"
+            )));
         }
         let count = count.ok_or_else(|| bad(format!("{kind} needs a count, e.g. {kind}:2")))?;
         if trials == 0 || trials > MAX_TRIALS as u64 {

@@ -26,6 +26,7 @@ use crate::elp::ElpSet;
 use crate::error::{Error, Result};
 use std::fmt;
 use std::str::FromStr;
+use tagger_generators::params::Params;
 use tagger_generators::{ChannelId, NodeId, Topology};
 
 pub use engine::{Decide, Independent, PerKey, Walk};
@@ -136,6 +137,13 @@ impl FromStr for Algo {
             reason,
         };
         let (name, rest) = s.trim().split_once(':').unwrap_or((s.trim(), ""));
+        let params = |rest: &str| Params::parse(rest, None).map_err(|e| bad(e.to_string()));
+        let unknown = |p: &Params, expected: &str| match p.first() {
+            Some((k, _)) => Err(bad(format!(
+                "unknown parameter '{k}' (expected {expected})"
+            ))),
+            None => Ok(()),
+        };
         match name {
             "brute" | "greedy-ttl" | "clos" if rest.is_empty() => Ok(match name {
                 "brute" => Algo::Brute,
@@ -149,16 +157,16 @@ impl FromStr for Algo {
                 .map(|k| Algo::Clos { k: Some(k) })
                 .ok_or_else(|| bad(format!("clos:K needs K in 0..={}", crate::elp::MAX_BOUNCES))),
             "greedy" => {
-                let (mut restarts, mut seed) = (1u64, 0u64);
-                for kv in rest.split(',').map(str::trim).filter(|x| !x.is_empty()) {
-                    let (k, v) = kv.split_once('=').ok_or_else(|| bad(format!("'{kv}' is not key=value")))?;
-                    let v: u64 = v.trim().parse().map_err(|_| bad(format!("{k} = {v} is not a non-negative integer")))?;
-                    match k.trim() {
-                        "restarts" => restarts = v,
-                        "seed" => seed = v,
-                        other => return Err(bad(format!("unknown parameter '{other}' (expected restarts, seed)"))),
-                    }
-                }
+                let mut p = params(rest)?;
+                let num = |k: &str, v: Option<String>, default: u64| -> Result<u64> {
+                    v.map_or(Ok(default), |v| {
+                        v.parse()
+                            .map_err(|_| bad(format!("{k} = {v} is not a non-negative integer")))
+                    })
+                };
+                let restarts = num("restarts", p.take("restarts"), 1)?;
+                let seed = num("seed", p.take("seed"), 0)?;
+                unknown(&p, "restarts, seed")?;
                 if restarts == 0 || restarts > MAX_RESTARTS as u64 {
                     return Err(bad(format!("restarts = {restarts} must be in 1..={MAX_RESTARTS}")));
                 }
@@ -168,36 +176,26 @@ impl FromStr for Algo {
                 })
             }
             "exact" => {
-                let mut timeout_ms = EXACT_TIMEOUT_MS;
-                for kv in rest.split(',').map(str::trim).filter(|x| !x.is_empty()) {
-                    let (k, v) = kv.split_once('=').ok_or_else(|| bad(format!("'{kv}' is not key=value")))?;
-                    let (k, v) = (k.trim(), v.trim());
-                    if k != "timeout" {
-                        return Err(bad(format!("unknown parameter '{k}' (expected timeout)")));
-                    }
-                    timeout_ms = millis(k, v).map_err(bad)?;
-                }
+                let mut p = params(rest)?;
+                let timeout_ms = match p.take("timeout") {
+                    Some(v) => millis("timeout", &v).map_err(bad)?,
+                    None => EXACT_TIMEOUT_MS,
+                };
+                unknown(&p, "timeout")?;
                 Ok(Algo::Exact { timeout_ms })
             }
             "search" => {
-                let (mut budget, mut seed, mut time_ms, mut max_paths) =
-                    (SEARCH_BUDGET, 0u64, None, SEARCH_MAX_PATHS);
-                for kv in rest.split(',').map(str::trim).filter(|x| !x.is_empty()) {
-                    let (k, v) = kv.split_once('=').ok_or_else(|| bad(format!("'{kv}' is not key=value")))?;
-                    let (k, v) = (k.trim(), v.trim());
-                    match k {
-                        "budget" | "seed" | "paths" => {
-                            let n = count(v).ok_or_else(|| bad(format!("{k} = {v} is not a non-negative integer (e.g. 100000000 or 1e8)")))?;
-                            match k {
-                                "budget" => budget = n,
-                                "seed" => seed = n,
-                                _ => max_paths = n,
-                            }
-                        }
-                        "time" => time_ms = Some(millis(k, v).map_err(bad)?),
-                        other => return Err(bad(format!("unknown parameter '{other}' (expected budget, seed, time, paths)"))),
-                    }
-                }
+                let mut p = params(rest)?;
+                let n = |k: &str, p: &mut Params, default: u64| -> Result<u64> {
+                    p.take(k).map_or(Ok(default), |v| {
+                        count(&v).ok_or_else(|| bad(format!("{k} = {v} is not a non-negative integer (e.g. 100000000 or 1e8)")))
+                    })
+                };
+                let budget = n("budget", &mut p, SEARCH_BUDGET)?;
+                let seed = n("seed", &mut p, 0)?;
+                let max_paths = n("paths", &mut p, SEARCH_MAX_PATHS)?;
+                let time_ms = p.take("time").map(|v| millis("time", &v).map_err(bad)).transpose()?;
+                unknown(&p, "budget, seed, time, paths")?;
                 Ok(Algo::Search { budget, seed, time_ms, max_paths })
             }
             _ => Err(bad(
