@@ -2,22 +2,10 @@
 //! errors that leave no half-written files.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn tagger(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tagger"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+mod common;
+use common::{tagger, text};
 
 fn files_in(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)

@@ -6,11 +6,10 @@ use std::collections::{BTreeSet, VecDeque};
 use tagger::cycle::CycleBackend;
 use tagger::elp::{ElpSet, ElpSpec, enumerate};
 use tagger::tagging::{Algo, tag};
-use tagger::topo::{Family, NodeKind, Topology, TopologySpec};
+use tagger::topo::{Family, NodeKind, Topology};
 
-fn topo(spec: &str) -> Topology {
-    TopologySpec::parse(spec).unwrap().build().unwrap()
-}
+mod common;
+use common::topo;
 
 fn dist_from(t: &Topology, s: u32) -> Vec<u32> {
     let mut d = vec![u32::MAX; t.node_count()];

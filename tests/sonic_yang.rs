@@ -7,20 +7,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-fn tagger(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tagger"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+mod common;
+use common::{tagger, text};
 
 fn validate(dir: &Path) -> Output {
     Command::new("python3")

@@ -1,20 +1,13 @@
 //! The verifier against deliberately broken rule sets, and round trips of
 //! every algorithm on every family.
 
-use tagger::cycle::CycleBackend;
-use tagger::elp::{ElpSet, ElpSpec};
+use tagger::elp::ElpSet;
 use tagger::rules::{Entry, RuleSet, compress};
-use tagger::tagging::{Algo, tag};
-use tagger::topo::{Topology, TopologySpec};
+use tagger::topo::Topology;
 use tagger::verify::{Violation, verify};
 
-fn setup(spec: &str, elp: &str, algo: &str) -> (Topology, ElpSet, RuleSet) {
-    let t = TopologySpec::parse(spec).unwrap().build().unwrap();
-    let e = ElpSet::build(&t, &ElpSpec::parse(elp).unwrap()).unwrap();
-    let tg = tag(&t, &e, algo.parse::<Algo>().unwrap(), CycleBackend::Ordered).unwrap();
-    let r = RuleSet::from_tagging(&t, &tg);
-    (t, e, r)
-}
+mod common;
+use common::plan as setup;
 
 fn kinds(t: &Topology, r: &RuleSet, e: &ElpSet) -> Vec<&'static str> {
     verify(t, r, Some(e))
