@@ -26,6 +26,7 @@ pub struct Budget {
 }
 
 impl Budget {
+    /// A budget of `limit` bytes (`None`: unlimited).
     pub fn new(limit: Option<u64>) -> Self {
         Budget {
             limit,
@@ -39,6 +40,7 @@ impl Budget {
         Budget::new(None)
     }
 
+    /// The limit in bytes, if any.
     pub fn limit(&self) -> Option<u64> {
         self.limit
     }

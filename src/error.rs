@@ -4,43 +4,74 @@
 use std::path::PathBuf;
 pub use tagger_generators::TopologyError;
 
+/// Anything a stage of the engine can refuse or fail at; every variant
+/// carries the value at fault.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
+    /// A topology spec, generator or file (see [`TopologyError`]).
     #[error(transparent)]
     Topology(#[from] TopologyError),
     /// An ELP spec that does not parse or does not fit the topology.
     #[error("ELP '{spec}': {reason}")]
-    ElpSpec { spec: String, reason: String },
+    ElpSpec {
+        /// The spec as given.
+        spec: String,
+        /// What is wrong, naming the part and parameter.
+        reason: String,
+    },
     /// A failure spec (`--fail`) that does not parse or does not fit the
     /// topology.
     #[error("failures '{spec}': {reason}")]
-    FailureSpec { spec: String, reason: String },
+    FailureSpec {
+        /// The spec as given.
+        spec: String,
+        /// What is wrong, naming the parameter.
+        reason: String,
+    },
     /// A plan that cannot be exported, or an export that cannot be read
     /// back; names the file, table or node at fault.
     #[error("export: {reason}")]
-    Export { reason: String },
+    Export {
+        /// What is wrong, naming the file, table, port or node.
+        reason: String,
+    },
     /// A line of a path file that is not a path of the topology.
     #[error("{}: line {line}: {reason}", path.display())]
     PathFile {
+        /// The path file.
         path: PathBuf,
+        /// The line at fault, from 1.
         line: usize,
+        /// What is wrong with it.
         reason: String,
     },
     /// An algorithm name or parameter that is not known or not applicable.
     #[error("algorithm '{algo}': {reason}")]
-    Algo { algo: String, reason: String },
+    Algo {
+        /// The algorithm as given.
+        algo: String,
+        /// What is wrong, naming the parameter.
+        reason: String,
+    },
     /// A result larger than the caller allowed.
     #[error("{what} = {value} exceeds the limit of {limit}")]
     Limit {
+        /// What was counted.
         what: &'static str,
+        /// How many there are.
         value: u128,
+        /// How many are allowed.
         limit: u128,
     },
     /// A rules file that is not valid `tagger-rules/1`.
     #[error("{}: {location}: {reason}", path.display())]
     RulesFile {
+        /// The rules file.
         path: PathBuf,
+        /// The line and column, or the field (`entries[3].node`).
         location: String,
+        /// What is wrong there.
         reason: String,
     },
     /// Verification found the configuration unsafe; the text lists violations.
@@ -48,28 +79,42 @@ pub enum Error {
     Verification(String),
     /// An invariant the tagging stage checks on its own result did not hold.
     #[error("internal check failed in {stage}: {reason}")]
-    SelfCheck { stage: &'static str, reason: String },
+    SelfCheck {
+        /// The stage whose check failed.
+        stage: &'static str,
+        /// What did not hold.
+        reason: String,
+    },
     /// A switch profile that is invalid or unknown; names where it came
     /// from (a file, or `built-in`), the profile and the field.
     #[error("switch profile {origin}: [{profile}] {field}: {reason}")]
     Profile {
+        /// The file, or `built-in`.
         origin: String,
+        /// The profile's name.
         profile: String,
+        /// The field (or line) at fault.
         field: String,
+        /// What is wrong with it.
         reason: String,
     },
     /// A sweep spec that is invalid; names file, group and key.
     #[error("{file}: {location}: {reason}")]
     SweepSpec {
+        /// The spec file.
         file: String,
+        /// The group and key, or the line.
         location: String,
+        /// What is wrong there.
         reason: String,
     },
     /// The OS error is part of the message and deliberately not a
     /// `source()`, so that a caller printing the chain does not say it twice.
     #[error("{}: {cause}", path.display())]
     Io {
+        /// The file or directory.
         path: PathBuf,
+        /// The operating system's error.
         cause: std::io::Error,
     },
     /// A scenario whose estimated memory exceeds its budget.
@@ -79,30 +124,56 @@ pub enum Error {
         human(*budget)
     )]
     MemoryBudget {
+        /// The stage that would exceed it.
         stage: &'static str,
+        /// Bytes it would need (estimated before the work).
         needed: u64,
+        /// Bytes allowed.
         budget: u64,
     },
+    /// A Parquet file that cannot be written or read.
     #[error("Parquet file {}: {reason}", path.display())]
-    Parquet { path: PathBuf, reason: String },
+    Parquet {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
     /// Shard files that cannot be merged: none, different sweeps, or some
     /// missing (named by index).
     #[error("cannot merge {}: {reason}", dir.display())]
-    Merge { dir: PathBuf, reason: String },
+    Merge {
+        /// The sweep directory.
+        dir: PathBuf,
+        /// What does not fit together.
+        reason: String,
+    },
     /// Another process holds the output directory's lock.
     #[error(
         "{}: another tagger sweep is writing this output ({holder}); wait for it to finish or choose another --out",
         path.display()
     )]
-    Busy { path: PathBuf, holder: String },
+    Busy {
+        /// The lock file.
+        path: PathBuf,
+        /// Who holds it (process id and host), as the lock file says.
+        holder: String,
+    },
     /// A worker pool that could not be built (threads the OS refused).
     #[error("starting {jobs} worker threads: {reason}")]
-    Threads { jobs: usize, reason: String },
+    Threads {
+        /// Threads asked for.
+        jobs: usize,
+        /// The operating system's answer.
+        reason: String,
+    },
 }
 
+/// The library's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// An I/O error on `path`.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),

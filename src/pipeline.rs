@@ -18,9 +18,13 @@ use tagger_generators::{NodeKind, Topology, TopologySpec};
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct RunConfig {
+    /// The topology to generate or read.
     pub topology: TopologySpec,
+    /// The ELP families to plan for.
     pub elp: ElpSpec,
+    /// The tagging algorithm.
     pub algo: Algo,
+    /// Incremental cycle detection backend (greedy and search).
     pub cycle: CycleBackend,
     /// Fail the run (stage named) when its estimated memory would exceed
     /// this many bytes; see [`crate::budget`].
@@ -57,18 +61,26 @@ record! {
 /// Everything a run produced.
 #[derive(Debug)]
 pub struct RunResult {
+    /// The topology.
     pub topo: Topology,
+    /// Its ELP set.
     pub elp: ElpSet,
+    /// The ELP set's path counts.
     pub counts: ElpCounts,
+    /// The tagging stage's result.
     pub tagging: Tagging,
+    /// The rule set, as installed (shared across application classes when several).
     pub rules: RuleSet,
+    /// Rule counts per node.
     pub node_counts: Vec<NodeCounts>,
+    /// The verification report (always ok: a failing run is an error).
     pub report: Report,
     /// With several application classes: the shared plan (`rules`,
     /// `node_counts` and `report` are then its own).
     pub shared: Option<crate::tagging::classes::SharedClasses>,
     /// How the plan fits the switch profile, per node and overall.
     pub fit: Fit,
+    /// The run's row: identity, figures and stage timings.
     pub summary: Summary,
 }
 
@@ -79,9 +91,13 @@ pub struct RunResult {
 pub struct Summary {
     /// The topology's name.
     pub topology: String,
+    /// The topology family's name.
     pub family: String,
+    /// The ELP spec.
     pub elp: String,
+    /// The algorithm as written back (`greedy`, `search:budget=...`).
     pub algo: String,
+    /// The cycle detection backend's name.
     pub cycle: String,
     /// What the run measured; its fields are flat keys of the JSON object.
     #[serde(flatten)]
@@ -92,7 +108,9 @@ pub struct Summary {
     /// The largest memory estimate charged during the run (deterministic;
     /// see [`crate::budget`]), and the budget it ran under.
     pub memory_estimate_bytes: u64,
+    /// The memory budget the run was held to, if any.
     pub memory_budget_bytes: Option<u64>,
+    /// Seconds per stage.
     pub seconds: Timings,
 }
 

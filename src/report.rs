@@ -21,9 +21,13 @@ use std::path::Path;
 /// One chart: its caption, what it shows, its SVG and its data points.
 #[derive(Debug)]
 pub struct Chart {
+    /// The chart's caption.
     pub title: String,
+    /// What it shows and how to read it.
     pub note: String,
+    /// The chart as inline SVG.
     pub svg: String,
+    /// Data points drawn (one mark each).
     pub points: usize,
     /// Per series: name, colour (`#rrggbb`), and its mark (`dot`, `ring`
     /// or `cross`); written as HTML under the chart, so no legend box

@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use tagger_generators::{LinkId, NodeId, Topology};
 
+/// Format of a rules file.
 pub const FORMAT: &str = "tagger-rules/1";
 
 /// One lossless egress entry. `in_link` is `None` for packets from a host
@@ -17,21 +18,32 @@ pub const FORMAT: &str = "tagger-rules/1";
 /// tag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
 pub struct Entry {
+    /// The switch.
     pub node: NodeId,
+    /// The link the packet arrives on (`None`: from a host port).
     pub in_link: Option<LinkId>,
+    /// The tag it carries.
     pub tag: u32,
+    /// The link it leaves on.
     pub out_link: LinkId,
+    /// The tag it leaves with.
     pub next_tag: u32,
+    /// Its queue here (lossless priority, from 1).
     pub priority: u32,
+    /// Its queue at the next switch.
     pub next_priority: u32,
 }
 
 /// The full configuration, as exported by `--rules-out`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuleSet {
+    /// The topology's name.
     pub topology: String,
+    /// The algorithm that planned it.
     pub algo: String,
+    /// Lossless priorities the entries use.
     pub priorities: u32,
+    /// The tag hosts send.
     pub initial_tag: u32,
     /// With several application classes sharing the queues: the tag each
     /// class's hosts send, the first equal to `initial_tag` (empty: one
@@ -49,8 +61,11 @@ pub struct RuleSet {
 /// Rule counts of one node.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct NodeCounts {
+    /// Exact-match ACL entries: one per (in port, tag, out port).
     pub acl_exact: u64,
+    /// ACL entries after port-set compression ([`compress`]).
     pub acl_compressed: u64,
+    /// Queue-mapping rules (one per arriving (port, tag)).
     pub queue_rules: u64,
 }
 
@@ -64,15 +79,22 @@ impl NodeCounts {
 /// A compressed entry: every (in port, out port) of the two sets, one action.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Compressed {
+    /// In ports (`None`: host ports).
     pub in_links: Vec<Option<LinkId>>,
+    /// The tag matched.
     pub tag: u32,
+    /// Out ports.
     pub out_links: Vec<LinkId>,
+    /// The tag written.
     pub next_tag: u32,
+    /// The queue here.
     pub priority: u32,
+    /// The queue at the next switch.
     pub next_priority: u32,
 }
 
 impl RuleSet {
+    /// The rule set a tagging decides: one entry per decided key, sorted, with each node's ingress map.
     pub fn from_tagging(topo: &Topology, t: &Tagging) -> Self {
         let mut entries: Vec<Entry> = t
             .keys

@@ -6,13 +6,18 @@ use serde::Serialize;
 /// Total, max and nearest-rank percentiles of a per-node count.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Dist {
+    /// Sum over the nodes.
     pub total: u64,
+    /// Largest at one node.
     pub max: u64,
+    /// Median (nearest rank).
     pub p50: u64,
+    /// 99th percentile (nearest rank).
     pub p99: u64,
 }
 
 impl Dist {
+    /// The distribution of `values` (all zero when empty).
     pub fn of(values: impl IntoIterator<Item = u64>) -> Dist {
         let mut v: Vec<u64> = values.into_iter().collect();
         if v.is_empty() {
@@ -32,13 +37,18 @@ impl Dist {
 /// Rule-count distributions over the nodes that forward traffic.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct RuleStats {
+    /// Exact-match ACL entries per node.
     pub acl_exact: Dist,
+    /// Compressed ACL entries per node.
     pub acl_compressed: Dist,
+    /// Queue-mapping rules per node.
     pub queue_rules: Dist,
+    /// All rules per node.
     pub rules: Dist,
 }
 
 impl RuleStats {
+    /// The distributions over `counts`.
     pub fn of(counts: &[NodeCounts]) -> Self {
         RuleStats {
             acl_exact: Dist::of(counts.iter().map(|c| c.acl_exact)),

@@ -79,18 +79,29 @@ pub fn endpoint_diameter(topo: &Topology) -> Option<u32> {
 /// What `tagger topo` prints: counts by kind and level, degrees, diameter.
 #[derive(Clone, Debug)]
 pub struct Summary {
+    /// The topology's name.
     pub name: String,
+    /// Its family.
     pub family: &'static str,
     /// (kind, level) -> count, in a stable order.
     pub by_kind_level: BTreeMap<(NodeKind, Option<u32>), usize>,
+    /// Switch nodes.
     pub switches: usize,
+    /// Server nodes.
     pub servers: usize,
+    /// Links.
     pub links: usize,
+    /// Hosts attached to switches.
     pub hosts: u64,
+    /// Endpoints (nodes traffic starts and ends at).
     pub endpoints: usize,
+    /// Smallest node degree.
     pub min_degree: usize,
+    /// Largest node degree.
     pub max_degree: usize,
+    /// Whether every endpoint reaches every other.
     pub connected: bool,
+    /// Hops between the farthest endpoints (`None`: skipped as too costly).
     pub diameter: Option<u32>,
     /// True when the diameter was not computed: the network is past
     /// [`DIAMETER_MAX_WORK`] (see [`Summary::of`]).

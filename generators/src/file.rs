@@ -6,6 +6,7 @@ use serde::Deserialize;
 use std::fmt::Write as _;
 use std::path::Path;
 
+/// Format of a topology file.
 pub const FORMAT: &str = "tagger-topology/1";
 
 #[derive(Deserialize)]

@@ -4,6 +4,8 @@
 //! Every generator is deterministic: the same parameters (and seed, for
 //! Jellyfish) give the same node and link ids on any machine.
 
+#![deny(missing_docs)]
+
 pub mod bcube;
 pub mod error;
 pub mod fattree;

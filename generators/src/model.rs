@@ -6,22 +6,29 @@
 
 use crate::error::{Result, TopologyError};
 
+/// A node: `0..N`.
 pub type NodeId = u32;
+/// A link: `0..L`, its index in the link list.
 pub type LinkId = u32;
+/// A channel (one direction of a link): `2l` runs `links[l][0] -> links[l][1]`, `2l + 1` the reverse.
 pub type ChannelId = u32;
 
 /// Hard caps that keep every id in `u32` and the model well inside memory.
 pub const MAX_NODES: u64 = 1 << 24;
+/// Most links a topology may have.
 pub const MAX_LINKS: u64 = 1 << 27;
 
 /// Whether a node is a switch or a server that forwards (BCube).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum NodeKind {
+    /// A switch: forwards traffic; hosts may hang off it.
     Switch,
+    /// A server that forwards (BCube): an endpoint itself.
     Server,
 }
 
 impl NodeKind {
+    /// `switch` or `server`, as the file format writes it.
     pub fn as_str(self) -> &'static str {
         match self {
             NodeKind::Switch => "switch",
@@ -34,12 +41,16 @@ impl NodeKind {
 /// hang off its host ports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Node {
+    /// Switch or server.
     pub kind: NodeKind,
+    /// Its tier in a tiered topology (0 at the edge), if any.
     pub level: Option<u32>,
+    /// Hosts attached to it.
     pub hosts: u32,
 }
 
 impl Node {
+    /// A switch at `level` with `hosts` hosts.
     pub fn switch(level: Option<u32>, hosts: u32) -> Self {
         Node {
             kind: NodeKind::Switch,
@@ -47,6 +58,7 @@ impl Node {
             hosts,
         }
     }
+    /// A server (an endpoint, no hosts).
     pub fn server() -> Self {
         Node {
             kind: NodeKind::Server,
@@ -64,31 +76,52 @@ impl Node {
 /// stages (dimension-order routing) can use the structure without guessing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Family {
+    /// A k-ary fat-tree (Al-Fares et al.).
     FatTree {
+        /// Ports per switch (even).
         k: u32,
     },
+    /// A two-tier leaf-spine.
     LeafSpine {
+        /// Leaf switches.
         leaves: u32,
+        /// Spine switches.
         spines: u32,
+        /// Hosts per leaf.
         hosts: u32,
+        /// Parallel links per leaf-spine pair.
         links: u32,
     },
+    /// BCube(n, k) (Guo et al.).
     BCube {
+        /// Ports per switch.
         n: u32,
+        /// The highest switch level (levels 0 to k).
         k: u32,
     },
+    /// HyperX (Ahn et al.): an L-dimensional flattened butterfly.
     HyperX {
+        /// Dimensions.
         l: u32,
+        /// Switches per dimension.
         s: u32,
+        /// Parallel links per switch pair.
         k: u32,
+        /// Hosts per switch.
         t: u32,
     },
+    /// Jellyfish (Singla et al.): a random regular graph of switches.
     Jellyfish {
+        /// Switches.
         n: u32,
+        /// Ports per switch.
         ports: u32,
+        /// Ports used for switches (the rest carry hosts).
         r: u32,
+        /// Seed of the construction.
         seed: u64,
     },
+    /// Read from a file.
     File,
 }
 
@@ -165,6 +198,7 @@ impl Family {
         }
     }
 
+    /// The family's name as a spec writes it (`fattree`, ...).
     pub fn name(&self) -> &'static str {
         match self {
             Family::FatTree { .. } => "fattree",
@@ -204,7 +238,9 @@ pub struct Topology {
 /// capacity model falls back to the switch profile for what it does not.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LinkProps {
+    /// Link speed in Gb/s.
     pub speed_gbps: Option<f64>,
+    /// Cable length in metres.
     pub cable_m: Option<f64>,
 }
 
@@ -397,33 +433,43 @@ impl Topology {
             .map(Vec::as_slice)
     }
 
+    /// The topology's name (its spec, or the file's `name`).
     pub fn name(&self) -> &str {
         &self.name
     }
+    /// The family it was generated from.
     pub fn family(&self) -> &Family {
         &self.family
     }
+    /// Nodes.
     pub fn node_count(&self) -> usize {
         self.nodes.len()
     }
+    /// Links.
     pub fn link_count(&self) -> usize {
         self.links.len()
     }
+    /// Channels (twice the links).
     pub fn channel_count(&self) -> usize {
         2 * self.links.len()
     }
+    /// Every node, by id.
     pub fn nodes(&self) -> &[Node] {
         &self.nodes
     }
+    /// Node `v`.
     pub fn node(&self, v: NodeId) -> &Node {
         &self.nodes[v as usize]
     }
+    /// Every link's two ends, by link id.
     pub fn links(&self) -> &[[NodeId; 2]] {
         &self.links
     }
+    /// Node `v`'s level, if it has one.
     pub fn level(&self, v: NodeId) -> Option<u32> {
         self.nodes[v as usize].level
     }
+    /// Links at node `v`.
     pub fn degree(&self, v: NodeId) -> usize {
         (self.adj_off[v as usize + 1] - self.adj_off[v as usize]) as usize
     }
@@ -448,15 +494,19 @@ impl Topology {
             2 * link + 1
         }
     }
+    /// The node channel `c` leaves.
     pub fn channel_src(&self, c: ChannelId) -> NodeId {
         self.links[(c >> 1) as usize][(c & 1) as usize]
     }
+    /// The node channel `c` enters.
     pub fn channel_dst(&self, c: ChannelId) -> NodeId {
         self.links[(c >> 1) as usize][1 - (c & 1) as usize]
     }
+    /// The channel running the other way on the same link.
     pub fn reverse(c: ChannelId) -> ChannelId {
         c ^ 1
     }
+    /// The endpoints (nodes traffic starts and ends at: switches with hosts, and servers), in id order.
     pub fn endpoints(&self) -> &[NodeId] {
         &self.endpoints
     }
@@ -464,12 +514,15 @@ impl Topology {
     pub fn endpoint_index(&self, v: NodeId) -> u32 {
         self.endpoint_index[v as usize]
     }
+    /// Whether `v` is an endpoint.
     pub fn is_endpoint(&self, v: NodeId) -> bool {
         self.endpoint_index[v as usize] != NOT_ENDPOINT
     }
+    /// Hosts over all nodes.
     pub fn total_hosts(&self) -> u64 {
         self.nodes.iter().map(|n| n.hosts as u64).sum()
     }
+    /// Nodes of `kind`.
     pub fn count_kind(&self, kind: NodeKind) -> usize {
         self.nodes.iter().filter(|n| n.kind == kind).count()
     }

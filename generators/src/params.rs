@@ -14,7 +14,12 @@ pub enum ParamsError {
     NotKeyValue(String),
     /// The same key twice (`value` is the second one).
     #[error("parameter '{key}' is given twice")]
-    Twice { key: String, value: String },
+    Twice {
+        /// The key.
+        key: String,
+        /// Its second value.
+        value: String,
+    },
 }
 
 /// Parameters in the order given, consumed one by one so that leftovers can

@@ -9,8 +9,13 @@ use std::path::PathBuf;
 /// constructions that may get stuck, and file I/O.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TopologySpec {
+    /// A generated family with its parameters.
     Generated(Family),
-    File { path: PathBuf },
+    /// A `tagger-topology/1` file.
+    File {
+        /// The file.
+        path: PathBuf,
+    },
 }
 
 /// Key-value parameters of one spec ([`crate::params::Params`]) with the

@@ -25,7 +25,9 @@ use super::profile::{HeadroomModel, Profile, pause_quanta};
 /// Headroom of one (port, lossless priority).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PortHeadroom {
+    /// Bytes absorbing what is in flight after a pause is sent.
     pub xoff: u64,
+    /// Bytes absorbing what arrives between a resume and traffic flowing again.
     pub xon: u64,
 }
 

@@ -33,12 +33,15 @@ pub struct NodeFit {
     pub headroom_bytes: u64,
     /// `lossless_buffer_bytes - headroom_bytes` (negative: over).
     pub buffer_margin_bytes: i64,
+    /// Whether the headroom fits the lossless buffer.
     pub fits_buffer: bool,
     /// `lossless_queues - priorities`.
     pub queue_margin: i64,
+    /// Whether the switch has a lossless queue per priority present.
     pub fits_queues: bool,
     /// `acl_entries - acl_compressed`, when the profile gives a capacity.
     pub acl_margin: Option<i64>,
+    /// Whether the compressed rules fit the ACL capacity (`None`: the profile gives none).
     pub fits_acl: Option<bool>,
 }
 
@@ -54,11 +57,17 @@ impl NodeFit {
 pub struct Fit {
     /// Per node: `None` for a BCube server (not a switch).
     pub nodes: Vec<Option<NodeFit>>,
+    /// The most lossless priorities present at one switch.
     pub priorities_per_switch_max: u32,
+    /// The largest headroom one switch reserves, in bytes.
     pub headroom_total_max_bytes: u64,
+    /// The smallest buffer margin over the switches (negative: some switch does not fit).
     pub buffer_margin_min_bytes: i64,
+    /// Switches whose headroom exceeds their lossless buffer.
     pub switches_over_buffer: u64,
+    /// Switches with more priorities than lossless queues.
     pub switches_over_queues: u64,
+    /// Switches whose rules exceed the ACL capacity (`None`: the profile gives none).
     pub switches_over_acl: Option<u64>,
     /// The longest switch-to-switch cable (host cables as in the profile)
     /// at which every switch still fits its buffer, to 0.1 m and at most

@@ -23,6 +23,7 @@ pub enum HeadroomModel {
 }
 
 impl HeadroomModel {
+    /// The model's name as written in profiles (`sonic`, `simple`).
     pub fn name(self) -> &'static str {
         match self {
             HeadroomModel::Sonic => "sonic",
@@ -45,34 +46,56 @@ impl std::str::FromStr for HeadroomModel {
 /// The parameters of the `sonic` headroom model.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct SonicParams {
+    /// The ASIC's buffer cell size in bytes.
     pub cell_bytes: u64,
+    /// Pipeline latency in bytes (the xon).
     pub pipeline_latency_bytes: u64,
+    /// MAC and PHY delay in bytes.
     pub mac_phy_delay_bytes: u64,
+    /// Bytes a peer may still send after a pause, for speeds without a pause-quanta entry.
     pub peer_response_bytes: u64,
+    /// Share of small packets in the worst case, percent.
     pub small_packet_percent: f64,
+    /// Gearbox delay in nanoseconds (0 without one).
     pub gearbox_delay_ns: f64,
 }
 
 /// One switch model, validated.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Profile {
+    /// The profile's name (the TOML table's).
     pub name: String,
+    /// What switch it models.
     pub description: String,
+    /// Where its figures come from.
     pub source: String,
+    /// How a port's headroom is computed.
     pub headroom: HeadroomModel,
     /// Present exactly when `headroom` is `sonic`.
     pub sonic: Option<SonicParams>,
+    /// Buffer available to lossless traffic, in bytes.
     pub lossless_buffer_bytes: u64,
+    /// Whether xoff comes from a shared headroom pool (over-subscribed by `oversubscription`).
     pub shared_headroom_pool: bool,
+    /// How far the shared headroom pool is over-subscribed (1: not at all).
     pub oversubscription: f64,
+    /// Queues per port.
     pub queues_per_port: u32,
+    /// Of those, queues that can be lossless.
     pub lossless_queues: u32,
+    /// ACL (TCAM) entries for rules, if known.
     pub acl_entries: Option<u64>,
+    /// Default switch-to-switch port speed, Gb/s.
     pub port_speed_gbps: f64,
+    /// Default switch-to-switch cable length, metres.
     pub cable_m: f64,
+    /// Host port speed, Gb/s.
     pub host_speed_gbps: f64,
+    /// Host cable length, metres.
     pub host_cable_m: f64,
+    /// Port MTU in bytes.
     pub port_mtu: u64,
+    /// Largest lossless packet in bytes.
     pub lossless_mtu: u64,
     /// Switch-to-switch links between two levels with their own speed or
     /// cable (e.g. ToR-to-aggregation 10 m), from the profile's `levels`
@@ -83,9 +106,13 @@ pub struct Profile {
 /// Links between levels `lo` and `hi` (`lo <= hi`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct LevelLinks {
+    /// The lower level.
     pub lo: u32,
+    /// The higher level.
     pub hi: u32,
+    /// Their links' speed, Gb/s (`None`: the profile's default).
     pub speed_gbps: Option<f64>,
+    /// Their links' cable length, metres (`None`: the profile's default).
     pub cable_m: Option<f64>,
 }
 

@@ -29,6 +29,7 @@ use std::str::FromStr;
 /// A directed acyclic graph on vertices `0..n` that refuses cycle-closing
 /// edges.
 pub trait IncrementalDag: Send {
+    /// An empty graph on vertices `0..n`.
     fn with_vertices(n: usize) -> Self
     where
         Self: Sized;
@@ -36,9 +37,11 @@ pub trait IncrementalDag: Send {
     /// when the edge would close a cycle. Adding an existing edge is a no-op
     /// that returns true.
     fn try_add_edge(&mut self, a: u32, b: u32) -> bool;
+    /// Whether `a -> b` is in the graph.
     fn has_edge(&self, a: u32, b: u32) -> bool;
     /// Removes `a -> b` if present (an acyclic graph stays acyclic).
     fn remove_edge(&mut self, a: u32, b: u32);
+    /// Edges in the graph.
     fn edge_count(&self) -> usize;
 
     /// A likely topological order of the final graph, as a rank per vertex
@@ -71,19 +74,25 @@ pub fn replay<D: IncrementalDag>(n: usize, seq: &[(u32, u32, u32)]) -> usize {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum CycleBackend {
     #[default]
+    /// Two-way search over a maintained topological order (the default).
     Ordered,
+    /// Pearce-Kelly dynamic topological order over bitsets (alias `bitset`).
     Pk,
+    /// petgraph's `Acyclic` wrapper (the baseline).
     Petgraph,
+    /// A DFS from the edge's head on every insertion (the oracle).
     Naive,
 }
 
 impl CycleBackend {
+    /// Every backend, the default first.
     pub const ALL: [CycleBackend; 4] = [
         CycleBackend::Ordered,
         CycleBackend::Pk,
         CycleBackend::Petgraph,
         CycleBackend::Naive,
     ];
+    /// The backend's name as `--cycle` takes it.
     pub fn as_str(self) -> &'static str {
         match self {
             CycleBackend::Ordered => "ordered",

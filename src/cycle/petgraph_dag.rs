@@ -4,6 +4,7 @@ use super::IncrementalDag;
 use petgraph::acyclic::Acyclic;
 use petgraph::graph::{DiGraph, NodeIndex};
 
+/// [`IncrementalDag`](super::IncrementalDag) over petgraph's `Acyclic<StableDiGraph>`, the baseline the other backends are measured against.
 pub struct PetgraphDag {
     g: Acyclic<DiGraph<(), (), u32>>,
     edges: usize,

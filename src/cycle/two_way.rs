@@ -47,7 +47,7 @@ const UNPLACED: u64 = u64::MAX;
 /// edge arrives, as in [`super::PearceKelly`], or all at once from
 /// [`IncrementalDag::hint_order`].
 ///
-/// The frontiers are radix heaps ([`RadixHeap`]), which the searches'
+/// The frontiers are radix heaps (`RadixHeap`), which the searches'
 /// monotone use allows, and ancestors of the tail found by one search are
 /// kept for the next edges out of the same tail (see `search`).
 ///

@@ -5,6 +5,7 @@ use super::{ElpCounts, ElpSet};
 use crate::bits::Bits;
 use tagger_generators::Topology;
 
+/// Path counts, longest ELP and pairs covered of `set` on `topo`, computed per family without enumerating paths.
 pub fn counts(set: &ElpSet, topo: &Topology) -> ElpCounts {
     let e = topo.endpoints().len() as u64;
     let parts = set.shortest.is_some() as usize

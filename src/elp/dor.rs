@@ -71,11 +71,13 @@ impl Dor {
         self.dim[(c >> 1) as usize]
     }
 
+    /// Whether a dimension-order route may start on channel `c` (any channel may).
     pub fn first_hop(&self, topo: &Topology, c: ChannelId) -> bool {
         let _ = (topo, c);
         true
     }
 
+    /// Whether a dimension-order route may continue from `c` to `c2`.
     pub fn step(&self, topo: &Topology, c: ChannelId, c2: ChannelId) -> bool {
         if self.bcube {
             let from_server =
@@ -95,6 +97,7 @@ impl Dor {
     pub fn paths(&self) -> u64 {
         self.pairs
     }
+    /// Hops of the longest dimension-order route.
     pub fn longest(&self) -> u32 {
         self.longest
     }

@@ -86,17 +86,22 @@ fn dfs(
 /// `channels[offsets[i]..offsets[i + 1]]`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ChannelPaths {
+    /// Every path's channels, one path after another.
     pub channels: Vec<ChannelId>,
+    /// Path `i` is `channels[offsets[i]..offsets[i + 1]]`.
     pub offsets: Vec<usize>,
 }
 
 impl ChannelPaths {
+    /// Number of paths.
     pub fn len(&self) -> usize {
         self.offsets.len().saturating_sub(1)
     }
+    /// Whether there is no path.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// Path `i`'s channels.
     pub fn path(&self, i: usize) -> &[ChannelId] {
         &self.channels[self.offsets[i]..self.offsets[i + 1]]
     }

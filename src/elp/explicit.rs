@@ -41,12 +41,15 @@ impl PathList {
         list
     }
 
+    /// Number of paths.
     pub fn len(&self) -> usize {
         self.offsets.len() - 1
     }
+    /// Whether there is no path.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// Path `id`'s nodes.
     pub fn path(&self, id: u32) -> &[NodeId] {
         &self.nodes[self.offsets[id as usize] as usize..self.offsets[id as usize + 1] as usize]
     }
@@ -54,6 +57,7 @@ impl PathList {
     pub fn len_of(&self, id: u32) -> u32 {
         self.offsets[id as usize + 1] - self.offsets[id as usize] - 1
     }
+    /// The paths in order.
     pub fn iter(&self) -> impl Iterator<Item = &[NodeId]> {
         (0..self.len() as u32).map(|i| self.path(i))
     }
@@ -138,6 +142,7 @@ impl PathList {
         Self::parse(topo, &text, path)
     }
 
+    /// Parses a path file (one path per line, node ids separated by spaces, `#` comments); `origin` names it in errors.
     pub fn parse(topo: &Topology, text: &str, origin: &Path) -> Result<Self> {
         // Editors on some systems start files with a byte-order mark.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);

@@ -9,7 +9,7 @@ use tagger_generators::{ChannelId, Topology};
 /// Enough to decide whether a prefix from source `s` can complete at an
 /// endpoint other than `s`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ends {
+pub(crate) enum Ends {
     None,
     One(u32),
     Many,
@@ -39,7 +39,7 @@ impl Ends {
 ///
 /// Why that is exact: a walk's only source-dependent rule is that it must end
 /// at an endpoint other than its source. Where a state can still end at
-/// several endpoints ([`Ends::Many`]) any source continues; where it can end
+/// several endpoints (`Ends::Many`) any source continues; where it can end
 /// at one endpoint `x` only, every later state can too (its completions are a
 /// subset), so the sources are only ever tested against that same `x`. A set
 /// of two or more sources therefore survives every test one does, and
@@ -55,9 +55,12 @@ impl Default for KbSources {
 }
 
 impl KbSources {
+    /// No source at this bounce count.
     pub const NONE: u32 = u32::MAX;
+    /// Two or more sources at this bounce count.
     pub const MANY: u32 = u32::MAX - 1;
 
+    /// Whether no bounce count has a source.
     pub fn is_empty(&self) -> bool {
         self.0.iter().all(|&s| s == Self::NONE)
     }
@@ -107,6 +110,7 @@ impl KbSources {
 /// finish) is one backward pass.
 #[derive(Debug)]
 pub struct KBounce {
+    /// Bounces allowed.
     pub k: u32,
     up: Vec<bool>,
     ends: Vec<Ends>,
@@ -198,7 +202,7 @@ impl KBounce {
         b as usize * self.up.len() + c as usize
     }
 
-    pub fn is_up(&self, c: ChannelId) -> bool {
+    pub(crate) fn is_up(&self, c: ChannelId) -> bool {
         self.up[c as usize]
     }
 
@@ -212,7 +216,7 @@ impl KBounce {
         (b2 <= self.k).then_some(b2)
     }
 
-    pub fn ends(&self, c: ChannelId, b: u32) -> Ends {
+    pub(crate) fn ends(&self, c: ChannelId, b: u32) -> Ends {
         self.ends[self.idx(b, c)]
     }
 

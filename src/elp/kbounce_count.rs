@@ -93,7 +93,7 @@ impl KBounce {
     ///
     /// A walk's only source-dependent rule is that it ends at an endpoint
     /// other than its source, so each state keeps the two longest walks
-    /// reaching it from two distinct sources ([`Top2`]): that is closed
+    /// reaching it from two distinct sources (`Top2`): that is closed
     /// under extension and union, and at a delivering state one of the two
     /// has a source other than the destination whenever any walk has. The
     /// exclusion of the U-turn channel uses prefix and suffix unions of a

@@ -34,28 +34,43 @@ use tagger_generators::{ChannelId, NodeId, Topology};
 
 pub use dor::Dor;
 pub use explicit::PathList;
-pub use kbounce::{KBounce, KbSources};
+pub use kbounce::KBounce;
+pub(crate) use kbounce::KbSources;
 pub use shortest::Shortest;
 
 /// One family of a spec such as `shortest+random:200,seed=3`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FamilySpec {
+    /// Shortest paths between every pair of endpoints.
     Shortest,
+    /// Paths with at most `k` bounces (a down-then-up turn) on a tiered topology.
     KBounce {
+        /// Bounces allowed.
         k: u32,
     },
+    /// Dimension-order routes (HyperX, BCube).
     Dor,
+    /// `n` random simple paths between random endpoint pairs.
     Random {
+        /// Paths drawn.
         n: u32,
+        /// Longest path in links (`None`: twice the endpoint diameter).
         maxlen: Option<u32>,
+        /// Seed of the draw.
         seed: u64,
     },
+    /// The `k` shortest simple paths per endpoint pair (Yen).
     Ksp {
+        /// Paths per pair.
         k: u32,
+        /// Pairs drawn at random (`None`: every pair).
         pairs: Option<u64>,
+        /// Seed of the pair draw.
         seed: u64,
     },
+    /// Paths read from a file, one per line.
     File {
+        /// The path file.
         path: PathBuf,
     },
 }
@@ -63,7 +78,9 @@ pub enum FamilySpec {
 /// A parsed ELP spec: a union of families.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ElpSpec {
+    /// The spec as written.
     pub text: String,
+    /// Its families, in order.
     pub families: Vec<FamilySpec>,
 }
 
@@ -321,11 +338,17 @@ impl ElpSpec {
 /// The built ELP set for one topology.
 #[derive(Debug)]
 pub struct ElpSet {
+    /// The spec the set was built from.
     pub spec: String,
+    /// Endpoints of the topology.
     pub endpoints: usize,
+    /// The shortest-path family, if in the spec.
     pub shortest: Option<Shortest>,
+    /// The k-bounce family, if in the spec.
     pub kbounce: Option<KBounce>,
+    /// The dimension-order family, if in the spec.
     pub dor: Option<Dor>,
+    /// Explicit paths (random, k-shortest and file families together), if any.
     pub explicit: Option<PathList>,
 }
 
@@ -333,10 +356,10 @@ pub struct ElpSet {
 /// hops, split by family (see the module docs).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Prefixes {
-    pub shortest: Option<Bits>,
-    pub kbounce: KbSources,
-    pub dor: bool,
-    pub paths: Vec<u32>,
+    pub(crate) shortest: Option<Bits>,
+    pub(crate) kbounce: KbSources,
+    pub(crate) dor: bool,
+    pub(crate) paths: Vec<u32>,
 }
 
 impl Prefixes {
@@ -348,6 +371,7 @@ impl Prefixes {
             + crate::budget::bytes_of::<u32>(self.paths.capacity())
     }
 
+    /// Whether no prefix is left in any family.
     pub fn is_empty(&self) -> bool {
         self.shortest.is_none() && self.kbounce.is_empty() && !self.dor && self.paths.is_empty()
     }
@@ -401,8 +425,11 @@ pub struct ElpCounts {
     /// False when `paths` saturated, or when families of a union may overlap
     /// so `paths` is the sum of the parts (an upper bound).
     pub paths_exact: bool,
+    /// Hops of the longest ELP.
     pub longest: u32,
+    /// Ordered endpoint pairs with at least one ELP.
     pub pairs_covered: u64,
+    /// Ordered endpoint pairs.
     pub pairs_total: u64,
 }
 

@@ -26,8 +26,11 @@ pub struct Shortest {
     dead: Vec<(LinkId, u32)>,
     /// Exact counts, computed while the DAGs are built.
     pub paths: u128,
+    /// Whether `paths` passed `u128::MAX` and stopped counting.
     pub saturated: bool,
+    /// Hops of the longest shortest path (the endpoint diameter).
     pub longest: u32,
+    /// Ordered endpoint pairs connected.
     pub pairs_covered: u64,
 }
 

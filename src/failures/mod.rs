@@ -145,6 +145,7 @@ impl Default for Options {
 /// The healthy plan a what-if starts from.
 #[derive(Debug)]
 pub struct Plan<'a> {
+    /// The healthy topology.
     pub topo: &'a Topology,
     /// The ELP the rules were planned for.
     pub elp: &'a ElpSpec,
@@ -152,13 +153,16 @@ pub struct Plan<'a> {
     pub rules: &'a RuleSet,
     /// How replanned and failure-aware plans are made.
     pub algo: Algo,
+    /// Incremental cycle detection backend of the replanned and failure-aware plans.
     pub cycle: CycleBackend,
 }
 
 /// One routing model's result.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
+    /// The aggregates over the trials (the `failures_*` columns).
     pub figures: FailureFigures,
+    /// One row per trial.
     pub trials: Vec<TrialRow>,
 }
 

@@ -201,6 +201,7 @@ pub struct Outcome {
     pub pairs_lossless: u64,
     /// Routes (link sequences) over all pairs, and those that stay lossless.
     pub paths: u128,
+    /// Of those, routes that stay lossless under the installed rules.
     pub lossless_paths: u128,
     /// A count passed `u64::MAX` somewhere (the totals are then lower
     /// bounds).

@@ -15,11 +15,28 @@ pub const MAX_TRIALS: u32 = 100_000;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FailureSpec {
     /// `links:F[,trials=T][,seed=S]`: F links drawn uniformly per trial.
-    Links { count: u32, trials: u32, seed: u64 },
+    Links {
+        /// Links down per trial.
+        count: u32,
+        /// Trials.
+        trials: u32,
+        /// Seed of the draws (trial t uses its own stream).
+        seed: u64,
+    },
     /// `switches:F[,trials=T][,seed=S]`: F switches (and their links).
-    Switches { count: u32, trials: u32, seed: u64 },
+    Switches {
+        /// Switches down per trial.
+        count: u32,
+        /// Trials.
+        trials: u32,
+        /// Seed of the draws (trial t uses its own stream).
+        seed: u64,
+    },
     /// `file:PATH`: one trial, the links listed as `u v` node pairs.
-    File { path: PathBuf },
+    File {
+        /// The file of `u v` lines.
+        path: PathBuf,
+    },
 }
 
 /// Routing after a failure (`--routing`).
@@ -35,6 +52,7 @@ pub enum Routing {
 }
 
 impl Routing {
+    /// The model's name as `--routing` takes it.
     pub fn name(self) -> &'static str {
         match self {
             Routing::Converged => "converged",

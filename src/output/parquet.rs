@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 /// A typed, nullable column under construction.
 #[derive(Debug)]
-pub enum Column {
+pub(crate) enum Column {
     Str(Vec<Option<String>>),
     U64(Vec<Option<u64>>),
     U32(Vec<Option<u32>>),
@@ -38,18 +38,24 @@ impl Column {
 
 /// Named columns in a fixed order.
 #[derive(Debug)]
-pub struct Table {
+pub(crate) struct Table {
     pub columns: Vec<(&'static str, Column)>,
 }
 
 /// The type of a declared column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
+    /// UTF-8 string.
     Str,
+    /// Unsigned 64-bit integer.
     U64,
+    /// Unsigned 32-bit integer.
     U32,
+    /// Signed 64-bit integer.
     I64,
+    /// 64-bit float.
     F64,
+    /// Boolean.
     Bool,
 }
 

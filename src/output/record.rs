@@ -1,4 +1,4 @@
-//! One definition per result record. A struct declared with [`record!`] is
+//! One definition per result record. A struct declared with `record!` is
 //! at once its JSON form (serde, field names as keys) and its Parquet
 //! columns (the same names, in field order, with a type derived from each
 //! field's Rust type and the field's doc comment as the column's doc), so a
@@ -10,8 +10,11 @@ use super::parquet::{Kind, Table};
 /// One column of an output table: name, type, and what it holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ColumnDef {
+    /// The column's name.
     pub name: &'static str,
+    /// Its type.
     pub kind: Kind,
+    /// What it holds (the field's doc comment).
     pub doc: &'static str,
 }
 
@@ -76,7 +79,7 @@ pub fn json(tables: &[(&str, Vec<ColumnDef>)]) -> serde_json::Value {
 }
 
 /// A Rust type that fills one column (nullable: `None` is a null).
-pub trait Cell {
+pub(crate) trait Cell {
     const KIND: Kind;
     fn push_to(v: Option<&Self>, name: &'static str, table: &mut Table);
 }
@@ -179,7 +182,7 @@ macro_rules! record {
             ];
 
             /// Appends one row to `table` (nulls for `None`).
-            pub fn push_row(row: Option<&Self>, table: &mut $crate::output::parquet::Table) {
+            pub(crate) fn push_row(row: Option<&Self>, table: &mut $crate::output::parquet::Table) {
                 $(
                     <$t as $crate::output::record::Cell>::push_to(
                         row.map(|r| &r.$f),

@@ -17,7 +17,9 @@ const EGRESS_PROFILE: &str = "TAGGER_EGRESS_LOSSLESS";
 /// One switch's export.
 #[derive(Debug)]
 pub struct Switch {
+    /// The switch.
     pub node: NodeId,
+    /// Its `config_db` object (or neutral table).
     pub config: Value,
     /// Traffic classes used besides the lossy one.
     pub tcs: usize,
@@ -39,7 +41,9 @@ impl Switch {
 /// A plan's export.
 #[derive(Debug)]
 pub struct Export {
+    /// One per switch with lossless traffic, in node order.
     pub switches: Vec<Switch>,
+    /// `summary.json`: the rule set's header, the mapping and buffer settings, per-switch counts.
     pub summary: Value,
 }
 

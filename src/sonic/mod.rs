@@ -192,7 +192,9 @@ impl Mapping {
 /// whose headroom sizes the lossless buffers.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
+    /// Tag to DSCP and priority to queue.
     pub mapping: Mapping,
+    /// The switch model whose headroom sizes the buffers.
     pub profile: Profile,
 }
 

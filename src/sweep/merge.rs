@@ -13,10 +13,15 @@ use std::path::{Path, PathBuf};
 /// What a merge combined.
 #[derive(Debug)]
 pub struct Merged {
+    /// Shards combined.
     pub shards: u64,
+    /// Runs (scenarios) merged.
     pub runs: usize,
+    /// Of those, failed.
     pub failed: usize,
+    /// The merged `runs.parquet`.
     pub runs_path: PathBuf,
+    /// The merged `switches.parquet`.
     pub switches_path: PathBuf,
     /// `failures.parquet`, when the shards carry failure trials.
     pub failures_path: Option<PathBuf>,

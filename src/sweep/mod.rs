@@ -21,6 +21,7 @@ use std::sync::Mutex;
 /// The sweep that `tagger sweep` runs when given no spec.
 pub const DEFAULT_SPEC: &str = include_str!("../../datasets/default.toml");
 
+/// The engine version written into every output's metadata.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 record! {
@@ -70,11 +71,15 @@ record! {
 /// The outcome of one scenario.
 #[derive(Clone, Debug)]
 pub struct Outcome {
+    /// The scenario.
     pub scenario: Scenario,
+    /// Its row, or the error that stopped it.
     pub result: Result<Summary, String>,
+    /// Its per-switch rows.
     pub nodes: Vec<NodeRow>,
     /// The failure what-if's aggregates and trials, when it ran.
     pub failures: Option<crate::failures::Report>,
+    /// Peak resident memory of the process after the scenario, if the OS reports it.
     pub peak_rss_bytes: Option<u64>,
 }
 
@@ -184,7 +189,7 @@ pub fn run_all(
 
 /// Builds the three tables (runs, switches, failures). Timing and memory
 /// columns aside, the rows depend only on the spec.
-pub fn tables(sweep: &str, outcomes: &[Outcome], threads: usize) -> (Table, Table, Table) {
+pub(crate) fn tables(sweep: &str, outcomes: &[Outcome], threads: usize) -> (Table, Table, Table) {
     let runs_columns = runs_columns();
     let mut runs = Table::with_columns(&runs_columns);
     let switches_columns = switches_columns();
@@ -366,11 +371,14 @@ pub fn switches_columns() -> Vec<ColumnDef> {
 /// `id % count + 1`. Written `I/N`, 1-based, as cluster job arrays count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
+    /// This shard, from 1.
     pub index: u64,
+    /// Shards in all.
     pub count: u64,
 }
 
 impl Shard {
+    /// Whether scenario `id` is in this shard.
     pub fn contains(&self, id: u64) -> bool {
         id % self.count == self.index - 1
     }
@@ -402,17 +410,24 @@ pub struct Options {
     pub jobs: usize,
     /// Skip scenarios whose results are already in the output directory.
     pub resume: bool,
+    /// Run only this slice of the scenarios.
     pub shard: Option<Shard>,
 }
 
 /// What [`execute`] did.
 #[derive(Debug)]
 pub struct Done {
+    /// Scenarios in this run (this shard's).
     pub selected: usize,
+    /// Scenarios run now.
     pub ran: usize,
+    /// Scenarios skipped as already done (`--resume`).
     pub skipped: usize,
+    /// Scenarios that failed.
     pub failed: usize,
+    /// `runs.parquet` (or the shard's).
     pub runs_path: PathBuf,
+    /// `switches.parquet` (or the shard's).
     pub switches_path: PathBuf,
     /// `failures.parquet` (or the shard's), when the spec has failures.
     pub failures_path: Option<PathBuf>,
@@ -423,18 +438,29 @@ pub struct Done {
 /// The parts of a `runs.parquet` row the summary table shows.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
+    /// The scenario's id.
     pub scenario_id: u64,
+    /// Its topology spec.
     pub topology: String,
+    /// Its ELP spec.
     pub elp: String,
+    /// Its algorithm.
     pub algo: String,
+    /// The error, when it failed.
     pub error: Option<String>,
+    /// Nodes of the topology.
     pub nodes: Option<u64>,
+    /// Hops of the longest ELP.
     pub longest_elp: Option<u32>,
+    /// Lossless priorities of the plan.
     pub priorities: Option<u32>,
     /// The proven lower bound on priorities.
     pub bound: Option<u32>,
+    /// Most exact-match ACL entries at one switch.
     pub acl_exact_max: Option<u64>,
+    /// Most rules at one switch.
     pub rules_max: Option<u64>,
+    /// Total seconds.
     pub seconds: Option<f64>,
     /// The failure what-if's aggregates, when the scenario ran one.
     pub failures: Option<FailureRow>,
@@ -443,14 +469,23 @@ pub struct Row {
 /// The failure columns of a `runs.parquet` row the failures table shows.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FailureRow {
+    /// The failure spec.
     pub spec: String,
+    /// The routing model.
     pub routing: String,
+    /// Trials run.
     pub trials: u32,
+    /// Share of trials where plain PFC has a cyclic buffer dependency.
     pub cbd_rate: Option<f64>,
+    /// Median share of routes kept lossless by the installed rules.
     pub lossless_paths_median: Option<f64>,
+    /// Worst trial's share of routes kept lossless.
     pub lossless_paths_min: Option<f64>,
+    /// Worst trial's share of connected pairs whose routes all stay lossless.
     pub lossless_pairs_min: Option<f64>,
+    /// Most priorities a replanned plan needed.
     pub replanned_max: Option<u32>,
+    /// Priorities of the failure-aware plan.
     pub aware: Option<u32>,
 }
 

@@ -132,15 +132,23 @@ impl<T: Clone> OneOrMany<T> {
 /// One point of the grid, ready to run.
 #[derive(Clone, Debug)]
 pub struct Scenario {
+    /// Position in the expanded grid, from 0 (stable across runs of the same spec).
     pub id: u64,
+    /// The group it comes from.
     pub group: String,
+    /// Its trial number within the group.
     pub trial: u64,
+    /// The seed its random parts use (the sweep's seed, trial and id mixed).
     pub seed: u64,
     /// The topology spec string as written in the grid (before seeding).
     pub topology_text: String,
+    /// The topology, seeded.
     pub topology: TopologySpec,
+    /// The ELP families, seeded.
     pub elp: ElpSpec,
+    /// The tagging algorithm.
     pub algo: Algo,
+    /// Incremental cycle detection backend.
     pub cycle: CycleBackend,
     /// Bytes the scenario may use (estimated, see [`crate::budget`]).
     pub memory_budget: Option<u64>,
@@ -155,16 +163,22 @@ pub struct Scenario {
 /// The failure what-if of a scenario.
 #[derive(Clone, Debug)]
 pub struct FailureRun {
+    /// What fails.
     pub spec: crate::failures::FailureSpec,
+    /// How traffic is routed after a failure.
     pub routing: crate::failures::Routing,
+    /// Whether to replan and build the failure-aware plan.
     pub options: crate::failures::Options,
 }
 
 /// A validated, expanded sweep.
 #[derive(Clone, Debug)]
 pub struct Sweep {
+    /// The sweep's name.
     pub name: String,
+    /// The spec's text, written into the outputs' metadata.
     pub text: String,
+    /// Every scenario, in id order.
     pub scenarios: Vec<Scenario>,
 }
 

@@ -21,6 +21,7 @@ use tagger_generators::ChannelId;
 /// A plan shared by several application classes.
 #[derive(Clone, Debug)]
 pub struct SharedClasses {
+    /// Application classes sharing the queues.
     pub classes: u32,
     /// Tags between consecutive classes' first tags.
     pub stride: u32,

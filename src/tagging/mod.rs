@@ -4,7 +4,7 @@
 //! channel)`, which is all a switch can see (docs/model.md "Rule consistency"),
 //! so its output is always realisable as DSCP rewrite rules.
 //!
-//! The [`engine`] walks the ELP language hop by hop from the first hop. When a
+//! The engine (`engine.rs`) walks the ELP language hop by hop from the first hop. When a
 //! packet state `(channel c1, tag t)` meets a continuation `c2`, the key
 //! `(c1, t, c2)` is decided the first time it is met, by the algorithm's
 //! decider; later prefixes with the same key share the decision. Inside a hop,
@@ -14,7 +14,7 @@
 
 pub mod classes;
 pub mod control;
-pub mod engine;
+pub(crate) mod engine;
 pub mod exact;
 pub mod order;
 pub mod search;
@@ -29,7 +29,7 @@ use std::str::FromStr;
 use tagger_generators::params::Params;
 use tagger_generators::{ChannelId, NodeId, Topology};
 
-pub use engine::{Decide, Independent, PerKey, Walk};
+pub(crate) use engine::{Decide, Independent, PerKey, Walk};
 
 /// Tagging algorithm (`--algo`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -39,13 +39,21 @@ pub enum Algo {
     /// Rule-level greedy merging with incremental cycle detection; with
     /// `restarts > 1`, that many runs under seeded key orders (run 0 in the
     /// canonical order), keeping the best.
-    Greedy { restarts: u32, seed: u64 },
+    Greedy {
+        /// Runs, each in its own key order.
+        restarts: u32,
+        /// Seed of the key orders after the first.
+        seed: u64,
+    },
     /// The paper's node-level greedy (Algorithm 2) on `(channel, hop)` nodes,
     /// realised with rules that match the hop count (TTL).
     GreedyTtl,
     /// Clos bounce tagging: +1 on every down-then-up bounce. `k` caps the
     /// bounces (default: the ELP spec's `kbounce:K`, or 0).
-    Clos { k: Option<u32> },
+    Clos {
+        /// Bounces the plan covers (`None`: the ELP's).
+        k: Option<u32>,
+    },
     /// Fewest priorities by search over order plans ([`order`]): the best of
     /// greedy and the up*/down* and alternating constructions, then a
     /// target-P local search ([`search`]) that lowers P while it succeeds,
@@ -55,14 +63,20 @@ pub enum Algo {
         /// Path evaluations the local search may spend (deterministic work,
         /// unlike time).
         budget: u64,
+        /// Seed of the local search's moves.
         seed: u64,
+        /// Wall-clock limit in milliseconds, if any.
         time_ms: Option<u64>,
+        /// Random paths sampled when the ELP has more (the search works on a sample, the plan covers all).
         max_paths: u64,
     },
     /// The fewest priorities, proven: `search`'s plan, then SAT under one
     /// priority fewer until the solver says impossible ([`exact`]). Stops
     /// after `timeout_ms` with the best plan and bound.
-    Exact { timeout_ms: u64 },
+    Exact {
+        /// Time the solver may take, in milliseconds.
+        timeout_ms: u64,
+    },
 }
 
 /// Default time limit of `exact`, in milliseconds.
@@ -81,11 +95,13 @@ pub const SEARCH_MAX_PATHS: u64 = 5_000_000;
 pub const MAX_RESTARTS: u32 = 1024;
 
 impl Algo {
+    /// Greedy with one run in the canonical order (the default).
     pub const GREEDY: Algo = Algo::Greedy {
         restarts: 1,
         seed: 0,
     };
 
+    /// The algorithm as written (`greedy`, `search:budget=...`), parsed back by `FromStr`.
     pub fn name(&self) -> String {
         match self {
             Algo::Brute => "brute".into(),
@@ -254,27 +270,39 @@ pub enum Scheme {
 /// `priority` here and `next_priority` at the next node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Key {
+    /// The switch.
     pub node: NodeId,
+    /// The channel the packet arrives on (`None`: from a host port).
     pub in_channel: Option<ChannelId>,
+    /// The tag it carries.
     pub tag: u32,
+    /// The channel it leaves on.
     pub out_channel: ChannelId,
+    /// The tag it leaves with.
     pub next_tag: u32,
+    /// Its priority here.
     pub priority: u32,
+    /// Its priority at the next node.
     pub next_priority: u32,
 }
 
 /// Per-priority size of the dependency graph.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PriorityStats {
+    /// Channels with a dependency at this priority.
     pub channels: u64,
+    /// Dependencies at this priority.
     pub edges: u64,
 }
 
 /// The result of the tagging stage.
 #[derive(Clone, Debug)]
 pub struct Tagging {
+    /// The algorithm that ran.
     pub algo: Algo,
+    /// The cycle detection backend.
     pub cycle: CycleBackend,
+    /// How tags map to queues (DSCP rewrite, or TTL hop counts).
     pub scheme: Scheme,
     /// Lossless priorities used: the largest priority.
     pub priorities: u32,
@@ -282,6 +310,7 @@ pub struct Tagging {
     pub keys: Vec<Key>,
     /// Every reached packet state `(channel, tag, priority)`, sorted.
     pub states: Vec<(ChannelId, u32, u32)>,
+    /// Per priority, the dependency graph's size.
     pub per_priority: Vec<PriorityStats>,
     /// `greedy-ttl` only: keys `(in channel, priority, out channel)` that
     /// would need two different next priorities if the priorities were used

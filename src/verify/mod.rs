@@ -25,15 +25,20 @@ use tagger_generators::{ChannelId, LinkId, Topology};
 /// Outcome of verification: the first violation of each kind, if any.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Report {
+    /// Entries checked.
     pub entries: usize,
+    /// Lossless priorities the entries use.
     pub priorities: u32,
+    /// Distinct same-priority dependencies checked for cycles.
     pub dependency_edges: u64,
+    /// ELP transitions replayed.
     pub transitions_replayed: u64,
     /// The first violation of each kind, in check order.
     pub violations: Vec<Violation>,
 }
 
 impl Report {
+    /// Whether no check found a violation.
     pub fn ok(&self) -> bool {
         self.violations.is_empty()
     }

@@ -11,43 +11,77 @@ use tagger_generators::{ChannelId, LinkId, NodeId};
 pub enum Violation {
     /// A header field disagrees with the topology or the entries: `field`
     /// is `topology`, `initial_tag`, `classes` or `priorities`.
-    Header { field: &'static str, reason: String },
+    Header {
+        /// The header field.
+        field: &'static str,
+        /// What disagrees.
+        reason: String,
+    },
     /// An entry that is malformed on its own (its node or links are not in
     /// the topology or do not fit together, a priority is 0, or a host
     /// port's entry matches a tag hosts do not send).
-    Entry { entry: Entry, reason: String },
+    Entry {
+        /// The entry.
+        entry: Entry,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// Rule consistency: one key `(node, in_link, tag, out_link)` with two
     /// next tags.
     Key {
+        /// The switch.
         node: NodeId,
+        /// The link the packet came in on (`None`: from a host).
         in_link: Option<LinkId>,
+        /// The tag it carries.
         tag: u32,
+        /// The link it leaves on.
         out_link: LinkId,
+        /// The two next tags, the first one met first.
         next_tags: [u32; 2],
     },
     /// One packet state `(node, in_link, tag)` put in two queues.
     Queue {
+        /// The switch.
         node: NodeId,
+        /// The link the packets arrive on (`None`: from a host).
         in_link: Option<LinkId>,
+        /// The tag they carry.
         tag: u32,
+        /// The two queues (priorities), the first one met first.
         queues: [u32; 2],
     },
     /// An entry lowers the priority.
-    Decrease { entry: Entry },
+    Decrease {
+        /// The entry.
+        entry: Entry,
+    },
     /// More priorities than the switches have lossless queues.
-    Priorities { used: u32, queues: u32 },
+    Priorities {
+        /// Priorities the rules use.
+        used: u32,
+        /// Lossless queues per port.
+        queues: u32,
+    },
     /// A priority's dependency graph has a cycle: its channels in order,
     /// each with its (source, destination) nodes.
     Cycle {
+        /// The priority.
         priority: u32,
+        /// The cycle's channels in order, each with its source and
+        /// destination node.
         channels: Vec<(ChannelId, NodeId, NodeId)>,
     },
     /// An ELP step finds no lossless entry: a packet at `node` from
     /// `in_link` (`None`: from a host) with `tag`, bound for `out_link`.
     Replay {
+        /// The switch.
         node: NodeId,
+        /// The link the packet came in on (`None`: from a host).
         in_link: Option<LinkId>,
+        /// The tag it carries.
         tag: u32,
+        /// The link its path continues on.
         out_link: LinkId,
     },
 }
