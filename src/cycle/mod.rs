@@ -1,6 +1,6 @@
 //! Incremental cycle detection: "add edge `a -> b` to this graph unless it
 //! closes a cycle", asked millions of times by greedy tagging on graphs that
-//! only grow. Three backends give identical answers (tested):
+//! only grow. Four backends give identical answers (tested):
 //!
 //! * [`OrderedDag`] (`ordered`, default): two-way ordered search over an
 //!   order-maintenance list; moves only the vertices whose order must

@@ -139,8 +139,14 @@ impl<F: FnMut(ChannelId, u32, ChannelId) -> Result<u32>> Decide for PerKey<F> {
 /// array over the out-ports of its channel's head, so the walk does no
 /// hashing: at tens of millions of keys, hash maps were most of its time.
 ///
+/// Each hop runs the [`Walker`]'s phases in turn: decide the hop's keys
+/// ([`Walker::decide_in_order`], or only open their slots when decisions
+/// are independent of order), expand and merge the continuations
+/// ([`Walker::expand`]), and make them the next frontier
+/// ([`Walker::advance`]).
+///
 /// # Errors
-/// Whatever `decide` returns.
+/// Whatever `decide` returns, or the budget's refusal.
 pub fn walk(
     topo: &Topology,
     elp: &ElpSet,
@@ -148,134 +154,216 @@ pub fn walk(
     decide: &mut impl Decide,
     budget: &Budget,
 ) -> Result<Walk> {
-    let mut st = States::new(topo);
-    let mut first_hops = Vec::new();
-    let mut frontier: Vec<(u32, Prefixes)> = Vec::new();
-    // Heap bytes behind the frontier's prefix records, for the budget.
-    let mut frontier_heap = 0;
-    for (c, mut p) in elp.initial(topo) {
-        first_hops.push(c);
-        let s = st.slot(c, 1);
-        st.explore(s, &mut p);
-        frontier_heap += p.heap_bytes();
-        frontier.push((s, p));
-    }
-    let mut pending: Vec<u32> = Vec::new();
-    // Continuations, one buffer per chunk of the frontier, kept across hops
-    // so their memory is reused rather than freed and faulted in again.
-    let mut bufs: Vec<Chunk> = Vec::new();
-    let mut next: Vec<(u32, Prefixes)> = Vec::new();
-    let mut hop = 1u32;
-    while !frontier.is_empty() {
-        let chunks = frontier.len().div_ceil(CHUNK);
-        if bufs.len() < chunks {
-            bufs.resize_with(chunks, Chunk::default);
-        }
-        let independent = decide.independent().is_some();
-        if independent {
+    let mut w = Walker::new(topo, elp, order, budget);
+    while !w.frontier.is_empty() {
+        w.reserve_buffers();
+        if decide.independent().is_some() {
             // Decisions need no order: each is made where its key is met,
-            // in the pass below.
-            for (s, _) in &frontier {
-                st.decisions_of(*s);
-            }
+            // in the expansion.
+            w.open_decisions();
         } else {
-            // Greedy needs the hop's keys in order before any is decided,
-            // but not their prefix sets: the first pass finds channels
-            // only, and the sets are built once the keys are decided.
-            frontier
-                .par_chunks(CHUNK)
-                .zip(bufs[..chunks].par_iter_mut())
-                .for_each(|(fr, buf)| {
-                    buf.chans.clear();
-                    buf.ends.clear();
-                    for (s, p) in fr {
-                        let c = st.key[*s as usize].0;
-                        elp.successor_channels(topo, c, hop, p, &mut buf.chans);
-                        buf.ends.push(buf.chans.len());
-                    }
-                });
-            budget.check(
-                "tagging",
-                st.bytes(frontier.len(), frontier_heap, &bufs[..chunks]) + decide.heap_bytes(),
-            )?;
-            // The hop's new keys and where their decisions go, in frontier
-            // order (ascending (c1, t, c2)); found in parallel once every
-            // state with continuations has its decision array.
-            for (fr, buf) in frontier.chunks(CHUNK).zip(&bufs) {
-                for ((s, _), list) in fr.iter().zip(buf.lists()) {
-                    if !list.is_empty() {
-                        st.decisions_of(*s);
-                    }
+            w.decide_in_order(decide)?;
+        }
+        w.expand(decide)?;
+        w.advance();
+    }
+    Ok(w.finish())
+}
+
+/// The walk's state between phases: the reached states and their
+/// decisions, the frontier of one hop with its prefix sets, and the
+/// buffers reused from hop to hop.
+struct Walker<'a> {
+    topo: &'a Topology,
+    elp: &'a ElpSet,
+    order: Option<u64>,
+    budget: &'a Budget,
+    st: States<'a>,
+    first_hops: Vec<ChannelId>,
+    /// This hop's states with the prefix sets still to explore from them.
+    frontier: Vec<(u32, Prefixes)>,
+    /// Heap bytes behind the frontier's prefix records, for the budget.
+    frontier_heap: u64,
+    /// The next hop's states, in order of first reach, while they merge.
+    next: Vec<(u32, Prefixes)>,
+    next_heap: u64,
+    /// Per state, its index in `next` (NONE: not reached this hop).
+    pending: Vec<u32>,
+    /// Continuations, one buffer per chunk of the frontier, kept across
+    /// hops so their memory is reused rather than freed and faulted in
+    /// again.
+    bufs: Vec<Chunk>,
+    hop: u32,
+}
+
+impl<'a> Walker<'a> {
+    /// Seeds the frontier with every first hop, at tag 1.
+    fn new(topo: &'a Topology, elp: &'a ElpSet, order: Option<u64>, budget: &'a Budget) -> Self {
+        let mut st = States::new(topo);
+        let mut first_hops = Vec::new();
+        let mut frontier: Vec<(u32, Prefixes)> = Vec::new();
+        let mut frontier_heap = 0;
+        for (c, mut p) in elp.initial(topo) {
+            first_hops.push(c);
+            let s = st.slot(c, 1);
+            st.explore(s, &mut p);
+            frontier_heap += p.heap_bytes();
+            frontier.push((s, p));
+        }
+        Walker {
+            topo,
+            elp,
+            order,
+            budget,
+            st,
+            first_hops,
+            frontier,
+            frontier_heap,
+            next: Vec::new(),
+            next_heap: 0,
+            pending: Vec::new(),
+            bufs: Vec::new(),
+            hop: 1,
+        }
+    }
+
+    /// Chunks of this hop's frontier.
+    fn chunks(&self) -> usize {
+        self.frontier.len().div_ceil(CHUNK)
+    }
+
+    fn reserve_buffers(&mut self) {
+        let chunks = self.chunks();
+        if self.bufs.len() < chunks {
+            self.bufs.resize_with(chunks, Chunk::default);
+        }
+    }
+
+    /// Gives every frontier state its decision slots, for a decider that
+    /// decides each key where the expansion meets it.
+    fn open_decisions(&mut self) {
+        for (s, _) in &self.frontier {
+            self.st.decisions_of(*s);
+        }
+    }
+
+    /// Greedy needs the hop's keys in order before any is decided, but not
+    /// their prefix sets: a first pass finds the continuing channels only,
+    /// the new keys are collected in frontier order (ascending `(c1, t,
+    /// c2)`, or shuffled by `order`), decided in one call, and their next
+    /// tags stored; the prefix sets are built by [`Walker::expand`].
+    fn decide_in_order(&mut self, decide: &mut impl Decide) -> Result<()> {
+        let chunks = self.chunks();
+        let (topo, elp, hop) = (self.topo, self.elp, self.hop);
+        let st = &self.st;
+        self.frontier
+            .par_chunks(CHUNK)
+            .zip(self.bufs[..chunks].par_iter_mut())
+            .for_each(|(fr, buf)| {
+                buf.chans.clear();
+                buf.ends.clear();
+                for (s, p) in fr {
+                    let c = st.key[*s as usize].0;
+                    elp.successor_channels(topo, c, hop, p, &mut buf.chans);
+                    buf.ends.push(buf.chans.len());
+                }
+            });
+        self.budget.check(
+            "tagging",
+            self.st.bytes(
+                self.frontier.len(),
+                self.frontier_heap,
+                &self.bufs[..chunks],
+            ) + decide.heap_bytes(),
+        )?;
+        // The hop's new keys and where their decisions go, in frontier
+        // order; found in parallel once every state with continuations has
+        // its decision array.
+        for (fr, buf) in self.frontier.chunks(CHUNK).zip(&self.bufs) {
+            for ((s, _), list) in fr.iter().zip(buf.lists()) {
+                if !list.is_empty() {
+                    self.st.decisions_of(*s);
                 }
             }
-            let (port, decisions, key, offs) = (&st.port, &st.decisions, &st.key, &st.decision_off);
-            let parts: Vec<(Vec<RuleKey>, Vec<usize>)> = frontier
-                .par_chunks(CHUNK)
-                .zip(bufs[..chunks].par_iter())
-                .map(|(fr, buf)| {
-                    let (mut ks, mut ats) = (Vec::new(), Vec::new());
-                    for ((s, _), list) in fr.iter().zip(buf.lists()) {
-                        let (c, t) = key[*s as usize];
-                        let off = offs[*s as usize];
-                        for c2 in list {
-                            let at = off + port[*c2 as usize] as usize;
-                            if decisions[at].load(Relaxed) == 0 {
-                                ks.push((c, t, *c2));
-                                ats.push(at);
-                            }
+        }
+        let st = &self.st;
+        let (port, decisions, key, offs) = (&st.port, &st.decisions, &st.key, &st.decision_off);
+        let parts: Vec<(Vec<RuleKey>, Vec<usize>)> = self
+            .frontier
+            .par_chunks(CHUNK)
+            .zip(self.bufs[..chunks].par_iter())
+            .map(|(fr, buf)| {
+                let (mut ks, mut ats) = (Vec::new(), Vec::new());
+                for ((s, _), list) in fr.iter().zip(buf.lists()) {
+                    let (c, t) = key[*s as usize];
+                    let off = offs[*s as usize];
+                    for c2 in list {
+                        let at = off + port[*c2 as usize] as usize;
+                        if decisions[at].load(Relaxed) == 0 {
+                            ks.push((c, t, *c2));
+                            ats.push(at);
                         }
                     }
-                    (ks, ats)
-                })
-                .collect();
-            let n: usize = parts.iter().map(|p| p.0.len()).sum();
-            // The hop's keys and slots, held twice while they are joined,
-            // then the decider's answers and its per-priority index lists.
-            budget.check(
-                "tagging",
-                st.bytes(frontier.len(), frontier_heap, &bufs[..chunks])
-                    + decide.heap_bytes()
-                    + 2 * (bytes_of::<RuleKey>(n) + bytes_of::<usize>(n))
-                    + bytes_of::<u32>(n)
-                    + bytes_of::<usize>(n),
-            )?;
-            let (mut asked, mut at) = (Vec::with_capacity(n), Vec::with_capacity(n));
-            for (ks, ats) in parts {
-                asked.extend(ks);
-                at.extend(ats);
-            }
-            if let Some(seed) = order {
-                let mut rng = ChaCha8Rng::seed_from_u64(crate::seed::mix(seed, hop as u64));
-                let mut perm: Vec<usize> = (0..asked.len()).collect();
-                perm.shuffle(&mut rng);
-                asked = perm.iter().map(|&i| asked[i]).collect();
-                at = perm.iter().map(|&i| at[i]).collect();
-            }
-            let tags = decide.decide_hop(&asked)?;
-            for (at, t2) in at.into_iter().zip(tags) {
-                *st.decisions[at].get_mut() = t2;
-            }
+                }
+                (ks, ats)
+            })
+            .collect();
+        let n: usize = parts.iter().map(|p| p.0.len()).sum();
+        // The hop's keys and slots, held twice while they are joined, then
+        // the decider's answers and its per-priority index lists.
+        self.budget.check(
+            "tagging",
+            st.bytes(
+                self.frontier.len(),
+                self.frontier_heap,
+                &self.bufs[..chunks],
+            ) + decide.heap_bytes()
+                + 2 * (bytes_of::<RuleKey>(n) + bytes_of::<usize>(n))
+                + bytes_of::<u32>(n)
+                + bytes_of::<usize>(n),
+        )?;
+        let (mut asked, mut at) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for (ks, ats) in parts {
+            asked.extend(ks);
+            at.extend(ats);
         }
-        // Continuations are built a wave of chunks at a time: each chunk
-        // expands its states and merges what reaches the same state in
-        // parallel, holding one state's continuations at a time, then the
-        // sequential pass numbers new states in order of first reach and
-        // merges across chunks. Only a wave's continuations are ever held,
-        // not the hop's (on Jellyfish-10000 `shortest`, 5M sets of 157
-        // words). Chunk merging keeps the order of first reach and of
-        // explicit path ids, so the result equals one sequential pass. A
-        // key's decision slot belongs to the one chunk holding its state, so
-        // relaxed stores suffice; errors come in key order, as a sequential
-        // decider would report them.
-        next.clear();
-        let mut next_heap = 0;
-        for wave in frontier.chunks(CHUNK * WAVE) {
+        if let Some(seed) = self.order {
+            let mut rng = ChaCha8Rng::seed_from_u64(crate::seed::mix(seed, hop as u64));
+            let mut perm: Vec<usize> = (0..asked.len()).collect();
+            perm.shuffle(&mut rng);
+            asked = perm.iter().map(|&i| asked[i]).collect();
+            at = perm.iter().map(|&i| at[i]).collect();
+        }
+        let tags = decide.decide_hop(&asked)?;
+        for (at, t2) in at.into_iter().zip(tags) {
+            *self.st.decisions[at].get_mut() = t2;
+        }
+        Ok(())
+    }
+
+    /// Builds the next hop's states: continuations a wave of chunks at a
+    /// time. Each chunk expands its states and merges what reaches the same
+    /// state in parallel, holding one state's continuations at a time; then
+    /// a sequential pass numbers new states in order of first reach and
+    /// merges across chunks. Only a wave's continuations are ever held, not
+    /// the hop's (on Jellyfish-10000 `shortest`, 5M sets of 157 words).
+    /// Chunk merging keeps the order of first reach and of explicit path
+    /// ids, so the result equals one sequential pass. A key's decision slot
+    /// belongs to the one chunk holding its state, so relaxed stores
+    /// suffice; errors come in key order, as a sequential decider would
+    /// report them.
+    fn expand(&mut self, decide: &impl Decide) -> Result<()> {
+        let (topo, elp, hop) = (self.topo, self.elp, self.hop);
+        self.next.clear();
+        self.next_heap = 0;
+        for wave in self.frontier.chunks(CHUNK * WAVE) {
             let nch = wave.len().div_ceil(CHUNK);
+            let st = &self.st;
             let (port, decisions, key, offs) = (&st.port, &st.decisions, &st.key, &st.decision_off);
             let f = decide.independent();
             let results: Vec<Result<()>> = wave
                 .par_chunks(CHUNK)
-                .zip(bufs[..nch].par_iter_mut())
+                .zip(self.bufs[..nch].par_iter_mut())
                 .map(|(fr, buf)| {
                     buf.expand_merged(
                         fr,
@@ -299,55 +387,66 @@ pub fn walk(
                 })
                 .collect();
             results.into_iter().collect::<Result<()>>()?;
-            budget.check(
+            self.budget.check(
                 "tagging",
-                st.bytes(
-                    frontier.len() + next.len(),
-                    frontier_heap + next_heap,
-                    &bufs[..nch],
+                self.st.bytes(
+                    self.frontier.len() + self.next.len(),
+                    self.frontier_heap + self.next_heap,
+                    &self.bufs[..nch],
                 ) + decide.heap_bytes(),
             )?;
-            for buf in &mut bufs[..nch] {
+            for buf in &mut self.bufs[..nch] {
                 for ((&c2, q), &t2) in buf.chans.iter().zip(buf.prefs.drain(..)).zip(&buf.next_tag)
                 {
-                    let s2 = st.slot(c2, t2) as usize;
-                    if pending.len() <= s2 {
-                        pending.resize(st.key.len(), NONE);
+                    let s2 = self.st.slot(c2, t2) as usize;
+                    if self.pending.len() <= s2 {
+                        self.pending.resize(self.st.key.len(), NONE);
                     }
-                    match pending[s2] {
+                    match self.pending[s2] {
                         NONE => {
-                            pending[s2] = next.len() as u32;
-                            next_heap += q.heap_bytes();
-                            next.push((s2 as u32, q));
+                            self.pending[s2] = self.next.len() as u32;
+                            self.next_heap += q.heap_bytes();
+                            self.next.push((s2 as u32, q));
                         }
-                        i => next[i as usize].1.union(q),
+                        i => self.next[i as usize].1.union(q),
                     }
                 }
             }
         }
-        next.sort_unstable_by_key(|(s, _)| st.key[*s as usize]);
-        frontier.clear();
-        frontier_heap = 0;
-        for (s, mut p) in next.drain(..) {
-            pending[s as usize] = NONE;
-            st.explore(s, &mut p);
+        Ok(())
+    }
+
+    /// Makes the merged next states the frontier, in state-key order,
+    /// keeping only the prefix sets not explored from them before.
+    fn advance(&mut self) {
+        let key = &self.st.key;
+        self.next.sort_unstable_by_key(|(s, _)| key[*s as usize]);
+        self.frontier.clear();
+        self.frontier_heap = 0;
+        for (s, mut p) in self.next.drain(..) {
+            self.pending[s as usize] = NONE;
+            self.st.explore(s, &mut p);
             if !p.is_empty() {
-                frontier_heap += p.heap_bytes();
-                frontier.push((s, p));
+                self.frontier_heap += p.heap_bytes();
+                self.frontier.push((s, p));
             }
         }
-        hop += 1;
+        self.hop += 1;
     }
-    Ok(Walk {
-        states: st.key,
-        first_hops,
-        decision_off: st.decision_off,
-        decisions: st
-            .decisions
-            .into_iter()
-            .map(AtomicU32::into_inner)
-            .collect(),
-    })
+
+    fn finish(self) -> Walk {
+        Walk {
+            states: self.st.key,
+            first_hops: self.first_hops,
+            decision_off: self.st.decision_off,
+            decisions: self
+                .st
+                .decisions
+                .into_iter()
+                .map(AtomicU32::into_inner)
+                .collect(),
+        }
+    }
 }
 
 const NONE: u32 = u32::MAX;
