@@ -11,7 +11,7 @@
 //! the figures.
 
 #[path = "../src/bits.rs"]
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 mod bits;
 
 use bits::Bits;
@@ -27,7 +27,7 @@ fn pattern(len: usize, k: u64, salt: u64) -> Vec<usize> {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            x % k == 0
+            x.is_multiple_of(k)
         })
         .collect()
 }
@@ -54,7 +54,10 @@ fn bench(c: &mut Criterion) {
         let (oa, ob) = (ours(len, &a1), ours(len, &a2));
         let (ta, tb) = (theirs(len, &a1), theirs(len, &a2));
         // Same contents, so the two answer alike.
-        assert_eq!(oa.iter_ones().collect::<Vec<_>>(), ta.iter_ones().collect::<Vec<_>>());
+        assert_eq!(
+            oa.iter_ones().collect::<Vec<_>>(),
+            ta.iter_ones().collect::<Vec<_>>()
+        );
 
         let mut g = c.benchmark_group("bitset_union");
         g.bench_with_input(BenchmarkId::new("bits", len), &len, |b, _| {
@@ -74,7 +77,11 @@ fn bench(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("bitvec_raw", len), &len, |b, _| {
             b.iter(|| {
                 let mut x = ta.clone();
-                for (w, v) in x.as_raw_mut_slice().iter_mut().zip(black_box(&tb).as_raw_slice()) {
+                for (w, v) in x
+                    .as_raw_mut_slice()
+                    .iter_mut()
+                    .zip(black_box(&tb).as_raw_slice())
+                {
                     *w |= v;
                 }
                 x
