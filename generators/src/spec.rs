@@ -136,6 +136,16 @@ impl TopologySpec {
     /// Parses and validates a spec string such as `fattree:k=8` or
     /// `jellyfish:n=1000,ports=64,r=12,seed=1`.
     ///
+    /// ```
+    /// use tagger_generators::{NodeKind, TopologySpec};
+    /// let t = TopologySpec::parse("fattree:k=4")?.build()?;
+    /// assert_eq!(t.count_kind(NodeKind::Switch), 20); // 5k^2/4
+    /// assert_eq!(t.endpoints().len(), 8); // the ToRs, 2 hosts each
+    /// let e = TopologySpec::parse("fattree:k=5").unwrap_err();
+    /// assert_eq!(e.to_string(), "fattree: parameter k = 5: must be even");
+    /// # Ok::<(), tagger_generators::TopologyError>(())
+    /// ```
+    ///
     /// # Errors
     /// A [`TopologyError`] naming the family, parameter and value at fault.
     pub fn parse(spec: &str) -> Result<Self> {

@@ -434,7 +434,18 @@ pub struct ElpCounts {
 }
 
 impl ElpSet {
-    /// Builds the language of `spec` on `topo`.
+    /// Builds the language of `spec` on `topo`: a prefix automaton, not a
+    /// list of paths, so sets with billions of paths stay small.
+    ///
+    /// ```
+    /// use tagger::elp::{ElpSet, ElpSpec};
+    /// let t = tagger::TopologySpec::parse("fattree:k=4")?.build()?;
+    /// let elp = ElpSet::build(&t, &ElpSpec::parse("kbounce:1")?)?;
+    /// let c = elp.counts(&t);
+    /// assert_eq!(c.pairs_covered, c.pairs_total); // every ToR pair has a path
+    /// assert_eq!(c.longest, 8); // up to a core and down, bounce at a ToR, again
+    /// # Ok::<(), tagger::Error>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::ElpSpec`] when a family does not apply to the topology (no

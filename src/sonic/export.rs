@@ -50,6 +50,21 @@ pub struct Export {
 /// Exports `rules` (verified for `topo`) as one `config_db` object per
 /// node with lossless traffic.
 ///
+/// ```
+/// use tagger::sonic::{Options, export, read, write};
+/// let t = tagger::TopologySpec::parse("fattree:k=4")?.build()?;
+/// let elp = tagger::elp::ElpSet::build(&t, &tagger::elp::ElpSpec::parse("kbounce:1")?)?;
+/// let tagging = tagger::tagging::tag(&t, &elp, "clos".parse()?, Default::default())?;
+/// let rules = tagger::rules::RuleSet::from_tagging(&t, &tagging);
+/// let ex = export(&t, &rules, &Options::default())?;
+/// assert!(ex.switches.iter().all(|s| s.tcs <= 4)); // no ACL needed
+/// let dir = std::env::temp_dir().join("tagger-doc-export");
+/// write(&dir, &ex)?;
+/// assert_eq!(read(&t, &dir)?.entries, rules.entries); // the maps decode exactly
+/// # std::fs::remove_dir_all(&dir).ok();
+/// # Ok::<(), tagger::Error>(())
+/// ```
+///
 /// # Errors
 /// [`Error::Export`] when a priority has no queue or a tag no DSCP value
 /// in `opts.mapping`, or an entry is a U-turn.

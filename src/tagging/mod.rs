@@ -348,6 +348,18 @@ pub const MAX_TAG: u32 = 63;
 
 /// Runs `algo` on `elp`.
 ///
+/// ```
+/// use tagger::elp::{ElpSet, ElpSpec};
+/// use tagger::tagging::{Algo, tag};
+/// let t = tagger::TopologySpec::parse("fattree:k=4")?.build()?;
+/// let elp = ElpSet::build(&t, &ElpSpec::parse("kbounce:1")?)?;
+/// let clos = tag(&t, &elp, "clos".parse::<Algo>()?, Default::default())?;
+/// let greedy = tag(&t, &elp, Algo::GREEDY, Default::default())?;
+/// assert_eq!(clos.priorities, 2); // one bounce, one priority step
+/// assert!(greedy.priorities >= clos.lower_bound);
+/// # Ok::<(), tagger::Error>(())
+/// ```
+///
 /// # Errors
 /// [`Error::Algo`] when the algorithm does not apply (clos on a topology
 /// without levels, or an ELP beyond `kbounce:K`) or needs more than

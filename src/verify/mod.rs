@@ -105,6 +105,27 @@ pub fn estimate_bytes(topo: &Topology, elp: &ElpSet, states: usize, rules: &Rule
 
 /// Verifies `rules` on `topo`; with `elp`, also replays its transitions.
 /// No limit on priorities (see [`verify_within`]).
+///
+/// ```
+/// use tagger::elp::{ElpSet, ElpSpec};
+/// use tagger::rules::RuleSet;
+/// use tagger::verify::{Violation, verify};
+/// let t = tagger::TopologySpec::parse("fattree:k=4")?.build()?;
+/// let elp = ElpSet::build(&t, &ElpSpec::parse("kbounce:1")?)?;
+/// let tagging = tagger::tagging::tag(&t, &elp, "clos".parse()?, Default::default())?;
+/// let mut rules = RuleSet::from_tagging(&t, &tagging);
+/// assert!(verify(&t, &rules, Some(&elp)).ok());
+/// // Keep every bounced packet at priority 1: the cycle the plan broke
+/// // comes back, and the verifier names it.
+/// for e in &mut rules.entries {
+///     (e.next_tag, e.priority, e.next_priority) = (1, 1, 1);
+///     e.tag = 1;
+/// }
+/// rules.priorities = 1;
+/// let report = verify(&t, &rules, Some(&elp));
+/// assert!(matches!(report.find("cycle"), Some(Violation::Cycle { priority: 1, .. })));
+/// # Ok::<(), tagger::Error>(())
+/// ```
 pub fn verify(topo: &Topology, rules: &RuleSet, elp: Option<&ElpSet>) -> Report {
     verify_within(topo, rules, elp, &Limits::default())
 }
