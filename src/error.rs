@@ -46,6 +46,23 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A name that is not one of the choices (a routing model, a cycle
+    /// detection backend, a headroom model).
+    #[error("unknown {what} '{value}' (expected {expected})")]
+    Choice {
+        /// What was being chosen.
+        what: &'static str,
+        /// The name as given.
+        value: String,
+        /// The choices.
+        expected: &'static str,
+    },
+    /// A `--shard` that is not `I/N` with `1 <= I <= N`.
+    #[error("--shard '{value}' must be I/N with 1 <= I <= N (e.g. 3/16)")]
+    Shard {
+        /// The value as given.
+        value: String,
+    },
     /// An algorithm name or parameter that is not known or not applicable.
     #[error("algorithm '{algo}': {reason}")]
     Algo {

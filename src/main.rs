@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tagger::cycle::CycleBackend;
 use tagger::elp::{ElpSet, ElpSpec, enumerate};
-use tagger::output::{write_atomic, write_string};
+use tagger::output::write_string;
 use tagger::pipeline::{self, RunConfig};
 use tagger::rules::RuleSet;
 use tagger::sweep::{self, Sweep};
@@ -932,24 +932,18 @@ fn elp_command(
 }
 
 fn write_paths(topo: &tagger::Topology, elp: &ElpSet, path: &Path, max: u64) -> Result<()> {
-    let mut err = None;
-    write_atomic(path, |f| {
+    tagger::output::write_atomic_with(path, |f| {
         let mut w = std::io::BufWriter::new(f);
-        let r = enumerate::for_each_path(topo, elp, max, |nodes| {
+        let shown = if path == Path::new("-") {
+            Path::new("standard output")
+        } else {
+            path
+        };
+        enumerate::for_each_path(topo, elp, max, |nodes| {
             let line: Vec<String> = nodes.iter().map(u32::to_string).collect();
             writeln!(w, "{}", line.join(" ")).map_err(|e| tagger::Error::io(path, e))
-        });
-        match r {
-            Ok(_) => w.flush(),
-            Err(e) => {
-                err = Some(e);
-                Err(std::io::Error::other("stopped"))
-            }
-        }
-    })
-    .map_err(|e| match err.take() {
-        Some(inner) => anyhow::Error::new(inner),
-        None => anyhow::Error::new(e),
+        })?;
+        w.flush().map_err(|e| tagger::Error::io(shown, e))
     })
     .with_context(|| format!("writing paths to {}", path.display()))
 }

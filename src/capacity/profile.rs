@@ -33,12 +33,16 @@ impl HeadroomModel {
 }
 
 impl std::str::FromStr for HeadroomModel {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
         match s {
             "sonic" => Ok(HeadroomModel::Sonic),
             "simple" => Ok(HeadroomModel::Simple),
-            _ => Err(format!("headroom model '{s}': expected sonic or simple")),
+            _ => Err(Error::Choice {
+                what: "headroom model",
+                value: s.to_string(),
+                expected: "sonic or simple",
+            }),
         }
     }
 }
@@ -248,7 +252,7 @@ impl Profile {
             other => Err((f, format!("{other} must be an integer from 1 to 64"))),
         };
         let headroom: HeadroomModel = match &r.headroom {
-            toml::Value::String(s) => s.parse().map_err(|e| ("headroom", e))?,
+            toml::Value::String(s) => s.parse().map_err(|e: Error| ("headroom", e.to_string()))?,
             other => {
                 return Err((
                     "headroom",

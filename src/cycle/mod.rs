@@ -110,17 +110,19 @@ impl fmt::Display for CycleBackend {
 }
 
 impl FromStr for CycleBackend {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> Result<Self, crate::Error> {
         match s {
             "ordered" => Ok(CycleBackend::Ordered),
             // `bitset` named the Pearce-Kelly backend before `ordered` came.
             "pk" | "bitset" => Ok(CycleBackend::Pk),
             "petgraph" => Ok(CycleBackend::Petgraph),
             "naive" => Ok(CycleBackend::Naive),
-            _ => Err(format!(
-                "unknown cycle backend '{s}' (expected ordered, pk, petgraph or naive)"
-            )),
+            _ => Err(crate::Error::Choice {
+                what: "cycle backend",
+                value: s.to_string(),
+                expected: "ordered, pk, petgraph or naive",
+            }),
         }
     }
 }
@@ -220,12 +222,16 @@ mod tests {
     fn backend_names() {
         assert_eq!(CycleBackend::default(), CycleBackend::Ordered);
         for b in CycleBackend::ALL {
-            assert_eq!(b.as_str().parse::<CycleBackend>(), Ok(b));
+            assert_eq!(b.as_str().parse::<CycleBackend>().unwrap(), b);
         }
         // Specs written before `ordered` existed keep their meaning.
-        assert_eq!("bitset".parse::<CycleBackend>(), Ok(CycleBackend::Pk));
+        assert_eq!("bitset".parse::<CycleBackend>().unwrap(), CycleBackend::Pk);
         let e = "fast".parse::<CycleBackend>().unwrap_err();
-        assert!(e.contains("'fast'") && e.contains("ordered, pk"), "{e}");
+        assert!(
+            matches!(&e, crate::Error::Choice { what: "cycle backend", value, .. } if value == "fast"),
+            "{e}"
+        );
+        assert!(e.to_string().contains("ordered, pk"), "{e}");
     }
 
     #[test]

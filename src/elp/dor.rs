@@ -27,7 +27,7 @@ impl Dor {
 
     /// # Errors
     /// A message when the topology is not HyperX or BCube.
-    pub fn build(topo: &Topology) -> Result<Self, String> {
+    pub(crate) fn build(topo: &Topology) -> Result<Self, String> {
         match *topo.family() {
             Family::HyperX { l, s, .. } => {
                 let dim = topo

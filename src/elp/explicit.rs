@@ -80,7 +80,12 @@ impl PathList {
     ///
     /// # Errors
     /// When a pair finds no walk within `maxlen` after many tries.
-    pub fn random(topo: &Topology, n: u32, maxlen: Option<u32>, seed: u64) -> Result<Self, String> {
+    pub(crate) fn random(
+        topo: &Topology,
+        n: u32,
+        maxlen: Option<u32>,
+        seed: u64,
+    ) -> Result<Self, String> {
         let eps = topo.endpoints();
         let maxlen = match maxlen {
             Some(m) => m,

@@ -141,7 +141,7 @@ impl KBounce {
     /// # Errors
     /// A message when the topology lacks levels or has a link that does not
     /// join adjacent levels.
-    pub fn build(topo: &Topology, k: u32) -> Result<Self, String> {
+    pub(crate) fn build(topo: &Topology, k: u32) -> Result<Self, String> {
         if !topo.has_levels() {
             return Err(format!(
                 "kbounce needs a tiered topology with a level on every node; {} has none",

@@ -61,7 +61,7 @@ impl Shortest {
     /// Complexity: O(E / 64 * (V + L) * D) word operations for the rows and
     /// O(E * L) additions for the counts, for E endpoints, V nodes, L links
     /// and diameter D; O(V * D * E / 64) words of memory.
-    pub fn build(topo: &Topology) -> Result<Self, String> {
+    pub(crate) fn build(topo: &Topology) -> Result<Self, String> {
         Ok(Self::build_inner(topo, None))
     }
 

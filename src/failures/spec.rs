@@ -62,14 +62,16 @@ impl Routing {
 }
 
 impl std::str::FromStr for Routing {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
         match s.trim() {
             "converged" => Ok(Routing::Converged),
             "local" => Ok(Routing::Local),
-            other => Err(format!(
-                "unknown routing '{other}' (expected converged or local)"
-            )),
+            other => Err(Error::Choice {
+                what: "routing",
+                value: other.to_string(),
+                expected: "converged or local",
+            }),
         }
     }
 }

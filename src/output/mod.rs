@@ -40,43 +40,78 @@ pub fn write_atomic(
     path: &Path,
     write: impl FnOnce(&mut (dyn Write + Send)) -> std::io::Result<()>,
 ) -> Result<()> {
+    let shown = if path == Path::new("-") {
+        Path::new("standard output")
+    } else {
+        path
+    };
+    write_atomic_with(path, |f| write(f).map_err(|e| Error::io(shown, e)))
+}
+
+/// [`write_atomic`] for a writer whose own failures are not I/O errors (a
+/// Parquet encoder, a path enumeration that can stop): `write`'s error is
+/// returned as it is, the file left untouched as on any error; the
+/// function's own I/O (create, flush, sync, rename) fails as
+/// [`Error::Io`], converted into `E`.
+///
+/// # Errors
+/// `write`'s error, or the I/O error naming the path.
+pub fn write_atomic_with<E: From<Error>>(
+    path: &Path,
+    write: impl FnOnce(&mut (dyn Write + Send)) -> std::result::Result<(), E>,
+) -> std::result::Result<(), E> {
+    /// Where a write failed: in `write`, or in this function's own I/O.
+    enum Failed<E> {
+        Write(E),
+        Io(std::io::Error),
+    }
+    impl<E> From<std::io::Error> for Failed<E> {
+        fn from(e: std::io::Error) -> Self {
+            Failed::Io(e)
+        }
+    }
+    let settle = |shown: &Path, r: std::result::Result<(), Failed<E>>| match r {
+        Ok(()) => Ok(()),
+        Err(Failed::Write(e)) => Err(e),
+        Err(Failed::Io(e)) => Err(E::from(Error::io(shown, e))),
+    };
     if path == Path::new("-") {
         let mut out = std::io::BufWriter::new(std::io::stdout());
-        return write(&mut out)
-            .and_then(|()| out.flush())
-            .map_err(|e| Error::io("standard output", e));
+        let r = write(&mut out)
+            .map_err(Failed::Write)
+            .and_then(|()| out.flush().map_err(Failed::Io));
+        return settle(Path::new("standard output"), r);
     }
-    let target = follow_links(path).map_err(|e| Error::io(path, e))?;
+    let target = follow_links(path).map_err(|e| E::from(Error::io(path, e)))?;
     match std::fs::metadata(&target) {
         Ok(m) if m.is_dir() => {
-            return Err(Error::io(
+            return Err(E::from(Error::io(
                 path,
                 std::io::Error::new(std::io::ErrorKind::IsADirectory, "is a directory"),
-            ));
+            )));
         }
         Ok(m) if !m.is_file() => {
             let result = (|| {
                 let mut f = std::fs::OpenOptions::new().write(true).open(&target)?;
-                write(&mut f)?;
-                f.flush()
+                write(&mut f).map_err(Failed::Write)?;
+                Ok(f.flush()?)
             })();
-            return result.map_err(|e| Error::io(path, e));
+            return settle(path, result);
         }
         _ => {}
     }
     let tmp = temp_path(&target);
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
-        write(&mut f)?;
+        write(&mut f).map_err(Failed::Write)?;
         f.flush()?;
         f.sync_all()?;
-        std::fs::rename(&tmp, &target)
+        Ok(std::fs::rename(&tmp, &target)?)
     })();
-    if let Err(e) = result {
+    if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
-        return Err(Error::io(path, e));
     }
-    Ok(())
+    settle(path, result)
 }
 
 /// `path` with symbolic links followed to the end, dangling ones too (the

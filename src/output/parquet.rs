@@ -229,8 +229,7 @@ pub fn write_batches(
                 .collect(),
         ))
         .build();
-    let mut failure = None;
-    crate::output::write_atomic(path, |f| {
+    crate::output::write_atomic_with(path, |f| {
         // The writer's own I/O error, kept: Parquet wraps it in a message
         // that no longer says what happened (a full disk reads "External:
         // transport error").
@@ -248,16 +247,9 @@ pub fn write_batches(
         })();
         match (result, out.error.take()) {
             (Ok(()), _) => Ok(()),
-            (Err(_), Some(io)) => Err(io),
-            (Err(e), None) => {
-                failure = Some(e.to_string());
-                Err(std::io::Error::other("parquet"))
-            }
+            (Err(_), Some(io)) => Err(Error::io(path, io)),
+            (Err(e), None) => Err(pq(&format!("cannot write it: {e}"))),
         }
-    })
-    .map_err(|e| match failure.take() {
-        Some(reason) => pq(&format!("cannot write it: {reason}")),
-        None => e,
     })
 }
 

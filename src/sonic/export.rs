@@ -87,12 +87,11 @@ pub fn traffic_classes(topo: &Topology, rules: &RuleSet) -> Result<(usize, usize
 }
 
 fn check_mapping(rules: &RuleSet, m: &Mapping) -> Result<()> {
-    let bad = |reason: String| Error::Export { reason };
     for e in &rules.entries {
-        m.queue_of(e.priority).map_err(bad)?;
-        m.queue_of(e.next_priority).map_err(bad)?;
-        m.dscp_of(e.tag).map_err(bad)?;
-        m.dscp_of(e.next_tag).map_err(bad)?;
+        m.queue_of(e.priority)?;
+        m.queue_of(e.next_priority)?;
+        m.dscp_of(e.tag)?;
+        m.dscp_of(e.next_tag)?;
     }
     Ok(())
 }

@@ -129,16 +129,18 @@ impl Mapping {
     /// The DSCP value of tag `t`.
     ///
     /// # Errors
-    /// When the mapping has no value for it.
-    pub fn dscp_of(&self, tag: u32) -> std::result::Result<u32, String> {
+    /// [`Error::Export`] when the mapping has no value for it.
+    pub fn dscp_of(&self, tag: u32) -> Result<u32> {
         self.dscp
             .get(tag.wrapping_sub(1) as usize)
             .copied()
-            .ok_or(format!(
-                "tag {tag} has no DSCP value: the mapping has {} (tags 1..={})",
-                self.dscp.len(),
-                self.dscp.len()
-            ))
+            .ok_or_else(|| Error::Export {
+                reason: format!(
+                    "tag {tag} has no DSCP value: the mapping has {} (tags 1..={})",
+                    self.dscp.len(),
+                    self.dscp.len()
+                ),
+            })
     }
 
     /// The tag whose DSCP value is `d`.
@@ -149,15 +151,17 @@ impl Mapping {
     /// The queue of lossless priority `p`.
     ///
     /// # Errors
-    /// When the mapping has no queue for it.
-    pub fn queue_of(&self, p: u32) -> std::result::Result<u32, String> {
+    /// [`Error::Export`] when the mapping has no queue for it.
+    pub fn queue_of(&self, p: u32) -> Result<u32> {
         self.queues
             .get(p.wrapping_sub(1) as usize)
             .copied()
-            .ok_or(format!(
-                "lossless priority {p} has no queue: the mapping has {} lossless queues",
-                self.queues.len()
-            ))
+            .ok_or_else(|| Error::Export {
+                reason: format!(
+                    "lossless priority {p} has no queue: the mapping has {} lossless queues",
+                    self.queues.len()
+                ),
+            })
     }
 
     /// The lossless priority whose queue is `q`.

@@ -388,9 +388,11 @@ impl Shard {
 }
 
 impl FromStr for Shard {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        let bad = || format!("--shard '{s}' must be I/N with 1 <= I <= N (e.g. 3/16)");
+    type Err = crate::Error;
+    fn from_str(s: &str) -> Result<Self> {
+        let bad = || crate::Error::Shard {
+            value: s.to_string(),
+        };
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let (index, count): (u64, u64) = (
             i.trim().parse().map_err(|_| bad())?,

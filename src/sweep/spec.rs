@@ -350,7 +350,10 @@ impl Sweep {
                 .collect::<Result<Vec<_>>>()?;
             let parsed_cycles = cycles
                 .iter()
-                .map(|c| c.parse::<CycleBackend>().map_err(|x| err(at("cycle"), x)))
+                .map(|c| {
+                    c.parse::<CycleBackend>()
+                        .map_err(|x| err(at("cycle"), x.to_string()))
+                })
                 .collect::<Result<Vec<_>>>()?;
             let switches = switch_grid(g, &raw).map_err(|(k, r)| err(at(k), r))?;
             let classes: Vec<u32> = match g.classes.as_ref().or(raw.classes.as_ref()) {
@@ -499,7 +502,7 @@ fn failure_grid(
     let routings: Vec<Routing> = routing
         .map_or(vec!["converged".to_string()], OneOrMany::list)
         .iter()
-        .map(|r| r.parse::<Routing>().map_err(|e| ("routing", e)))
+        .map(|r| r.parse::<Routing>().map_err(|e| ("routing", e.to_string())))
         .collect::<std::result::Result<_, _>>()?;
     if specs.is_empty() {
         return Err(("failures", "empty list: the grid is empty".into()));
@@ -562,7 +565,10 @@ fn switch_grid(
         .headroom
         .as_ref()
         .or(top.headroom.as_ref())
-        .map(|h| h.parse::<HeadroomModel>().map_err(|e| ("headroom", e)))
+        .map(|h| {
+            h.parse::<HeadroomModel>()
+                .map_err(|e| ("headroom", e.to_string()))
+        })
         .transpose()?;
     if names.is_empty() {
         return Err(("switch", "empty list: the grid is empty".into()));
