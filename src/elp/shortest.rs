@@ -65,7 +65,7 @@ impl Shortest {
         Ok(Self::build_inner(topo, None))
     }
 
-    /// [`Shortest::build`] on `topo` with the links `failed[l]` removed
+    /// The shortest-path language (as `ElpSet::build` makes it) on `topo` with the links `failed[l]` removed
     /// (the shortest paths routing converges to after those failures),
     /// keeping `topo`'s channel ids. Pairs the failures disconnect have no
     /// paths.

@@ -171,6 +171,26 @@ pub struct Report {
 /// Arguments: the healthy `plan`; the failures; the routing models (each
 /// gets a [`Report`]); what to plan besides; a memory budget.
 ///
+/// ```
+/// use tagger::budget::Budget;
+/// use tagger::elp::{ElpSet, ElpSpec};
+/// use tagger::failures::{FailureSpec, Options, Plan, Routing, what_if};
+/// let t = tagger::TopologySpec::parse("fattree:k=4")?.build()?;
+/// let spec = ElpSpec::parse("kbounce:1")?;
+/// let elp = ElpSet::build(&t, &spec)?;
+/// let algo = "clos".parse()?;
+/// let tagging = tagger::tagging::tag(&t, &elp, algo, Default::default())?;
+/// let rules = tagger::rules::RuleSet::from_tagging(&t, &tagging);
+/// let plan = Plan { topo: &t, elp: &spec, rules: &rules, algo, cycle: Default::default() };
+/// let fail = FailureSpec::parse("links:1,trials=5,seed=1")?;
+/// let reports = what_if(&plan, &fail, &[Routing::Converged], Options::default(), &Budget::unlimited())?;
+/// let r = &reports[0];
+/// assert_eq!(r.trials.len(), 5);
+/// // One failed link: a bounce plan keeps every route that still exists lossless.
+/// assert!(r.trials.iter().all(|x| x.verified && x.lossless_paths_fraction == Some(1.0)));
+/// # Ok::<(), tagger::Error>(())
+/// ```
+///
 /// # Errors
 /// [`Error::FailureSpec`] for a spec the topology cannot take;
 /// [`Error::ElpSpec`] when the plan does not keep every healthy shortest

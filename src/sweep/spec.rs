@@ -256,6 +256,27 @@ impl Sweep {
 
     /// Parses and expands `text` (from `file`, used in errors).
     ///
+    /// ```
+    /// use tagger::sweep::{DEFAULT_MAX_SCENARIOS, Sweep, run_all};
+    /// let spec = r#"
+    /// name = "tiny"
+    /// [[group]]
+    /// name = "fat-trees"
+    /// topology = "fattree"
+    /// params = { k = [4, 6] }
+    /// elp = "kbounce:1"
+    /// algo = ["greedy", "clos"]
+    /// "#;
+    /// let sweep = Sweep::parse(spec, "tiny.toml", DEFAULT_MAX_SCENARIOS)?;
+    /// assert_eq!(sweep.scenarios.len(), 4); // 2 sizes x 2 algorithms
+    /// let outcomes = run_all(&sweep.scenarios, 2, |_| {})?;
+    /// for o in &outcomes {
+    ///     let s = o.result.as_ref().expect("every scenario runs");
+    ///     assert!(s.verified && s.figures.priorities >= s.figures.priorities_lower_bound);
+    /// }
+    /// # Ok::<(), tagger::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::SweepSpec`] naming the file, group and key at fault; the grid
     /// is checked in full before anything runs.
