@@ -66,8 +66,40 @@ impl Walk {
     }
 }
 
-/// Decides the next tag of keys `(c1, t, c2)`.
-pub trait Decide {
+/// How the walk gets the next tag of a key `(c1, t, c2)`.
+pub enum Decider<'a> {
+    /// A function of the key alone (brute, clos, the order plans of
+    /// `search`): the walk decides each key in parallel where the expansion
+    /// meets it, in any order, instead of collecting the hop's keys; on
+    /// `fattree:k=48` `kbounce:2` that is 20M keys the brute-force tagged
+    /// graph no longer copies around.
+    Independent(&'a KeyFn<'a>),
+    /// Decisions that depend on the ones before (greedy's dependency
+    /// graphs): every key of a hop is collected first, then decided in one
+    /// call, in order.
+    InOrder(&'a mut dyn HopDecider),
+}
+
+impl Decider<'_> {
+    /// The decision function of an independent decider.
+    fn key_fn(&self) -> Option<&KeyFn<'_>> {
+        match self {
+            Decider::Independent(f) => Some(*f),
+            Decider::InOrder(_) => None,
+        }
+    }
+
+    /// Heap bytes the decider holds, charged with the walk's own tables.
+    fn heap_bytes(&self) -> u64 {
+        match self {
+            Decider::Independent(_) => 0,
+            Decider::InOrder(d) => d.heap_bytes(),
+        }
+    }
+}
+
+/// A decider that takes a hop's keys together ([`Decider::InOrder`]).
+pub trait HopDecider {
     /// Decides one hop's new keys, given in decision order; returns their
     /// next tags in the same order. Every key of a hop is known before any
     /// is decided, so a decider may split the batch where decisions are
@@ -77,17 +109,7 @@ pub trait Decide {
     /// When a key cannot be decided (the algorithm does not apply).
     fn decide_hop(&mut self, keys: &[(ChannelId, u32, ChannelId)]) -> Result<Vec<u32>>;
 
-    /// The decision function, when every decision depends on its key alone
-    /// (no state, no order). The walk then decides each key in parallel
-    /// where it finds it instead of collecting the hop's keys: on
-    /// `fattree:k=48` `kbounce:2` that is 20M keys the brute-force tagged
-    /// graph no longer copies around.
-    fn independent(&self) -> Option<&KeyFn<'_>> {
-        None
-    }
-
-    /// Heap bytes the decider holds (greedy's dependency graphs), charged
-    /// with the walk's own tables.
+    /// Heap bytes the decider holds (greedy's dependency graphs).
     fn heap_bytes(&self) -> u64 {
         0
     }
@@ -96,28 +118,11 @@ pub trait Decide {
 /// A decision that depends on its key `(c1, t, c2)` alone.
 pub type KeyFn<'a> = dyn Fn(ChannelId, u32, ChannelId) -> Result<u32> + Sync + 'a;
 
-/// A decider whose decisions depend on the key alone (brute, clos), so the
-/// walk may take keys in any order and in parallel.
-#[derive(Debug)]
-pub struct Independent<F>(pub F);
-
-impl<F: Fn(ChannelId, u32, ChannelId) -> Result<u32> + Sync> Decide for Independent<F> {
-    fn decide_hop(&mut self, keys: &[(ChannelId, u32, ChannelId)]) -> Result<Vec<u32>> {
-        keys.iter()
-            .map(|&(c1, t, c2)| (self.0)(c1, t, c2))
-            .collect()
-    }
-
-    fn independent(&self) -> Option<&KeyFn<'_>> {
-        Some(&self.0)
-    }
-}
-
-/// A decider that takes keys one at a time, in order.
+/// A [`HopDecider`] that takes keys one at a time, in order.
 #[derive(Debug)]
 pub struct PerKey<F>(pub F);
 
-impl<F: FnMut(ChannelId, u32, ChannelId) -> Result<u32>> Decide for PerKey<F> {
+impl<F: FnMut(ChannelId, u32, ChannelId) -> Result<u32>> HopDecider for PerKey<F> {
     fn decide_hop(&mut self, keys: &[(ChannelId, u32, ChannelId)]) -> Result<Vec<u32>> {
         keys.iter()
             .map(|&(c1, t, c2)| (self.0)(c1, t, c2))
@@ -151,20 +156,19 @@ pub fn walk(
     topo: &Topology,
     elp: &ElpSet,
     order: Option<u64>,
-    decide: &mut impl Decide,
+    mut decide: Decider<'_>,
     budget: &Budget,
 ) -> Result<Walk> {
     let mut w = Walker::new(topo, elp, order, budget);
     while !w.frontier.is_empty() {
         w.reserve_buffers();
-        if decide.independent().is_some() {
+        match &mut decide {
             // Decisions need no order: each is made where its key is met,
             // in the expansion.
-            w.open_decisions();
-        } else {
-            w.decide_in_order(decide)?;
+            Decider::Independent(_) => w.open_decisions(),
+            Decider::InOrder(d) => w.decide_in_order(&mut **d)?,
         }
-        w.expand(decide)?;
+        w.expand(&decide)?;
         w.advance();
     }
     Ok(w.finish())
@@ -252,7 +256,7 @@ impl<'a> Walker<'a> {
     /// the new keys are collected in frontier order (ascending `(c1, t,
     /// c2)`, or shuffled by `order`), decided in one call, and their next
     /// tags stored; the prefix sets are built by [`Walker::expand`].
-    fn decide_in_order(&mut self, decide: &mut impl Decide) -> Result<()> {
+    fn decide_in_order(&mut self, decide: &mut dyn HopDecider) -> Result<()> {
         let chunks = self.chunks();
         let (topo, elp, hop) = (self.topo, self.elp, self.hop);
         let st = &self.st;
@@ -352,7 +356,7 @@ impl<'a> Walker<'a> {
     /// belongs to the one chunk holding its state, so relaxed stores
     /// suffice; errors come in key order, as a sequential decider would
     /// report them.
-    fn expand(&mut self, decide: &impl Decide) -> Result<()> {
+    fn expand(&mut self, decide: &Decider) -> Result<()> {
         let (topo, elp, hop) = (self.topo, self.elp, self.hop);
         self.next.clear();
         self.next_heap = 0;
@@ -360,7 +364,7 @@ impl<'a> Walker<'a> {
             let nch = wave.len().div_ceil(CHUNK);
             let st = &self.st;
             let (port, decisions, key, offs) = (&st.port, &st.decisions, &st.key, &st.decision_off);
-            let f = decide.independent();
+            let f = decide.key_fn();
             let results: Vec<Result<()>> = wave
                 .par_chunks(CHUNK)
                 .zip(self.bufs[..nch].par_iter_mut())

@@ -29,7 +29,7 @@ use std::str::FromStr;
 use tagger_generators::params::Params;
 use tagger_generators::{ChannelId, NodeId, Topology};
 
-pub(crate) use engine::{Decide, Independent, PerKey, Walk};
+pub(crate) use engine::{Decider, HopDecider, PerKey, Walk};
 
 /// Tagging algorithm (`--algo`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -399,7 +399,7 @@ pub fn tag_within(
                 topo,
                 elp,
                 None,
-                &mut Independent(|c1, t, c2| {
+                Decider::Independent(&|c1, t, c2| {
                     let t2 = t + u32::from(!up(c1) && up(c2));
                     if t2 > k + 1 {
                         return Err(Error::Algo {
@@ -685,7 +685,7 @@ pub fn tagged_graph(topo: &Topology, elp: &ElpSet, budget: &Budget) -> Result<Wa
         topo,
         elp,
         None,
-        &mut Independent(|_, t, _| Ok(t + 1)),
+        Decider::Independent(&|_, t, _| Ok(t + 1)),
         budget,
     )
 }
@@ -704,7 +704,7 @@ fn greedy<D: IncrementalDag>(
         rank: clos_rank(topo),
         dags: Vec::new(),
     };
-    engine::walk(topo, elp, order, &mut g, budget)
+    engine::walk(topo, elp, order, Decider::InOrder(&mut g), budget)
 }
 
 /// On a topology with levels, the order up-down routing respects: up
@@ -737,7 +737,7 @@ struct GreedyDecider<D> {
     dags: Vec<D>,
 }
 
-impl<D: IncrementalDag> Decide for GreedyDecider<D> {
+impl<D: IncrementalDag> HopDecider for GreedyDecider<D> {
     fn heap_bytes(&self) -> u64 {
         self.dags.iter().map(D::heap_bytes).sum::<u64>()
             + self
@@ -801,7 +801,13 @@ pub fn greedy_insertions(topo: &Topology, elp: &ElpSet) -> Result<Vec<(u32, u32,
             t + 1
         })
     });
-    engine::walk(topo, elp, None, &mut record, &Budget::unlimited())?;
+    engine::walk(
+        topo,
+        elp,
+        None,
+        Decider::InOrder(&mut record),
+        &Budget::unlimited(),
+    )?;
     Ok(seq)
 }
 

@@ -11,7 +11,7 @@
 //! a search over P orders, and that is what `search` and `exact` do.
 
 use super::Key;
-use super::engine::{self, Independent, Walk};
+use super::engine::{self, Decider, Walk};
 use crate::budget::Budget;
 use crate::elp::ElpSet;
 use crate::error::Result;
@@ -49,7 +49,7 @@ impl OrderPlan {
             topo,
             elp,
             None,
-            &mut Independent(|c1, t, c2| Ok(self.next_tag(c1, t, c2))),
+            Decider::Independent(&|c1, t, c2| Ok(self.next_tag(c1, t, c2))),
             budget,
         )
     }

@@ -258,7 +258,7 @@ fn parallel_decider_equals_sequential_greedy() {
                 &t,
                 &set,
                 None,
-                &mut seq,
+                Decider::InOrder(&mut seq),
                 &crate::budget::Budget::unlimited(),
             )
             .unwrap(),
