@@ -65,6 +65,9 @@ pub mod tagging;
 pub mod topo;
 pub mod verify;
 
+#[cfg(test)]
+mod testing;
+
 pub use error::{Error, Result};
 pub use tagger_generators as generators;
 pub use tagger_generators::{Topology, TopologySpec};

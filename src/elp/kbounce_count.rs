@@ -469,11 +469,8 @@ impl<C: Counter> CountBuf<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tagger_generators::TopologySpec;
 
-    fn topo(spec: &str) -> Topology {
-        TopologySpec::parse(spec).unwrap().build().unwrap()
-    }
+    use crate::testing::topo;
 
     /// Lanes overflowing `u64` are redone in `u128`: every source's count
     /// equals its lone `u128` run, and the total stays exact past `u64`.

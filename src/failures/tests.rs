@@ -5,11 +5,9 @@ use super::replay::{Compiled, Outcome, analyze};
 use super::*;
 use crate::rules::RuleSet;
 use std::collections::{BTreeSet, HashMap};
-use tagger_generators::{ChannelId, NodeId, TopologySpec};
+use tagger_generators::{ChannelId, NodeId};
 
-fn topo(spec: &str) -> Topology {
-    TopologySpec::parse(spec).unwrap().build().unwrap()
-}
+use crate::testing::topo;
 
 fn rules_for(t: &Topology, elp: &str, algo: &str) -> RuleSet {
     let set = ElpSet::build(t, &ElpSpec::parse(elp).unwrap()).unwrap();

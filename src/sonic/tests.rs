@@ -1,21 +1,8 @@
 use super::*;
-use crate::elp::{ElpSet, ElpSpec};
 use serde_json::json;
 
-fn plan(topo: &str, elp: &str, algo: &str) -> (Topology, ElpSet, RuleSet) {
-    let t = crate::TopologySpec::parse(topo).unwrap().build().unwrap();
-    plan_on(t, elp, algo)
-}
-
-fn plan_on(t: Topology, elp: &str, algo: &str) -> (Topology, ElpSet, RuleSet) {
-    let e = ElpSet::build(&t, &ElpSpec::parse(elp).unwrap()).unwrap();
-    let tg = crate::tagging::tag(&t, &e, algo.parse().unwrap(), Default::default()).unwrap();
-    let r = RuleSet::from_tagging(&t, &tg);
-    assert!(crate::verify::verify(&t, &r, Some(&e)).ok());
-    (t, e, r)
-}
-
 use crate::rules::RuleSet;
+use crate::testing::{plan, plan_on};
 
 fn written(ex: &Export) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

@@ -1,11 +1,8 @@
 use super::*;
 use crate::elp::ElpSpec;
 use proptest::prelude::*;
-use tagger_generators::TopologySpec;
 
-fn topo(spec: &str) -> Topology {
-    TopologySpec::parse(spec).unwrap().build().unwrap()
-}
+use crate::testing::topo;
 
 fn run(t: &Topology, elp: &str, algo: &str, cycle: CycleBackend) -> Result<Tagging> {
     let set = ElpSet::build(t, &ElpSpec::parse(elp).unwrap()).unwrap();
