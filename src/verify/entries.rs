@@ -102,22 +102,29 @@ pub(super) fn check_entry(topo: &Topology, e: &Entry) -> Result<Checked, Violati
 /// linear, in parallel per entry and per node.
 pub(super) fn check(topo: &Topology, rules: &RuleSet, host_tags: &[u32]) -> Entries {
     let entries = &rules.entries;
-    // Per-entry checks, in parallel. Only a flag per entry is kept: the
-    // channels are cheap to recompute and the rule set can be large.
-    let checked: Vec<Option<Violation>> = entries
+    // Per-entry checks, in parallel. Only a flag per entry is kept, and the
+    // malformed entries' violations: the channels are cheap to recompute
+    // and the rule set can be large (a violation per entry would be 64
+    // bytes each).
+    let malformed: Vec<(u32, Violation)> = entries
         .par_iter()
-        .map(|e| check_entry(topo, e).err())
+        .enumerate()
+        .filter_map(|(i, e)| check_entry(topo, e).err().map(|v| (i as u32, v)))
         .collect();
-    let ok: Vec<bool> = checked.iter().map(Option::is_none).collect();
+    let mut ok = vec![true; entries.len()];
+    for (i, _) in &malformed {
+        ok[*i as usize] = false;
+    }
+    let mut malformed = malformed.into_iter().peekable();
     // Every finding carries (entry, step) so that, sorted, they come in the
     // order a sequential pass over the entries would meet them: per entry,
     // its own checks (0, 1), its key (2), the state it matches (3), the
     // state it leads into (4), its priorities (5).
     type Finding = ((u32, u8), Violation);
     let mut findings: Vec<Finding> = Vec::new();
-    for (i, (e, c)) in entries.iter().zip(checked).enumerate() {
+    for (i, e) in entries.iter().enumerate() {
         let i = i as u32;
-        if let Some(v) = c {
+        if let Some((_, v)) = malformed.next_if(|(j, _)| *j == i) {
             findings.push(((i, 0), v));
             continue;
         }
