@@ -574,8 +574,21 @@ impl Topology {
         }
         count == n
     }
-    /// Hop distances from `src` to every node (`u32::MAX` when unreachable).
+    /// Hop distances from `src` to every node (`u32::MAX` when unreachable);
+    /// `queue` ends holding the reached nodes in the order they were met.
     pub fn bfs(&self, src: NodeId, dist: &mut Vec<u32>, queue: &mut Vec<NodeId>) {
+        self.bfs_live(src, |_| true, dist, queue);
+    }
+
+    /// [`Topology::bfs`] over the links `live` keeps (a network with
+    /// failed links: a failed switch is its links failing).
+    pub fn bfs_live(
+        &self,
+        src: NodeId,
+        live: impl Fn(LinkId) -> bool,
+        dist: &mut Vec<u32>,
+        queue: &mut Vec<NodeId>,
+    ) {
         dist.clear();
         dist.resize(self.node_count(), u32::MAX);
         queue.clear();
@@ -586,7 +599,11 @@ impl Topology {
             let v = queue[head];
             head += 1;
             let dv = dist[v as usize];
-            for w in self.neighbors(v) {
+            for &c in self.out_channels(v) {
+                if !live(c >> 1) {
+                    continue;
+                }
+                let w = self.channel_dst(c);
                 if dist[w as usize] == u32::MAX {
                     dist[w as usize] = dv + 1;
                     queue.push(w);

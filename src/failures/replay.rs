@@ -326,7 +326,7 @@ pub fn analyze(
 }
 
 /// Breadth-first search from `t` over live links (all of them when
-/// `dead` is `None`).
+/// `dead` is `None`); nothing is reached from a failed `t`.
 fn bfs(
     topo: &Topology,
     t: NodeId,
@@ -334,28 +334,14 @@ fn bfs(
     dist: &mut Vec<u32>,
     order: &mut Vec<NodeId>,
 ) {
-    dist.clear();
-    dist.resize(topo.node_count(), u32::MAX);
-    order.clear();
-    if dead.is_some_and(|(_, nodes)| nodes[t as usize]) {
-        return;
-    }
-    dist[t as usize] = 0;
-    order.push(t);
-    let mut head = 0;
-    while head < order.len() {
-        let v = order[head];
-        head += 1;
-        for &c in topo.out_channels(v) {
-            if dead.is_some_and(|(links, _)| links[(c >> 1) as usize]) {
-                continue;
-            }
-            let w = topo.channel_dst(c);
-            if dist[w as usize] == u32::MAX {
-                dist[w as usize] = dist[v as usize] + 1;
-                order.push(w);
-            }
+    match dead {
+        Some((_, nodes)) if nodes[t as usize] => {
+            dist.clear();
+            dist.resize(topo.node_count(), u32::MAX);
+            order.clear();
         }
+        Some((links, _)) => topo.bfs_live(t, |l| !links[l as usize], dist, order),
+        None => topo.bfs(t, dist, order),
     }
 }
 
