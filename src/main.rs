@@ -934,16 +934,12 @@ fn elp_command(
 fn write_paths(topo: &tagger::Topology, elp: &ElpSet, path: &Path, max: u64) -> Result<()> {
     tagger::output::write_atomic_with(path, |f| {
         let mut w = std::io::BufWriter::new(f);
-        let shown = if path == Path::new("-") {
-            Path::new("standard output")
-        } else {
-            path
-        };
         enumerate::for_each_path(topo, elp, max, |nodes| {
             let line: Vec<String> = nodes.iter().map(u32::to_string).collect();
             writeln!(w, "{}", line.join(" ")).map_err(|e| tagger::Error::io(path, e))
         })?;
-        w.flush().map_err(|e| tagger::Error::io(shown, e))
+        w.flush()
+            .map_err(|e| tagger::Error::io(tagger::output::shown(path), e))
     })
     .with_context(|| format!("writing paths to {}", path.display()))
 }

@@ -40,12 +40,16 @@ pub fn write_atomic(
     path: &Path,
     write: impl FnOnce(&mut (dyn Write + Send)) -> std::io::Result<()>,
 ) -> Result<()> {
-    let shown = if path == Path::new("-") {
+    write_atomic_with(path, |f| write(f).map_err(|e| Error::io(shown(path), e)))
+}
+
+/// `path` as errors name it: `-` is standard output.
+pub fn shown(path: &Path) -> &Path {
+    if path == Path::new("-") {
         Path::new("standard output")
     } else {
         path
-    };
-    write_atomic_with(path, |f| write(f).map_err(|e| Error::io(shown, e)))
+    }
 }
 
 /// [`write_atomic`] for a writer whose own failures are not I/O errors (a
@@ -80,7 +84,7 @@ pub fn write_atomic_with<E: From<Error>>(
         let r = write(&mut out)
             .map_err(Failed::Write)
             .and_then(|()| out.flush().map_err(Failed::Io));
-        return settle(Path::new("standard output"), r);
+        return settle(shown(path), r);
     }
     let target = follow_links(path).map_err(|e| E::from(Error::io(path, e)))?;
     match std::fs::metadata(&target) {

@@ -43,6 +43,14 @@ impl Classes<'_> {
         self.links.get(i).copied()
     }
 
+    /// The port of link `l`, one of this switch's links.
+    pub fn port_of_link(&self, l: LinkId) -> usize {
+        self.links
+            .iter()
+            .position(|&x| x == l)
+            .expect("a link of the switch")
+    }
+
     pub fn ports(&self) -> usize {
         self.links.len() + self.hosts
     }

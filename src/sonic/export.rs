@@ -252,18 +252,16 @@ fn switch_config(topo: &Topology, c: &Classes, opts: &Options, acl: bool) -> (Va
             Some(l) => p.link(topo, l),
             None => (p.host_speed_gbps, p.host_cable_m),
         };
+        // SONiC writes port speeds in Mb/s.
+        let speed_mbps = (speed * 1000.0).round() as u64;
         // Headroom for each arriving lossless priority group, sized for
-        // this port's speed and cable by the capacity model.
+        // this port's speed and cable by the capacity model (once per
+        // speed and cable: ports share a profile).
         if !arriving.is_empty() {
-            let h = port_headroom(p, speed, cable_m);
-            let prof = format!(
-                "TAGGER_PG_LOSSLESS_{}_{}m",
-                (speed * 1000.0).round() as u64,
-                cable_m
-            );
-            profiles
-                .entry(prof.clone())
-                .or_insert_with(|| lossless_profile(h, p.shared_headroom_pool));
+            let prof = format!("TAGGER_PG_LOSSLESS_{speed_mbps}_{cable_m}m");
+            profiles.entry(prof.clone()).or_insert_with(|| {
+                lossless_profile(port_headroom(p, speed, cable_m), p.shared_headroom_pool)
+            });
             for pg in &arriving {
                 buffer_pg.insert(format!("{name}|{pg}"), json!({ "profile": prof }));
             }
@@ -286,10 +284,7 @@ fn switch_config(topo: &Topology, c: &Classes, opts: &Options, acl: bool) -> (Va
                 None => "host port".to_string(),
             }),
         );
-        port.insert(
-            "speed".into(),
-            json!(((speed * 1000.0).round() as u64).to_string()),
-        );
+        port.insert("speed".into(), json!(speed_mbps.to_string()));
         port.insert("mtu".into(), json!(p.port_mtu.to_string()));
         ports.insert(name.clone(), Value::Object(port));
     }
@@ -307,7 +302,7 @@ fn switch_config(topo: &Topology, c: &Classes, opts: &Options, acl: bool) -> (Va
         let name_of = |l: Option<tagger_generators::LinkId>| -> Vec<String> {
             match l {
                 Some(l) => {
-                    vec![names[c.links.iter().position(|&x| x == l).expect("a port")].clone()]
+                    vec![names[c.port_of_link(l)].clone()]
                 }
                 None => names[c.links.len()..].to_vec(),
             }

@@ -88,24 +88,24 @@ impl Mapping {
     /// [`Error::Export`] naming the list (`dscp` or `queues`), the index
     /// and the value at fault.
     pub fn new(dscp: Vec<u32>, queues: Vec<u32>) -> Result<Self> {
+        Mapping::checked(dscp, queues).map_err(|reason| Error::Export { reason })
+    }
+
+    /// [`Mapping::new`] with the reason alone, for callers that say where
+    /// the lists came from.
+    fn checked(dscp: Vec<u32>, queues: Vec<u32>) -> std::result::Result<Self, String> {
         for (what, list, max) in [("dscp", &dscp, 63), ("queues", &queues, 7)] {
             if list.is_empty() {
-                return Err(Error::Export {
-                    reason: format!("{what}: the list is empty"),
-                });
+                return Err(format!("{what}: the list is empty"));
             }
             for (i, &x) in list.iter().enumerate() {
                 if !(1..=max).contains(&x) {
-                    return Err(Error::Export {
-                        reason: format!(
-                            "{what}[{i}] = {x}: must be in 1..={max} (0 is the lossy class)"
-                        ),
-                    });
+                    return Err(format!(
+                        "{what}[{i}] = {x}: must be in 1..={max} (0 is the lossy class)"
+                    ));
                 }
                 if list[..i].contains(&x) {
-                    return Err(Error::Export {
-                        reason: format!("{what}[{i}] = {x}: the value is listed twice"),
-                    });
+                    return Err(format!("{what}[{i}] = {x}: the value is listed twice"));
                 }
             }
         }
@@ -188,7 +188,8 @@ impl Mapping {
                 })
                 .collect()
         };
-        Mapping::new(list("dscp_of_tag")?, list("queue_of_priority")?).map_err(|e| e.to_string())
+        Mapping::checked(list("dscp_of_tag")?, list("queue_of_priority")?)
+            .map_err(|r| format!("mapping: {r}"))
     }
 }
 

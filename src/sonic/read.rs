@@ -24,6 +24,33 @@ pub(super) fn number(v: &Value) -> Option<u32> {
         .and_then(|x| u32::try_from(x).ok())
 }
 
+/// Each switch `summary.json` lists: its node (checked against the
+/// topology), its file's name and the file parsed.
+pub(super) fn switch_files<'a>(
+    topo: &'a Topology,
+    dir: &'a Path,
+    summary: &'a Value,
+    bad: &'a dyn Fn(&str, String) -> Error,
+) -> impl Iterator<Item = Result<(NodeId, String, Value)>> + 'a {
+    summary["switches"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(move |s| {
+            let v = number(&s["node"])
+                .filter(|&v| (v as usize) < topo.node_count())
+                .ok_or_else(|| {
+                    bad(
+                        "summary.json",
+                        format!("node {} is not in the topology", s["node"]),
+                    )
+                })?;
+            let file = format!("{v}.json");
+            let db = load(&dir.join(&file))?;
+            Ok((v, file, db))
+        })
+}
+
 /// The rule set's header from `summary.json`.
 pub(super) fn header(
     summary: &Value,
@@ -89,17 +116,8 @@ pub fn read(topo: &Topology, dir: &Path) -> Result<RuleSet> {
     let mapping = Mapping::from_json(&summary["mapping"]).map_err(|r| bad("summary.json", r))?;
     let mut entries = Vec::new();
     let mut ingress: Vec<Vec<(u32, u32)>> = vec![Vec::new(); topo.node_count()];
-    for s in summary["switches"].as_array().into_iter().flatten() {
-        let v = number(&s["node"])
-            .filter(|&v| (v as usize) < topo.node_count())
-            .ok_or_else(|| {
-                bad(
-                    "summary.json",
-                    format!("node {} is not in the topology", s["node"]),
-                )
-            })?;
-        let file = format!("{v}.json");
-        let db = load(&dir.join(&file))?;
+    for found in switch_files(topo, dir, &summary, &bad) {
+        let (v, file, db) = found?;
         let bad = |reason: String| bad(&file, reason);
         let sw = SwitchDb { db: &db, bad: &bad };
         let found = sw.rules(topo, v, &mapping)?;

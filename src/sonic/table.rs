@@ -4,7 +4,7 @@
 
 use super::classify::classify;
 use super::port_names;
-use super::read::{header, load, number};
+use super::read::{header, number, switch_files};
 use crate::error::{Error, Result};
 use crate::rules::{Entry, RuleSet, compress};
 use serde_json::{Value, json};
@@ -34,8 +34,7 @@ pub fn table(topo: &Topology, rules: &RuleSet) -> Result<super::Export> {
     let mut switches = Vec::new();
     for c in classify(topo, rules)? {
         let names = port_names(topo, c.node, c.ports());
-        let name_of =
-            |l: LinkId| names[c.links.iter().position(|&x| x == l).expect("a port")].clone();
+        let name_of = |l: LinkId| names[c.port_of_link(l)].clone();
         let ports: Vec<Value> = names
             .iter()
             .enumerate()
@@ -127,17 +126,8 @@ pub(super) fn read(
 ) -> Result<RuleSet> {
     let mut all = Vec::new();
     let mut ingress_all: Vec<Vec<(u32, u32)>> = vec![Vec::new(); topo.node_count()];
-    for s in summary["switches"].as_array().into_iter().flatten() {
-        let v = number(&s["node"])
-            .filter(|&v| (v as usize) < topo.node_count())
-            .ok_or_else(|| {
-                bad(
-                    "summary.json",
-                    format!("node {} is not in the topology", s["node"]),
-                )
-            })?;
-        let file = format!("{v}.json");
-        let t = load(&dir.join(&file))?;
+    for found in switch_files(topo, dir, summary, bad) {
+        let (v, file, t) = found?;
         let bad = |r: String| bad(&file, r);
         let links: Vec<LinkId> = topo.out_channels(v).iter().map(|&c| c >> 1).collect();
         // Port name -> its link (None: a host port), as the file lists them.
