@@ -1,6 +1,7 @@
 //! `exact`: the minimum number of priorities, with a proof.
 //!
-//! "Do P priorities suffice?" as SAT (CaDiCaL through `rustsat`), over the
+//! "Do P priorities suffice?" as SAT (BatSat, or CaDiCaL with the `cadical`
+//! feature: see [`super::sat`]), over the
 //! maximal ELPs held as a trie of channel prefixes:
 //!
 //! - `keep[t][e]` for every transition `e = (c1, c2)` of the ELP and every
@@ -42,6 +43,7 @@
 
 use super::engine::HOST;
 use super::order::OrderPlan;
+use super::sat::{Lit, Outcome, Sat};
 use super::{Algo, Effort, Tagging};
 use crate::budget::Budget;
 use crate::cycle::CycleBackend;
@@ -49,8 +51,6 @@ use crate::elp::ElpSet;
 use crate::elp::enumerate::{ChannelPaths, maximal_channel_paths};
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
-use rustsat::solvers::{ControlSignal, PhaseLit, Solve, SolverResult, Terminate};
-use rustsat::types::{Clause, Lit, TernaryVal};
 use std::time::Instant;
 use tagger_generators::{ChannelId, Topology};
 
@@ -72,7 +72,7 @@ const ADD_PER_ROUND: usize = 4_000;
 /// speak of keep variables.
 struct Encoding {
     p: usize,
-    solver: rustsat_cadical::CaDiCaL<'static, 'static>,
+    solver: Sat,
     trans: FxHashMap<(ChannelId, ChannelId), u32>,
     edges: Vec<(ChannelId, ChannelId)>,
     /// `keep(t, e)` is variable `keep_base[e] + t`, `t` in `0..p`.
@@ -93,18 +93,11 @@ struct Encoding {
     reference: Option<OrderPlan>,
 }
 
-fn sat_err(e: anyhow::Error) -> Error {
-    Error::Algo {
-        algo: "exact".into(),
-        reason: format!("SAT solver: {e:#}"),
-    }
-}
-
 impl Encoding {
     fn new(p: u32) -> Self {
         Encoding {
             p: p as usize,
-            solver: rustsat_cadical::CaDiCaL::default(),
+            solver: Sat::new(),
             trans: FxHashMap::default(),
             edges: Vec::new(),
             keep_base: Vec::new(),
@@ -127,9 +120,7 @@ impl Encoding {
 
     fn add(&mut self, lits: &[Lit]) -> Result<()> {
         self.held += 2 * (64 + 4 * lits.len() as u64);
-        self.solver
-            .add_clause(lits.iter().copied().collect::<Clause>())
-            .map_err(sat_err)
+        self.solver.add_clause(lits)
     }
 
     /// Adds one path: its new trie nodes and transitions, with their
@@ -178,7 +169,7 @@ impl Encoding {
                             } else {
                                 !k
                             };
-                            self.solver.phase_lit(lit).map_err(sat_err)?;
+                            self.solver.phase(lit)?;
                         }
                     }
                     e
@@ -218,13 +209,6 @@ impl Encoding {
     ) -> Result<Answer> {
         let p = self.p;
         let m = self.edges.len();
-        self.solver.attach_terminator(move || {
-            if deadline.is_some_and(|d| Instant::now() >= d) || super::control::stop_requested() {
-                ControlSignal::Terminate
-            } else {
-                ControlSignal::Continue
-            }
-        });
         loop {
             // Cut rounds on a large ELP take seconds of their own: the
             // limit is checked between them too, not only inside the
@@ -234,19 +218,18 @@ impl Encoding {
             }
             budget.check("tagging", self.held)?;
             *calls += 1;
-            match self.solver.solve().map_err(sat_err)? {
-                SolverResult::Unsat => return Ok(Answer::Impossible),
-                SolverResult::Interrupted => return Ok(Answer::TimedOut),
-                SolverResult::Sat => {}
+            let stop = Box::new(move || {
+                deadline.is_some_and(|d| Instant::now() >= d) || super::control::stop_requested()
+            });
+            match self.solver.solve(stop)? {
+                Outcome::Unsat => return Ok(Answer::Impossible),
+                Outcome::Interrupted => return Ok(Answer::TimedOut),
+                Outcome::Sat => {}
             }
             let mut kept = vec![vec![false; m]; p];
             for (t, row) in kept.iter_mut().enumerate() {
                 for (e, k) in row.iter_mut().enumerate() {
-                    *k = self
-                        .solver
-                        .lit_val(self.keep(t, e as u32))
-                        .map_err(sat_err)?
-                        == TernaryVal::True;
+                    *k = self.solver.value(self.keep(t, e as u32))?;
                 }
             }
             let mut cuts = 0;

@@ -17,6 +17,7 @@ pub mod control;
 pub(crate) mod engine;
 pub mod exact;
 pub mod order;
+pub(crate) mod sat;
 pub mod search;
 mod ttl;
 
