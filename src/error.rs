@@ -197,6 +197,15 @@ impl Error {
             cause: source,
         }
     }
+
+    /// The operating system's error kind, for an [`Error::Io`]: a caller
+    /// can tell a closed pipe (`BrokenPipe`) from a real failure.
+    pub fn io_kind(&self) -> Option<std::io::ErrorKind> {
+        match self {
+            Error::Io { cause, .. } => Some(cause.kind()),
+            _ => None,
+        }
+    }
 }
 
 /// `bytes` for people: `1.50 GiB`.

@@ -46,6 +46,74 @@ ELP specs (combine with +, e.g. shortest+random:20000):
   random:N[,maxlen=M][,seed=X]         N random self-avoiding walks between random endpoint pairs
   file:PATH                            one path per line, node ids separated by spaces";
 
+/// Set when a data output goes to standard output (`-`): the human
+/// summary then goes to standard error, so the data stays clean.
+static DATA_ON_STDOUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes one formatted line to standard output (or standard error) the way
+/// coreutils and ripgrep do when the reader goes away: a closed pipe ends
+/// the program quietly with success (`tagger sweep | head`), where
+/// `println!` would panic. Any other write error ends it with a message and
+/// exit 1.
+fn emit(args: std::fmt::Arguments<'_>, newline: bool, to_stderr: bool) {
+    use std::io::Write;
+    let r = if to_stderr {
+        let mut e = std::io::stderr().lock();
+        e.write_fmt(args)
+            .and_then(|()| if newline { e.write_all(b"\n") } else { Ok(()) })
+    } else {
+        let mut o = std::io::stdout().lock();
+        o.write_fmt(args)
+            .and_then(|()| if newline { o.write_all(b"\n") } else { Ok(()) })
+            .and_then(|()| o.flush())
+    };
+    if let Err(e) = r {
+        quit_on_write_error(&e, to_stderr);
+    }
+}
+
+/// Ends the program after a failed write to a standard stream (see
+/// [`emit`]).
+fn quit_on_write_error(e: &std::io::Error, stderr: bool) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    if !stderr {
+        let _ = std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!("error: writing to standard output: {e}\n"),
+        );
+    }
+    std::process::exit(1);
+}
+
+/// `println!` through [`emit`].
+macro_rules! outln {
+    () => { emit(format_args!(""), true, false) };
+    ($($t:tt)*) => { emit(format_args!($($t)*), true, false) };
+}
+
+/// `print!` through [`emit`].
+macro_rules! out {
+    ($($t:tt)*) => { emit(format_args!($($t)*), false, false) };
+}
+
+/// `eprintln!` through [`emit`].
+macro_rules! errln {
+    ($($t:tt)*) => { emit(format_args!($($t)*), true, true) };
+}
+
+/// [`outln!`], or [`errln!`] while standard output carries data.
+macro_rules! say {
+    ($($t:tt)*) => {
+        emit(
+            format_args!($($t)*),
+            true,
+            DATA_ON_STDOUT.load(std::sync::atomic::Ordering::Relaxed),
+        )
+    };
+}
+
 #[derive(Parser)]
 #[command(
     name = "tagger",
@@ -364,7 +432,7 @@ fn export_plan(
     }
     let s = &ex.summary;
     match format {
-        ExportFormat::Sonic => println!(
+        ExportFormat::Sonic => outln!(
             "exported {} switches to {} (SONiC config_db, buffers for {}): at most {} traffic classes per switch; {} switches over the {} a switch has use ACL rules",
             ex.switches.len(),
             dir.display(),
@@ -373,7 +441,7 @@ fn export_plan(
             s["sonic_switches_over_tcs"],
             tagger::sonic::FREE_TCS
         ),
-        ExportFormat::Json => println!(
+        ExportFormat::Json => outln!(
             "exported {} switches to {} (neutral table): at most {} classes per switch",
             ex.switches.len(),
             dir.display(),
@@ -397,21 +465,6 @@ enum SchemaFormat {
 enum Format {
     Json,
     Edgelist,
-}
-
-/// Set when a data output goes to standard output (`-`): the human
-/// summary then goes to standard error, so the data stays clean.
-static DATA_ON_STDOUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// `println!`, or `eprintln!` while standard output carries data.
-macro_rules! say {
-    ($($t:tt)*) => {
-        if DATA_ON_STDOUT.load(std::sync::atomic::Ordering::Relaxed) {
-            eprintln!($($t)*)
-        } else {
-            println!($($t)*)
-        }
-    };
 }
 
 /// `algo` with its time limit lowered to `limit` milliseconds (search and
@@ -467,7 +520,19 @@ fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // Standard output closed under a data write (`run --rules-out
+            // - | head`): quiet, as for the summary lines.
+            let broken_pipe = e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>().map(std::io::Error::kind)
+                    == Some(std::io::ErrorKind::BrokenPipe)
+                    || c.downcast_ref::<tagger::Error>()
+                        .and_then(tagger::Error::io_kind)
+                        == Some(std::io::ErrorKind::BrokenPipe)
+            });
+            if broken_pipe {
+                return ExitCode::SUCCESS;
+            }
+            errln!("error: {e:#}");
             ExitCode::FAILURE
         }
     }
@@ -741,7 +806,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Merge { dir } => {
             let m = sweep::merge::merge(&dir)?;
-            println!(
+            outln!(
                 "{} shards, {} scenarios ({} failed): wrote {} and {}{}",
                 m.shards,
                 m.runs,
@@ -761,14 +826,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Report { dir, out } => {
             let out = out.unwrap_or_else(|| dir.join("report.html"));
             tagger::report::write(&dir, &out)?;
-            println!("wrote {}", out.display());
+            outln!("wrote {}", out.display());
             Ok(ExitCode::SUCCESS)
         }
         Command::Schema { format } => {
             let tables = sweep::schema();
             match format {
-                SchemaFormat::Markdown => print!("{}", tagger::output::record::markdown(&tables)),
-                SchemaFormat::Json => println!(
+                SchemaFormat::Markdown => out!("{}", tagger::output::record::markdown(&tables)),
+                SchemaFormat::Json => outln!(
                     "{}",
                     serde_json::to_string_pretty(&tagger::output::record::json(&tables))?
                 ),
@@ -922,7 +987,7 @@ fn elp_command(
             "seconds         {total:.3}: build {build:.3}, then side by side count {count_s:.3} and tagged graph {bf_s:.3}"
         );
         if counts.pairs_covered < counts.pairs_total {
-            eprintln!(
+            errln!(
                 "warning: {} ordered endpoint pairs have no ELP; their traffic is lossy",
                 counts.pairs_total - counts.pairs_covered
             );
@@ -954,7 +1019,7 @@ fn watch_search(show: bool) -> indicatif::ProgressBar {
     let handler = ctrlc::set_handler(move || {
         if first.swap(false, std::sync::atomic::Ordering::SeqCst) {
             control::request_stop();
-            eprintln!(
+            errln!(
                 "\nstopping: the best plan so far is verified and written (Ctrl-C again to quit)"
             );
         } else {
@@ -983,7 +1048,7 @@ fn watch_search(show: bool) -> indicatif::ProgressBar {
         });
     })));
     if let Err(e) = handler {
-        eprintln!("warning: Ctrl-C will not stop the search gracefully: {e}");
+        errln!("warning: Ctrl-C will not stop the search gracefully: {e}");
     }
     bar
 }
@@ -1238,14 +1303,14 @@ fn sweep_command(a: SweepArgs) -> Result<ExitCode> {
     let jobs = {
         let j = sweep::effective_jobs(jobs, selected);
         if j < jobs.min(selected.max(1)) {
-            eprintln!(
+            errln!(
                 "--jobs {jobs} capped at {j} ({} per core: more would only compete for cores and memory)",
                 sweep::JOBS_PER_CORE
             );
         }
         j
     };
-    eprintln!(
+    errln!(
         "sweep '{}': {} scenarios{}, {} at a time, output in {}",
         sw.name,
         selected,
@@ -1286,15 +1351,15 @@ fn sweep_command(a: SweepArgs) -> Result<ExitCode> {
         bar.inc(1);
     })?;
     bar.finish_and_clear();
-    print!("{}", sweep::summary_table(&done.rows));
+    out!("{}", sweep::summary_table(&done.rows));
     let failures = sweep::failures_table(&done.rows);
     if !failures.is_empty() {
-        println!(
+        outln!(
             "\nfailure what-if (lossless shares of routes under the installed rules; pairs% is the worst trial):"
         );
-        print!("{failures}");
+        out!("{failures}");
     }
-    println!(
+    outln!(
         "{} scenarios: {} ok, {} failed ({} run now, {} resumed); wrote {} and {}{}",
         done.selected,
         done.selected - done.failed,
@@ -1311,7 +1376,7 @@ fn sweep_command(a: SweepArgs) -> Result<ExitCode> {
     if report && shard.is_none() {
         let page = out.join("report.html");
         tagger::report::write(out, &page)?;
-        println!("report: {}", page.display());
+        outln!("report: {}", page.display());
     }
     Ok(if done.failed == 0 {
         ExitCode::SUCCESS
