@@ -125,6 +125,27 @@ pub enum Error {
         /// What is wrong there.
         reason: String,
     },
+    /// Two outputs that name one file, or an output that is one of the
+    /// run's inputs (or inside an output directory): refused before any
+    /// work, so nothing is overwritten.
+    #[error("{first} and {second} name the same file {}", path.display())]
+    SameFile {
+        /// The first option (or input) naming it.
+        first: String,
+        /// The second.
+        second: String,
+        /// The file.
+        path: PathBuf,
+    },
+    /// An output directory that holds files this program did not write:
+    /// refused rather than mixed with or replaced.
+    #[error("{}: {reason}", path.display())]
+    OutputDir {
+        /// The directory.
+        path: PathBuf,
+        /// Why it is refused.
+        reason: String,
+    },
     /// The OS error is part of the message and deliberately not a
     /// `source()`, so that a caller printing the chain does not say it twice.
     #[error("{}: {cause}", path.display())]

@@ -36,6 +36,7 @@
 //!     memory_budget: None,
 //!     switch: tagger::capacity::Profile::resolve("spectrum2")?,
 //!     classes: 1,
+//!     limits: tagger::verify::Limits::SWITCH, // 8 lossless queues, 64 tags
 //! };
 //! let r = run(&cfg)?; // ends in independent verification
 //! assert!(r.report.ok());

@@ -209,6 +209,8 @@ enum Command {
         /// counts, the fit and --rules-out describe.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
         classes: u32,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// Failure what-if: plan the scenario, then fail links or switches and
     /// count, per trial, what the installed rules keep lossless, whether
@@ -265,10 +267,16 @@ enum Command {
         /// sonic (config_db JSON) or json (neutral per-switch table).
         #[arg(long, value_enum, default_value_t = ExportFormat::Sonic)]
         format: ExportFormat,
+        /// Paths that must stay lossless, one per line: the plan is
+        /// verified on them before anything is written.
+        #[arg(long)]
+        paths: Option<PathBuf>,
         #[command(flatten)]
         switch: SwitchArgs,
         #[command(flatten)]
         mapping: MappingArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// Independently verify a rule set against a topology (and paths).
     Verify {
@@ -290,10 +298,8 @@ enum Command {
         /// Paths that must stay lossless, one per line.
         #[arg(long)]
         paths: Option<PathBuf>,
-        /// Lossless queues per port on the switches: a rule set that uses
-        /// more priorities is refused.
-        #[arg(long, default_value_t = tagger::verify::SWITCH_QUEUES)]
-        max_priorities: u32,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// Print the columns of runs.parquet and switches.parquet: name, type
     /// and what each holds (the keys of `run --json` are the runs columns a
@@ -348,6 +354,50 @@ enum Command {
         #[arg(long)]
         no_report: bool,
     },
+}
+
+/// What the switches hold: a plan beyond it is refused (`run`, `export`,
+/// `verify` alike).
+#[derive(clap::Args)]
+struct LimitArgs {
+    /// Lossless queues per port on the switches: a rule set that uses
+    /// more priorities is refused.
+    #[arg(long, default_value_t = tagger::verify::SWITCH_QUEUES)]
+    max_priorities: u32,
+    /// Tags the packet header carries (DSCP: 64): a rule set using a
+    /// larger tag is refused.
+    #[arg(long, default_value_t = tagger::verify::DSCP_TAGS)]
+    max_tags: u32,
+}
+
+impl LimitArgs {
+    fn limits(&self) -> tagger::verify::Limits {
+        tagger::verify::Limits {
+            max_priorities: Some(self.max_priorities),
+            max_tags: Some(self.max_tags),
+        }
+    }
+}
+
+/// The ELP of a path file (`--paths`), if given.
+fn read_paths(topo: &topo::Topology, paths: Option<&Path>) -> Result<Option<ElpSet>> {
+    paths
+        .map(|p| -> Result<ElpSet> {
+            Ok(ElpSet::build(
+                topo,
+                &ElpSpec::parse(&format!("file:{}", p.display()))?,
+            )?)
+        })
+        .transpose()
+}
+
+/// The file an input spec reads (`file:PATH`), if any, for the overlap
+/// check of outputs against inputs; ELP unions are split at `+`.
+fn spec_files(spec: &str) -> Vec<PathBuf> {
+    spec.split('+')
+        .filter_map(|p| p.strip_prefix("file:"))
+        .map(|p| PathBuf::from(p.split('#').next().unwrap_or(p)))
+        .collect()
 }
 
 /// The switch model a plan is fitted to and its buffers are sized for.
@@ -413,26 +463,30 @@ enum ExportFormat {
     Json,
 }
 
-/// Writes an export of `rules` in `format` to `dir` and says what it wrote.
-fn export_plan(
+/// The export of `rules` in `format`, in memory: everything that can refuse
+/// the plan happens here, before any file is written.
+fn build_export(
     topo: &topo::Topology,
     rules: &RuleSet,
     format: ExportFormat,
     opts: &tagger::sonic::Options,
-    dir: &Path,
-    quiet: bool,
-) -> Result<()> {
-    let ex = match format {
+) -> Result<tagger::sonic::Export> {
+    Ok(match format {
         ExportFormat::Sonic => tagger::sonic::export(topo, rules, opts)?,
         ExportFormat::Json => tagger::sonic::table(topo, rules)?,
-    };
-    tagger::sonic::write(dir, &ex)?;
-    if quiet {
-        return Ok(());
-    }
+    })
+}
+
+/// Says what an export wrote.
+fn print_export(
+    ex: &tagger::sonic::Export,
+    format: ExportFormat,
+    opts: &tagger::sonic::Options,
+    dir: &Path,
+) {
     let s = &ex.summary;
     match format {
-        ExportFormat::Sonic => outln!(
+        ExportFormat::Sonic => say!(
             "exported {} switches to {} (SONiC config_db, buffers for {}): at most {} traffic classes per switch; {} switches over the {} a switch has use ACL rules",
             ex.switches.len(),
             dir.display(),
@@ -441,14 +495,13 @@ fn export_plan(
             s["sonic_switches_over_tcs"],
             tagger::sonic::FREE_TCS
         ),
-        ExportFormat::Json => outln!(
+        ExportFormat::Json => say!(
             "exported {} switches to {} (neutral table): at most {} classes per switch",
             ex.switches.len(),
             dir.display(),
             s["classes_max"],
         ),
     }
-    Ok(())
 }
 
 fn parse_budget(s: &str) -> std::result::Result<u64, String> {
@@ -606,6 +659,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             mapping,
             classes,
             export,
+            limits,
         } => {
             let export_to = match export.as_deref().map(|e| e.split_once(':')) {
                 None => None,
@@ -628,6 +682,39 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ],
                 json,
             )?;
+            // Outputs that would overwrite each other or an input are
+            // refused before any work, and so is an export directory that
+            // holds something else.
+            let inputs: Vec<(String, PathBuf)> = spec_files(&topology)
+                .into_iter()
+                .map(|p| ("--topology".to_string(), p))
+                .chain(spec_files(&elp).into_iter().map(|p| ("--elp".into(), p)))
+                .chain(
+                    spec_files(&switch.name)
+                        .into_iter()
+                        .map(|p| ("--switch".into(), p)),
+                )
+                .collect();
+            let outputs: Vec<(&str, &Path)> = [
+                ("--topology-out", topology_out.as_deref()),
+                ("--rules-out", rules_out.as_deref()),
+                ("--paths-out", paths_out.as_deref()),
+            ]
+            .into_iter()
+            .filter_map(|(f, p)| p.map(|p| (f, p)))
+            .collect();
+            let dirs: Vec<(&str, &Path)> = export_to
+                .iter()
+                .map(|(_, d)| ("--export", d.as_path()))
+                .collect();
+            let ins: Vec<(&str, &Path)> = inputs
+                .iter()
+                .map(|(f, p)| (f.as_str(), p.as_path()))
+                .collect();
+            tagger::output::check_distinct(&outputs, &dirs, &ins)?;
+            if let Some((_, d)) = &export_to {
+                tagger::sonic::replaceable(d)?;
+            }
             let cfg = RunConfig {
                 topology: TopologySpec::parse(&topology)?,
                 elp: ElpSpec::parse(&elp)?,
@@ -636,6 +723,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 memory_budget,
                 switch: switch.profile()?,
                 classes,
+                limits: limits.limits(),
             };
             // Checked before any work, like every other option.
             let export_opts = export_to
@@ -650,17 +738,42 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 tagger::tagging::control::observe(None);
             }
             let r = r?;
+            // Everything that can refuse the plan has run; the outputs are
+            // written all or nothing.
+            let export = match (&export_to, &export_opts) {
+                (Some((format, dir)), Some(opts)) => Some((
+                    build_export(&r.topo, &r.rules, *format, opts)?,
+                    *format,
+                    dir,
+                    opts,
+                )),
+                _ => None,
+            };
+            let mut staging = tagger::output::Staging::default();
             if let Some(p) = &topology_out {
-                write_string(p, &topo::file::to_json(&r.topo))?;
+                let text = topo::file::to_json(&r.topo);
+                staging.file(p, move |w| write_text(w, p, &text));
             }
             if let Some(p) = &rules_out {
-                write_string(p, &r.rules.to_json())?;
+                let text = r.rules.to_json();
+                staging.file(p, move |w| write_text(w, p, &text));
             }
-            if let (Some((format, dir)), Some(opts)) = (&export_to, &export_opts) {
-                export_plan(&r.topo, &r.rules, *format, opts, dir, json)?;
+            if let Some((ex, _, dir, _)) = &export {
+                staging.dir(dir, tagger::sonic::replaceable, |tmp| {
+                    tagger::sonic::write_files(tmp, ex)
+                });
             }
             if let Some(p) = &paths_out {
-                write_paths(&r.topo, &r.elp, p, max_paths)?;
+                let (topo, elp) = (&r.topo, &r.elp);
+                staging.file(p, move |w| write_paths(w, topo, elp, p, max_paths));
+            }
+            staging
+                .commit()
+                .with_context(|| "writing the run's outputs (none was changed)")?;
+            if let Some((ex, format, dir, opts)) = &export
+                && !json
+            {
+                print_export(ex, *format, opts, dir);
             }
             if json {
                 let mut v = serde_json::to_value(&r.summary)?;
@@ -695,6 +808,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     tagger::capacity::profile::DEFAULT_PROFILE,
                 )?,
                 classes: 1,
+                limits: Default::default(),
             };
             let spec = tagger::failures::FailureSpec::parse(&fail)?;
             let mut routing = routing;
@@ -763,14 +877,40 @@ fn run(cli: Cli) -> Result<ExitCode> {
             rules,
             out,
             format,
+            paths,
             switch,
             mapping,
+            limits,
         } => {
+            let mut inputs = vec![
+                ("--topology", topology.as_path()),
+                ("--rules", rules.as_path()),
+            ];
+            if let Some(p) = &paths {
+                inputs.push(("--paths", p.as_path()));
+            }
+            let profile_files = spec_files(&switch.name);
+            inputs.extend(profile_files.iter().map(|p| ("--switch", p.as_path())));
+            tagger::output::check_distinct(&[], &[("--out", out.as_path())], &inputs)?;
+            tagger::sonic::replaceable(&out)?;
             let opts = mapping.options(switch.profile()?)?;
             let topo = topo::file::read_json_file(&topology)?;
             tagger::capacity::check(&topo, &opts.profile)?;
-            let rules = RuleSet::read(&rules)?;
-            export_plan(&topo, &rules, format, &opts, &out, false)?;
+            let plan = RuleSet::read(&rules)?;
+            // Only a verified plan leaves: the same verifier as `tagger
+            // verify`, with the same limits and paths.
+            let elp = read_paths(&topo, paths.as_deref())?;
+            let report =
+                tagger::verify::verify_within(&topo, &plan, elp.as_ref(), &limits.limits());
+            if !report.ok() {
+                bail!(
+                    "{}: not exported, nothing written: {report}",
+                    rules.display()
+                );
+            }
+            let ex = build_export(&topo, &plan, format, &opts)?;
+            tagger::sonic::write(&out, &ex)?;
+            print_export(&ex, format, &opts, &out);
             Ok(ExitCode::SUCCESS)
         }
         Command::Verify {
@@ -778,7 +918,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             rules,
             exported,
             paths,
-            max_priorities,
+            limits,
         } => {
             let topo = topo::file::read_json_file(&topology)?;
             let rules = match (&rules, &exported) {
@@ -786,17 +926,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 (None, Some(d)) => tagger::sonic::read(&topo, d)?,
                 (None, None) => bail!("give --rules or --exported"),
             };
-            let elp = match &paths {
-                Some(p) => Some(ElpSet::build(
-                    &topo,
-                    &ElpSpec::parse(&format!("file:{}", p.display()))?,
-                )?),
-                None => None,
-            };
-            let limits = tagger::verify::Limits {
-                max_priorities: Some(max_priorities),
-            };
-            let report = tagger::verify::verify_within(&topo, &rules, elp.as_ref(), &limits);
+            let elp = read_paths(&topo, paths.as_deref())?;
+            let report =
+                tagger::verify::verify_within(&topo, &rules, elp.as_ref(), &limits.limits());
             say!("{report}");
             Ok(if report.ok() {
                 ExitCode::SUCCESS
@@ -825,6 +957,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Report { dir, out } => {
             let out = out.unwrap_or_else(|| dir.join("report.html"));
+            // The page may not replace the sweep's own files.
+            let results: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .map(|d| {
+                    d.filter_map(|e| e.ok().map(|e| e.path()))
+                        .filter(|p| p.is_file() && p.extension().is_none_or(|x| x != "html"))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let inputs: Vec<(&str, &Path)> = results
+                .iter()
+                .map(|p| ("the sweep's", p.as_path()))
+                .collect();
+            tagger::output::check_distinct(&[("--out", out.as_path())], &[], &inputs)?;
             tagger::report::write(&dir, &out)?;
             outln!("wrote {}", out.display());
             Ok(ExitCode::SUCCESS)
@@ -944,7 +1089,8 @@ fn elp_command(
     let channels = used.iter().filter(|&&u| u).count();
     let bf_edges = bf.key_count() - bf.first_hops.len();
     if let Some(p) = paths_out {
-        write_paths(topo, &elp, p, max)?;
+        tagger::output::write_atomic_with(p, |w| write_paths(w, topo, &elp, p, max))
+            .with_context(|| format!("writing paths to {}", p.display()))?;
     }
     if json {
         let v = serde_json::json!({
@@ -996,17 +1142,27 @@ fn elp_command(
     Ok(ExitCode::SUCCESS)
 }
 
-fn write_paths(topo: &tagger::Topology, elp: &ElpSet, path: &Path, max: u64) -> Result<()> {
-    tagger::output::write_atomic_with(path, |f| {
-        let mut w = std::io::BufWriter::new(f);
-        enumerate::for_each_path(topo, elp, max, |nodes| {
-            let line: Vec<String> = nodes.iter().map(u32::to_string).collect();
-            writeln!(w, "{}", line.join(" ")).map_err(|e| tagger::Error::io(path, e))
-        })?;
-        w.flush()
-            .map_err(|e| tagger::Error::io(tagger::output::shown(path), e))
-    })
-    .with_context(|| format!("writing paths to {}", path.display()))
+/// Writes the ELP's paths, one per line (node ids), to `w`.
+fn write_paths(
+    w: &mut (dyn Write + Send),
+    topo: &tagger::Topology,
+    elp: &ElpSet,
+    path: &Path,
+    max: u64,
+) -> tagger::Result<()> {
+    let shown = tagger::output::shown(path);
+    let mut w = std::io::BufWriter::new(w);
+    enumerate::for_each_path(topo, elp, max, |nodes| {
+        let line: Vec<String> = nodes.iter().map(u32::to_string).collect();
+        writeln!(w, "{}", line.join(" ")).map_err(|e| tagger::Error::io(shown, e))
+    })?;
+    w.flush().map_err(|e| tagger::Error::io(shown, e))
+}
+
+/// Writes `text` to `w`, errors naming `path`.
+fn write_text(w: &mut (dyn Write + Send), path: &Path, text: &str) -> tagger::Result<()> {
+    w.write_all(text.as_bytes())
+        .map_err(|e| tagger::Error::io(tagger::output::shown(path), e))
 }
 
 /// A progress line for `search` and `exact` (target, steps, paths still

@@ -34,6 +34,10 @@ pub struct RunConfig {
     /// Lossless application classes sharing the network (1: one), see
     /// [`crate::tagging::classes`].
     pub classes: u32,
+    /// What the switches hold: a plan over these limits fails
+    /// verification, so no run returns it ([`verify::Limits::SWITCH`] for
+    /// a plan to install; none in a sweep, which measures plans).
+    pub limits: verify::Limits,
 }
 
 record! {
@@ -305,7 +309,7 @@ pub fn run(cfg: &RunConfig) -> Result<RunResult> {
         "verify",
         verify::estimate_bytes(&topo, &elp, installed.states.len(), &rules),
     )?;
-    let report = verify::verify(&topo, &rules, Some(&elp));
+    let report = verify::verify_within(&topo, &rules, Some(&elp), &cfg.limits);
     if !report.ok() {
         return Err(Error::Verification(match &shared {
             Some(sh) => format!(

@@ -104,3 +104,401 @@ fn a_closed_pipe_is_a_quiet_exit() {
         closed_pipe(args, dir);
     }
 }
+
+/// Writes a fat-tree k=4 `kbounce:1` clos plan into `dir` (t.json,
+/// r.json) and returns the two paths as strings.
+fn plan_files(dir: &Path) -> (String, String) {
+    let t = dir.join("t.json").to_str().unwrap().to_string();
+    let r = dir.join("r.json").to_str().unwrap().to_string();
+    let paths = dir.join("elp.paths").to_str().unwrap().to_string();
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:1",
+        "--algo",
+        "clos",
+        "--topology-out",
+        &t,
+        "--rules-out",
+        &r,
+        "--paths-out",
+        &paths,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    (t, r)
+}
+
+/// The rules file at `r` rewritten by `edit` into `out`.
+fn edited(r: &str, out: &Path, edit: impl FnOnce(&mut serde_json::Value)) -> String {
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(r).unwrap()).unwrap();
+    edit(&mut v);
+    std::fs::write(out, v.to_string()).unwrap();
+    out.to_str().unwrap().to_string()
+}
+
+/// `tagger export` verifies first: a rule set `verify` refuses (a priority
+/// folded into another, an entry dropped, another topology's rules, more
+/// priorities than the queues) is not exported and nothing is written.
+#[test]
+fn export_refuses_what_verify_refuses() {
+    let d = tempfile::tempdir().unwrap();
+    let (t, r) = plan_files(d.path());
+    let fold = |v: &mut serde_json::Value| {
+        for e in v["entries"].as_array_mut().unwrap() {
+            for k in ["priority", "next_priority", "tag", "next_tag"] {
+                if e[k] == 2 {
+                    e[k] = 1.into();
+                }
+            }
+        }
+        v["priorities"] = 1.into();
+    };
+    let folded = edited(&r, &d.path().join("folded.json"), fold);
+    let dropped = edited(&r, &d.path().join("dropped.json"), |v| {
+        v["entries"].as_array_mut().unwrap().remove(7);
+    });
+    let other = edited(&r, &d.path().join("other.json"), |v| {
+        v["topology"] = "fattree:k=6".into();
+    });
+    let t6 = d.path().join("t6.json");
+    let r6 = d.path().join("r6.json");
+    let o = tagger(&[
+        "run",
+        "fattree:k=6",
+        "--elp",
+        "kbounce:2",
+        "--algo",
+        "clos",
+        "--topology-out",
+        t6.to_str().unwrap(),
+        "--rules-out",
+        r6.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let elp = d.path().join("elp.paths");
+    for (topo, rules, why) in [
+        (t.as_str(), folded.as_str(), "cycle"),
+        (t.as_str(), dropped.as_str(), "[replay]"),
+        (t.as_str(), other.as_str(), "topology"),
+    ] {
+        for format in ["sonic", "json"] {
+            let out = d.path().join(format!("ex-{format}"));
+            let o = tagger(&[
+                "export",
+                "--topology",
+                topo,
+                "--rules",
+                rules,
+                "--out",
+                out.to_str().unwrap(),
+                "--format",
+                format,
+                "--paths",
+                elp.to_str().unwrap(),
+            ]);
+            assert_eq!(o.status.code(), Some(1), "{rules}: {}", text(&o));
+            assert!(text(&o).contains(why), "{rules}: {}", text(&o));
+            assert!(text(&o).contains("nothing written"), "{}", text(&o));
+            assert!(!out.exists(), "{rules}: {format} export written");
+        }
+    }
+    // Three priorities against two queues: refused by the same limit as
+    // verify's; allowed when the queues are raised.
+    let out = d.path().join("ex-q");
+    let args = |extra: &[&str]| {
+        let mut a = vec![
+            "export",
+            "--topology",
+            t6.to_str().unwrap(),
+            "--rules",
+            r6.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--max-priorities",
+        ];
+        a.extend_from_slice(extra);
+        tagger(&a)
+    };
+    let o = args(&["2"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("[priorities]"), "{}", text(&o));
+    assert!(!out.exists());
+    let o = args(&["3"]);
+    assert!(o.status.success(), "{}", text(&o));
+    // A path the plan cannot carry losslessly: the path file's check.
+    let paths = d.path().join("bad.paths");
+    std::fs::write(&paths, "0 4 0 4 0\n").unwrap();
+    let out2 = d.path().join("ex-p");
+    let o = tagger(&[
+        "export",
+        "--topology",
+        &t,
+        "--rules",
+        &r,
+        "--out",
+        out2.to_str().unwrap(),
+        "--paths",
+        paths.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(!out2.exists());
+}
+
+/// An export replaces its directory whole (no file of an earlier, larger
+/// export stays), and refuses a directory that holds anything else.
+#[test]
+fn exports_replace_their_directory_and_nothing_else() {
+    let d = tempfile::tempdir().unwrap();
+    let (t, r) = plan_files(d.path());
+    let ex = d.path().join("ex");
+    for format in ["sonic", "json"] {
+        let o = tagger(&[
+            "run",
+            "fattree:k=6",
+            "--elp",
+            "kbounce:1",
+            "--algo",
+            "clos",
+            "--export",
+            &format!("{format}:{}", ex.display()),
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+        assert_eq!(std::fs::read_dir(&ex).unwrap().count(), 45 + 1);
+        let o = tagger(&[
+            "export",
+            "--topology",
+            &t,
+            "--rules",
+            &r,
+            "--out",
+            ex.to_str().unwrap(),
+            "--format",
+            format,
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+        let mut names: Vec<String> = std::fs::read_dir(&ex)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names.len(), 20 + 1, "{names:?}");
+        assert!(!names.iter().any(|n| n == "44.json"), "{names:?}");
+        let o = tagger(&[
+            "verify",
+            "--topology",
+            &t,
+            "--exported",
+            ex.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    // Not an export: refused, and left as it was.
+    let foreign = d.path().join("foreign");
+    std::fs::create_dir(&foreign).unwrap();
+    std::fs::write(foreign.join("notes.txt"), "mine").unwrap();
+    for args in [
+        vec!["export", "--topology", &t, "--rules", &r, "--out"],
+        vec![
+            "run",
+            "fattree:k=4",
+            "--elp",
+            "kbounce:1",
+            "--algo",
+            "clos",
+            "--export",
+        ],
+    ] {
+        let mut args = args.clone();
+        let spec = format!("sonic:{}", foreign.display());
+        let target = if args[0] == "run" {
+            spec.as_str()
+        } else {
+            foreign.to_str().unwrap()
+        };
+        args.push(target);
+        let o = tagger(&args);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        assert!(text(&o).contains("not a tagger export"), "{}", text(&o));
+        assert_eq!(std::fs::read_dir(&foreign).unwrap().count(), 1);
+    }
+    // A file where the directory should be.
+    let file = d.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let o = tagger(&[
+        "export",
+        "--topology",
+        &t,
+        "--rules",
+        &r,
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+}
+
+/// Two outputs on one file (by name, through a link, or a hard link), an
+/// output that is an input, and an output inside the export directory
+/// are refused before any work, and nothing changes.
+#[test]
+fn outputs_never_overwrite_each_other_or_inputs() {
+    let d = tempfile::tempdir().unwrap();
+    let (t, r) = plan_files(d.path());
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    std::os::unix::fs::symlink(p("r.json"), p("link.json")).unwrap();
+    std::fs::hard_link(p("t.json"), p("hard.json")).unwrap();
+    let before = std::fs::read(&r).unwrap();
+    let run = |extra: &[&str]| {
+        let mut a = vec!["run", "fattree:k=4", "--elp", "kbounce:1", "--algo", "clos"];
+        a.extend_from_slice(extra);
+        tagger(&a)
+    };
+    let x = p("x");
+    let link = p("link.json");
+    let ex = p("ex");
+    let inside = p("ex/a.json");
+    let ex_spec = format!("sonic:{ex}");
+    let topo_file = format!("file:{t}");
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["--rules-out", &x, "--topology-out", &x],
+        vec!["--paths-out", &x, "--rules-out", &x],
+        vec!["--rules-out", &link, "--topology-out", &r],
+        vec!["--rules-out", &inside, "--export", &ex_spec],
+    ];
+    for extra in &cases {
+        let o = tagger(&{
+            let mut a = vec!["run", "fattree:k=4", "--elp", "kbounce:1", "--algo", "clos"];
+            a.extend_from_slice(extra);
+            a
+        });
+        let _ = &run;
+        assert_eq!(o.status.code(), Some(1), "{extra:?}: {}", text(&o));
+        assert!(text(&o).contains("name the same file"), "{}", text(&o));
+        assert!(!Path::new(&x).exists());
+        assert!(!Path::new(&ex).exists());
+    }
+    let _ = ex;
+    for extra in [
+        vec![
+            topo_file.as_str(),
+            "--elp",
+            "kbounce:1",
+            "--topology-out",
+            &t,
+        ],
+        vec![
+            topo_file.as_str(),
+            "--elp",
+            "kbounce:1",
+            "--rules-out",
+            "hard.json",
+        ],
+    ] {
+        let mut a = vec!["run"];
+        a.extend_from_slice(&extra);
+        let o = bin().args(&a).current_dir(d.path()).output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{extra:?}: {}", text(&o));
+        assert!(text(&o).contains("the input --topology"), "{}", text(&o));
+    }
+    assert_eq!(std::fs::read(&r).unwrap(), before);
+    // Export: an input inside the directory it would replace.
+    let o = tagger(&[
+        "export",
+        "--topology",
+        &t,
+        "--rules",
+        &r,
+        "--out",
+        d.path().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    // The report over a sweep's results.
+    let spec = concat!(env!("CARGO_MANIFEST_DIR"), "/datasets/failures-small.toml");
+    let sw = p("sw");
+    let o = tagger(&["sweep", spec, "--out", &sw, "--no-report"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let runs = p("sw/runs.parquet");
+    let kept = std::fs::read(&runs).unwrap();
+    let o = tagger(&["report", &sw, "--out", &runs]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(std::fs::read(&runs).unwrap(), kept);
+    let o = tagger(&["report", &sw]);
+    assert!(o.status.success(), "{}", text(&o));
+    // Standard output and devices are exempt.
+    let o = run(&["--rules-out", "/dev/null", "--topology-out", "/dev/null"]);
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+/// A run over the switch's limits (more priorities than queues, tags past
+/// DSCP's 64) fails like verify, and writes none of its outputs; raised
+/// limits let it through.
+#[test]
+fn a_failed_run_writes_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    let (c, t, ex) = (p("c.json"), p("t.json"), p("ex"));
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:1",
+        "--algo",
+        "clos",
+        "--classes",
+        "64",
+        "--rules-out",
+        &c,
+        "--topology-out",
+        &t,
+        "--export",
+        &format!("sonic:{ex}"),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("[priorities]"), "{}", text(&o));
+    assert!(text(&o).contains("[tags]"), "{}", text(&o));
+    for f in [&c, &t, &ex] {
+        assert!(!Path::new(f).exists(), "{f} written");
+    }
+    // Raised limits: the run passes, but the export cannot map 65
+    // priorities to queues, so still nothing is written.
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:1",
+        "--algo",
+        "clos",
+        "--classes",
+        "64",
+        "--max-priorities",
+        "65",
+        "--max-tags",
+        "65",
+        "--rules-out",
+        &c,
+        "--export",
+        &format!("sonic:{ex}"),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(!Path::new(&c).exists() && !Path::new(&ex).exists());
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:1",
+        "--algo",
+        "clos",
+        "--classes",
+        "64",
+        "--max-priorities",
+        "65",
+        "--max-tags",
+        "65",
+        "--rules-out",
+        &c,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(Path::new(&c).exists());
+}

@@ -17,6 +17,7 @@ fn run(topo: &str, elp: &str, algo: &str) -> RunResult {
         memory_budget: None,
         switch: Default::default(),
         classes: 1,
+        limits: Default::default(),
     })
     .unwrap_or_else(|e| panic!("{topo} {elp} {algo}: {e}"))
 }

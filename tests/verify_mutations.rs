@@ -292,12 +292,34 @@ fn the_header_is_checked_against_the_entries() {
     // Queues: 2 priorities fit 2, not 1.
     let lim = |n| tagger::verify::Limits {
         max_priorities: Some(n),
+        max_tags: None,
     };
     assert!(tagger::verify::verify_within(&t, &r, Some(&e), &lim(2)).ok());
     let rep = tagger::verify::verify_within(&t, &r, Some(&e), &lim(1));
     assert_eq!(
         rep.find("priorities"),
         Some(&Violation::Priorities { used: 2, queues: 1 }),
+        "{rep}"
+    );
+    // Tags: the plan's largest tag fits exactly; one tag fewer does not.
+    let top = r
+        .entries
+        .iter()
+        .map(|e| e.tag.max(e.next_tag))
+        .max()
+        .unwrap();
+    let tags = |n| tagger::verify::Limits {
+        max_priorities: None,
+        max_tags: Some(n),
+    };
+    assert!(tagger::verify::verify_within(&t, &r, Some(&e), &tags(top)).ok());
+    let rep = tagger::verify::verify_within(&t, &r, Some(&e), &tags(top - 1));
+    assert_eq!(
+        rep.find("tags"),
+        Some(&Violation::Tags {
+            used: top,
+            max: top - 1
+        }),
         "{rep}"
     );
 }

@@ -283,6 +283,7 @@ mod tests {
             memory_budget: None,
             switch,
             classes: 1,
+            limits: Default::default(),
         })
         .unwrap()
     }

@@ -146,6 +146,248 @@ pub fn write_string(path: &Path, text: &str) -> Result<()> {
     write_atomic(path, |f| f.write_all(text.as_bytes()))
 }
 
+/// A path as the file system resolves it: symbolic links followed, made
+/// absolute, and for a file that does not exist yet its directory resolved;
+/// with the file's identity (device, inode) when it exists.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Resolved {
+    path: PathBuf,
+    id: Option<(u64, u64)>,
+}
+
+impl Resolved {
+    fn of(path: &Path) -> Resolved {
+        use std::os::unix::fs::MetadataExt;
+        let id = std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()));
+        if let Ok(c) = std::fs::canonicalize(path) {
+            return Resolved { path: c, id };
+        }
+        let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let path = match (abs.parent(), abs.file_name()) {
+            (Some(dir), Some(name)) => std::fs::canonicalize(dir)
+                .map(|d| d.join(name))
+                .unwrap_or(abs.clone()),
+            _ => abs.clone(),
+        };
+        Resolved { path, id }
+    }
+
+    /// One file: the same resolved path, or the same file identity (a
+    /// hard link).
+    fn same(&self, other: &Resolved) -> bool {
+        self.path == other.path || (self.id.is_some() && self.id == other.id)
+    }
+}
+
+/// True for a path that exists and is neither a regular file nor a
+/// directory (`/dev/null`, a FIFO): several outputs may go there.
+fn is_device(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// Refuses, before any work, outputs that would overwrite each other or
+/// the run's own inputs: two `outputs` naming one file (by resolved path or
+/// by file identity, so links and hard links count), an output that is one
+/// of the `inputs`, and an output file or input inside an output directory
+/// of `dirs` (which an export replaces whole), or two such directories
+/// nested. Each item is (what names it, e.g. `--rules-out`; the path).
+/// Standard output (`-`) and devices such as `/dev/null` are exempt.
+///
+/// # Errors
+/// [`Error::SameFile`] naming both options and the file.
+pub fn check_distinct(
+    outputs: &[(&str, &Path)],
+    dirs: &[(&str, &Path)],
+    inputs: &[(&str, &Path)],
+) -> Result<()> {
+    let resolve = |items: &[(&str, &Path)]| -> Vec<(String, Resolved)> {
+        items
+            .iter()
+            .filter(|(_, p)| *p != Path::new("-") && !is_device(p))
+            .map(|(f, p)| (f.to_string(), Resolved::of(p)))
+            .collect()
+    };
+    let (outs, ins, dirs) = (resolve(outputs), resolve(inputs), resolve(dirs));
+    let same = |first: &str, second: &str, path: &Path| {
+        Err(Error::SameFile {
+            first: first.into(),
+            second: second.into(),
+            path: path.to_path_buf(),
+        })
+    };
+    for (i, (f, r)) in outs.iter().enumerate() {
+        if let Some((g, _)) = outs[i + 1..].iter().find(|(_, r2)| r.same(r2)) {
+            return same(f, g, &r.path);
+        }
+        if let Some((g, _)) = ins.iter().find(|(_, r2)| r.same(r2)) {
+            return same(f, &format!("the input {g}"), &r.path);
+        }
+    }
+    for (i, (d, dr)) in dirs.iter().enumerate() {
+        let inside = |r: &Resolved| r.path.starts_with(&dr.path) || dr.path.starts_with(&r.path);
+        if let Some((f, r)) = outs.iter().find(|(_, r)| inside(r)) {
+            return same(d, f, &r.path);
+        }
+        if let Some((f, r)) = ins.iter().find(|(_, r)| r.path.starts_with(&dr.path)) {
+            return same(d, &format!("the input {f}"), &r.path);
+        }
+        if let Some((e, er)) = dirs[i + 1..].iter().find(|(_, er)| inside(er)) {
+            return same(d, e, &er.path);
+        }
+    }
+    Ok(())
+}
+
+/// A file output's writer, run when its [`Staging`] commits.
+type FileWriter<'a> = Box<dyn FnOnce(&mut (dyn Write + Send)) -> Result<()> + 'a>;
+/// A directory output's filler, given the (temporary) directory to fill.
+type DirFiller<'a> = Box<dyn FnOnce(&Path) -> Result<()> + 'a>;
+
+enum Staged<'a> {
+    File(PathBuf, FileWriter<'a>),
+    Dir(PathBuf, DirFiller<'a>, fn(&Path) -> Result<()>),
+}
+
+/// A run's outputs, written all or nothing: [`Staging::commit`] writes
+/// every regular file and directory to a temporary sibling first, and only
+/// when all of them are complete renames them into place (a directory
+/// replaces the old one whole, so no stale file of an earlier output
+/// stays). If any write fails, the temporaries are removed and no output
+/// has changed. Standard output (`-`) and devices cannot be staged: they
+/// are written last, once the files are in place.
+#[derive(Default)]
+pub struct Staging<'a> {
+    items: Vec<Staged<'a>>,
+}
+
+impl std::fmt::Debug for Staging<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Staging")
+            .field("outputs", &self.items.len())
+            .finish()
+    }
+}
+
+impl<'a> Staging<'a> {
+    /// A file output at `path`, written by `write` at commit.
+    pub fn file(
+        &mut self,
+        path: &Path,
+        write: impl FnOnce(&mut (dyn Write + Send)) -> Result<()> + 'a,
+    ) {
+        self.items
+            .push(Staged::File(path.to_path_buf(), Box::new(write)));
+    }
+
+    /// A directory output at `path`, filled by `fill` (given an empty
+    /// directory) at commit. `replaceable` says whether an existing
+    /// directory at `path` may be replaced (its error is returned if not),
+    /// checked again at commit.
+    pub fn dir(
+        &mut self,
+        path: &Path,
+        replaceable: fn(&Path) -> Result<()>,
+        fill: impl FnOnce(&Path) -> Result<()> + 'a,
+    ) {
+        self.items
+            .push(Staged::Dir(path.to_path_buf(), Box::new(fill), replaceable));
+    }
+
+    /// Writes every output (see [`Staging`]).
+    ///
+    /// # Errors
+    /// The first write's error ([`Error::Io`] naming the path, or the
+    /// writer's own); no output has changed then, unless the error came
+    /// from standard output or a device, which are written last.
+    pub fn commit(self) -> Result<()> {
+        // Temporaries made so far, removed on any error.
+        let mut made: Vec<(PathBuf, PathBuf, bool)> = Vec::new();
+        let mut direct: Vec<(PathBuf, FileWriter<'a>)> = Vec::new();
+        let cleanup = |made: &[(PathBuf, PathBuf, bool)]| {
+            for (tmp, _, is_dir) in made {
+                let _ = if *is_dir {
+                    std::fs::remove_dir_all(tmp)
+                } else {
+                    std::fs::remove_file(tmp)
+                };
+            }
+        };
+        for item in self.items {
+            let r = match item {
+                Staged::File(path, write) => {
+                    if path == Path::new("-") || is_device(&path) {
+                        direct.push((path, write));
+                        continue;
+                    }
+                    (|| {
+                        let target = follow_links(&path).map_err(|e| Error::io(&path, e))?;
+                        if std::fs::metadata(&target).is_ok_and(|m| m.is_dir()) {
+                            return Err(Error::io(
+                                &path,
+                                std::io::Error::new(
+                                    std::io::ErrorKind::IsADirectory,
+                                    "is a directory",
+                                ),
+                            ));
+                        }
+                        let tmp = temp_path(&target);
+                        let mut f = std::fs::File::create(&tmp).map_err(|e| Error::io(&path, e))?;
+                        made.push((tmp.clone(), target, false));
+                        let mut w = std::io::BufWriter::new(&mut f);
+                        write(&mut w)?;
+                        w.flush().map_err(|e| Error::io(&path, e))?;
+                        drop(w);
+                        f.sync_all().map_err(|e| Error::io(&path, e))
+                    })()
+                }
+                Staged::Dir(path, fill, replaceable) => (|| {
+                    replaceable(&path)?;
+                    let tmp = temp_path(&path);
+                    std::fs::create_dir_all(&tmp).map_err(|e| Error::io(&path, e))?;
+                    made.push((tmp.clone(), path.clone(), true));
+                    fill(&tmp)
+                })(),
+            };
+            if let Err(e) = r {
+                cleanup(&made);
+                return Err(e);
+            }
+        }
+        for (i, (tmp, target, is_dir)) in made.iter().enumerate() {
+            let r = if *is_dir {
+                swap_dir(tmp, target)
+            } else {
+                std::fs::rename(tmp, target).map_err(|e| Error::io(target, e))
+            };
+            if let Err(e) = r {
+                cleanup(&made[i..]);
+                return Err(e);
+            }
+        }
+        for (path, write) in direct {
+            write_atomic_with(&path, write)?;
+        }
+        Ok(())
+    }
+}
+
+/// Puts the complete directory `tmp` where `target` is: the old `target`
+/// (if any) is moved aside, `tmp` renamed into place, the old one removed;
+/// if the second rename fails, the old one is put back.
+fn swap_dir(tmp: &Path, target: &Path) -> Result<()> {
+    if std::fs::symlink_metadata(target).is_err() {
+        return std::fs::rename(tmp, target).map_err(|e| Error::io(target, e));
+    }
+    let old = temp_path(target);
+    std::fs::rename(target, &old).map_err(|e| Error::io(target, e))?;
+    if let Err(e) = std::fs::rename(tmp, target) {
+        let _ = std::fs::rename(&old, target);
+        return Err(Error::io(target, e));
+    }
+    let _ = std::fs::remove_dir_all(&old);
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -378,17 +378,72 @@ fn lossless_profile(h: PortHeadroom, shared: bool) -> Value {
     })
 }
 
-/// Writes `DIR/<node>.json` per switch and `DIR/summary.json`, each
-/// atomically.
+/// Writes `DIR/<node>.json` per switch and `DIR/summary.json`: into a
+/// temporary sibling directory that then replaces `DIR` whole, so a reader
+/// never sees a half-written export or files of an earlier one. `DIR` must
+/// be new, empty or an earlier export ([`replaceable`]).
 ///
 /// # Errors
-/// I/O errors naming the file.
+/// [`Error::OutputDir`] for a directory that is not an export; I/O errors
+/// naming the file.
 pub fn write(dir: &Path, ex: &Export) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let mut staging = crate::output::Staging::default();
+    staging.dir(dir, replaceable, |tmp| write_files(tmp, ex));
+    staging.commit()
+}
+
+/// Writes the export's files into the (empty) directory `dir`: one
+/// `<node>.json` per switch and `summary.json`.
+///
+/// # Errors
+/// [`Error::Io`] naming the file.
+pub fn write_files(dir: &Path, ex: &Export) -> Result<()> {
     for s in &ex.switches {
         let text = serde_json::to_string_pretty(&s.config).expect("JSON values serialise");
         crate::output::write_string(&dir.join(format!("{}.json", s.node)), &(text + "\n"))?;
     }
     let text = serde_json::to_string_pretty(&ex.summary).expect("JSON values serialise");
     crate::output::write_string(&dir.join("summary.json"), &(text + "\n"))
+}
+
+/// Whether an export may replace the directory `dir`: it does not exist,
+/// is empty, or holds an earlier export (its `summary.json` names a
+/// `tagger-` format). Anything else is refused, so an export never mixes
+/// with or deletes files it did not write.
+///
+/// # Errors
+/// [`Error::OutputDir`] saying why.
+pub fn replaceable(dir: &Path) -> Result<()> {
+    let refuse = |reason: &str| {
+        Err(Error::OutputDir {
+            path: dir.to_path_buf(),
+            reason: reason.into(),
+        })
+    };
+    let meta = match std::fs::metadata(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Error::io(dir, e)),
+        Ok(m) => m,
+    };
+    if !meta.is_dir() {
+        return refuse("exists and is not a directory");
+    }
+    let mut entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
+    if entries.next().is_none() {
+        return Ok(());
+    }
+    let summary = dir.join("summary.json");
+    let ours = std::fs::metadata(&summary).is_ok_and(|m| m.is_file() && m.len() < 1 << 20)
+        && std::fs::read_to_string(&summary)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .and_then(|v| v["format"].as_str().map(|f| f.starts_with("tagger-")))
+            .unwrap_or(false);
+    if ours {
+        Ok(())
+    } else {
+        refuse(
+            "holds files that are not a tagger export (no summary.json of one): an export replaces its directory whole, so give a new or empty directory",
+        )
+    }
 }

@@ -38,7 +38,7 @@ mod table;
 #[cfg(test)]
 mod tests;
 
-pub use export::{Export, Switch, export, traffic_classes, write};
+pub use export::{Export, Switch, export, replaceable, traffic_classes, write, write_files};
 pub use read::read;
 pub use table::{TABLE_FORMAT, table};
 

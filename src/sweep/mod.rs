@@ -93,6 +93,9 @@ pub fn run_scenario(s: &Scenario) -> Outcome {
         memory_budget: s.memory_budget,
         switch: s.switch.clone(),
         classes: s.classes,
+        // A sweep measures plans, large ones too; fit says what a switch
+        // holds.
+        limits: Default::default(),
     };
     let mut failures = None;
     let (result, nodes) = match pipeline::run(&cfg) {

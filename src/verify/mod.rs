@@ -84,7 +84,23 @@ pub struct Limits {
     /// Lossless queues per port: a rule set using more priorities is
     /// refused (`None`: no limit).
     pub max_priorities: Option<u32>,
+    /// Tags the packet header can carry: a rule set using a larger tag is
+    /// refused (`None`: no limit). DSCP has 64 values ([`DSCP_TAGS`]).
+    pub max_tags: Option<u32>,
 }
+
+impl Limits {
+    /// What a stock switch holds: [`SWITCH_QUEUES`] lossless queues per
+    /// port and [`DSCP_TAGS`] tags; `tagger verify`'s and `tagger run`'s
+    /// defaults.
+    pub const SWITCH: Limits = Limits {
+        max_priorities: Some(SWITCH_QUEUES),
+        max_tags: Some(DSCP_TAGS),
+    };
+}
+
+/// Values of the DSCP field (6 bits), which carries the tag.
+pub const DSCP_TAGS: u32 = 64;
 
 /// Lossless queues per port on most switch ASICs (8 queues per port, and
 /// at most all of them lossless): the `tagger verify` default.
@@ -184,6 +200,18 @@ pub fn verify_within(
             used: r.priorities,
             queues: max,
         });
+    }
+    if let Some(max) = limits.max_tags {
+        let used = rules
+            .entries
+            .iter()
+            .map(|e| e.tag.max(e.next_tag))
+            .chain(host_tags.iter().copied())
+            .max()
+            .unwrap_or(0);
+        if used > max {
+            r.violate(Violation::Tags { used, max });
+        }
     }
     let (edges, cycle) = cycles::priority_cycles(topo, checked.same);
     r.dependency_edges += edges;

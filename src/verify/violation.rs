@@ -63,6 +63,13 @@ pub enum Violation {
         /// Lossless queues per port.
         queues: u32,
     },
+    /// A tag larger than the header field can carry.
+    Tags {
+        /// The largest tag the rules use.
+        used: u32,
+        /// Tags the field carries.
+        max: u32,
+    },
     /// A priority's dependency graph has a cycle: its channels in order,
     /// each with its (source, destination) nodes.
     Cycle {
@@ -88,7 +95,7 @@ pub enum Violation {
 
 impl Violation {
     /// The check that found it: `header`, `entry`, `key`, `queue`,
-    /// `decrease`, `priorities`, `cycle` or `replay`.
+    /// `decrease`, `priorities`, `tags`, `cycle` or `replay`.
     pub fn kind(&self) -> &'static str {
         match self {
             Violation::Header { .. } => "header",
@@ -97,6 +104,7 @@ impl Violation {
             Violation::Queue { .. } => "queue",
             Violation::Decrease { .. } => "decrease",
             Violation::Priorities { .. } => "priorities",
+            Violation::Tags { .. } => "tags",
             Violation::Cycle { .. } => "cycle",
             Violation::Replay { .. } => "replay",
         }
@@ -153,6 +161,10 @@ impl fmt::Display for Violation {
             Violation::Priorities { used, queues } => write!(
                 f,
                 "the rules use {used} lossless priorities; the switches have {queues} lossless queues per port"
+            ),
+            Violation::Tags { used, max } => write!(
+                f,
+                "the rules use tag {used}; the packet header carries {max} tags (DSCP)"
             ),
             Violation::Cycle { priority, channels } => {
                 let shown: Vec<String> = channels
