@@ -502,3 +502,80 @@ fn a_failed_run_writes_nothing() {
     assert!(o.status.success(), "{}", text(&o));
     assert!(Path::new(&c).exists());
 }
+
+/// Numbers past what the headroom arithmetic holds are errors naming the
+/// field, never a wrapped figure (a 1e17 m cable once gave "all switches
+/// fit" and an xoff of 2^64-1): on the command line, in a topology file,
+/// in a sweep spec and in a switch profile.
+#[test]
+fn out_of_range_numbers_are_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let (t, _) = plan_files(d.path());
+    let run = |extra: &[&str]| {
+        let mut a = vec!["run", "fattree:k=4", "--elp", "kbounce:1", "--algo", "clos"];
+        a.extend_from_slice(extra);
+        tagger(&a)
+    };
+    for (extra, field) in [
+        (&["--cable-m", "1e17"][..], "cable_m"),
+        (&["--speed-gbps", "1e9"], "port_speed_gbps"),
+    ] {
+        let o = run(extra);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        assert!(text(&o).contains(field), "{}", text(&o));
+        assert!(text(&o).contains("out of range"), "{}", text(&o));
+    }
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&t).unwrap()).unwrap();
+    let ends = v["links"][0].clone();
+    v["links"][0] = serde_json::json!({"ends": ends, "cable_m": 1e17});
+    let f = d.path().join("far.json");
+    std::fs::write(&f, v.to_string()).unwrap();
+    let o = tagger(&[
+        "run",
+        &format!("file:{}", f.display()),
+        "--elp",
+        "kbounce:1",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("links[0].cable_m"), "{}", text(&o));
+    let spec = d.path().join("far.toml");
+    std::fs::write(
+        &spec,
+        "name = \"far\"\ncable_m = [100, 1e17]\n[[group]]\nname = \"g\"\ntopology = \"fattree:k=4\"\nelp = \"kbounce:1\"\nalgo = \"clos\"\n",
+    )
+    .unwrap();
+    let out = d.path().join("far-out");
+    let o = tagger(&[
+        "sweep",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("cable_m"), "{}", text(&o));
+    assert!(!out.join("runs.parquet").exists());
+    // A profile file with a size past 2^40 bytes.
+    let some = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/datasets/switches/example.toml"
+    ));
+    let text0 = std::fs::read_to_string(some).unwrap();
+    let huge = text0
+        .lines()
+        .map(|l| {
+            if l.trim_start().starts_with("port_mtu") {
+                "port_mtu = 9000000000000000000".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_ne!(huge, text0, "{} has a port_mtu line", some.display());
+    let pf = d.path().join("huge.toml");
+    std::fs::write(&pf, huge).unwrap();
+    let o = run(&["--switch", &format!("file:{}", pf.display())]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("port_mtu"), "{}", text(&o));
+}

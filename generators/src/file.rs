@@ -192,19 +192,25 @@ pub fn parse_json(text: &str, origin: &str) -> Result<Topology> {
     let mut props = Vec::with_capacity(raw.links.len());
     for (l, &RawLink([a, b], p)) in raw.links.iter().enumerate() {
         if let Some(s) = p.speed_gbps
-            && !(s > 0.0 && s.is_finite())
+            && !(s > 0.0 && s <= crate::MAX_SPEED_GBPS)
         {
             return Err(bad(
                 format!("links[{l}].speed_gbps"),
-                format!("{s} must be a number > 0"),
+                format!(
+                    "{s} is out of range (a number > 0 and at most {})",
+                    crate::MAX_SPEED_GBPS
+                ),
             ));
         }
         if let Some(c) = p.cable_m
-            && !(c >= 0.0 && c.is_finite())
+            && !(0.0..=crate::MAX_CABLE_M).contains(&c)
         {
             return Err(bad(
                 format!("links[{l}].cable_m"),
-                format!("{c} must be a number >= 0"),
+                format!(
+                    "{c} is out of range (a number from 0 to {} m)",
+                    crate::MAX_CABLE_M
+                ),
             ));
         }
         props.push(p);

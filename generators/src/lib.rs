@@ -19,6 +19,7 @@ pub mod spec;
 
 pub use error::TopologyError;
 pub use model::{
-    ChannelId, Family, LinkId, LinkProps, NOT_ENDPOINT, Node, NodeId, NodeKind, Topology, digits,
+    ChannelId, Family, LinkId, LinkProps, MAX_CABLE_M, MAX_SPEED_GBPS, NOT_ENDPOINT, Node, NodeId,
+    NodeKind, Topology, digits,
 };
 pub use spec::{TopologySpec, build};

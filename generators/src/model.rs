@@ -234,6 +234,14 @@ pub struct Topology {
     port_names: Vec<Vec<String>>,
 }
 
+/// The longest cable a link may have, in metres (100 km: past any lossless
+/// data-center or metro link; headroom grows with it, and a bound keeps
+/// every buffer figure far from overflow).
+pub const MAX_CABLE_M: f64 = 100_000.0;
+
+/// The fastest port a link may have, in Gb/s (100 Tb/s).
+pub const MAX_SPEED_GBPS: f64 = 100_000.0;
+
 /// What a topology file may say about one link's physical layer; the
 /// capacity model falls back to the switch profile for what it does not.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -233,7 +233,13 @@ impl Profile {
             }
         }
         let size = |f: &'static str, v: &toml::Value| match v {
-            toml::Value::Integer(i) if *i >= 0 => Ok(*i as u64),
+            // 1 TiB: past any switch's buffer, and far from overflow
+            // when sizes are added up.
+            toml::Value::Integer(i) if (0..=1 << 40).contains(i) => Ok(*i as u64),
+            toml::Value::Integer(i) if *i >= 0 => Err((
+                f,
+                format!("{i} is out of range (a size in bytes, at most 2^40)"),
+            )),
             other => Err((
                 f,
                 format!("{other} is not a size in bytes (an integer >= 0)"),
@@ -302,7 +308,17 @@ impl Profile {
                     gearbox_delay_ns: r
                         .gearbox_delay_ns
                         .as_ref()
-                        .map_or(Ok(0.0), |v| non_negative("gearbox_delay_ns", v))?,
+                        .map_or(Ok(0.0), |v| non_negative("gearbox_delay_ns", v))
+                        .and_then(|g| {
+                            if g <= 1e9 {
+                                Ok(g)
+                            } else {
+                                Err((
+                                    "gearbox_delay_ns",
+                                    format!("{g} is out of range (at most 1e9 ns)"),
+                                ))
+                            }
+                        })?,
                 })
             }
         };
@@ -320,6 +336,12 @@ impl Profile {
             .map_or(Ok(1.0), |v| positive("oversubscription", v))?;
         if oversubscription < 1.0 {
             return Err(("oversubscription", format!("{oversubscription} is below 1")));
+        }
+        if oversubscription > 1000.0 {
+            return Err((
+                "oversubscription",
+                format!("{oversubscription} is out of range (at most 1000)"),
+            ));
         }
         let port_speed_gbps = positive("port_speed_gbps", &r.port_speed_gbps)?;
         let host_speed_gbps = r
@@ -418,6 +440,37 @@ impl Profile {
 
     /// Every speed the profile itself names can be sized ([`Profile::sizes`]).
     fn check_speeds(&self) -> std::result::Result<(), (&'static str, String)> {
+        use tagger_generators::{MAX_CABLE_M, MAX_SPEED_GBPS};
+        let level_cables = self.levels.iter().filter_map(|l| l.cable_m);
+        for (field, c) in [
+            ("cable_m", self.cable_m),
+            ("host_cable_m", self.host_cable_m),
+        ]
+        .into_iter()
+        .chain(level_cables.map(|c| ("levels", c)))
+        {
+            if !(0.0..=MAX_CABLE_M).contains(&c) {
+                return Err((
+                    field,
+                    format!("{c} is out of range (a number from 0 to {MAX_CABLE_M} m)"),
+                ));
+            }
+        }
+        let level_speeds = self.levels.iter().filter_map(|l| l.speed_gbps);
+        for (field, s) in [
+            ("port_speed_gbps", self.port_speed_gbps),
+            ("host_speed_gbps", self.host_speed_gbps),
+        ]
+        .into_iter()
+        .chain(level_speeds.map(|s| ("levels", s)))
+        {
+            if !(s > 0.0 && s <= MAX_SPEED_GBPS) {
+                return Err((
+                    field,
+                    format!("{s} is out of range (a number > 0 and at most {MAX_SPEED_GBPS} Gb/s)"),
+                ));
+            }
+        }
         let level_speeds = self.levels.iter().filter_map(|l| l.speed_gbps);
         for (field, speed) in [
             ("port_speed_gbps", self.port_speed_gbps),
@@ -547,6 +600,8 @@ impl Profile {
             }
             p.port_speed_gbps = s;
         }
+        // Out-of-range values (a 1e17 m cable) are refused by
+        // check_speeds below, naming the field.
         if let Some(h) = headroom {
             if h == HeadroomModel::Sonic && p.sonic.is_none() {
                 return Err(bad(
