@@ -15,6 +15,18 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 /// Largest budget accepted (1 PiB): anything above is a typo.
 const MAX_BUDGET: u64 = 1 << 50;
 
+/// The budget a run gets when none is given: half the memory this process
+/// may use ([`tagger_generators::file::machine_memory`]: the machine's, or
+/// its cgroup's limit), so an instance too large for the machine is refused
+/// by its estimate before it allocates, instead of ending in an aborted
+/// allocation or swapping. Half, because the estimates count the large
+/// structures only and come in below the measured peak. `None` where the
+/// memory cannot be read. `--memory-budget SIZE` replaces it, `--memory-budget
+/// none` lifts it.
+pub fn machine_default() -> Option<u64> {
+    tagger_generators::file::machine_memory().map(|m| m / 2)
+}
+
 /// A memory budget, the bytes held by finished stages' structures, and the
 /// largest estimate charged against it. Shared by the threads of one
 /// scenario (greedy restarts), hence atomics.

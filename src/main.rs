@@ -159,9 +159,10 @@ enum Command {
         #[arg(long, default_value_t = 10_000_000)]
         max_paths: u64,
         /// Fail if the ELP tables or the tagged graph are estimated past
-        /// this (e.g. 8GiB), before they are built where they can be.
+        /// this (e.g. 8GiB), before they are built where they can be;
+        /// `none` lifts it (default: half the machine's memory).
         #[arg(long, value_parser = parse_budget)]
-        memory_budget: Option<u64>,
+        memory_budget: Option<MemoryBudget>,
     },
     /// Run the whole pipeline on one scenario: generate, ELP, tag, rules, verify.
     #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}\n\nAlgorithms: brute, greedy (default), greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K,\nsearch[:budget=N,seed=X,time=S,paths=N] (fewest priorities: order plans and local search),\nexact[:timeout=S] (fewest priorities, proven by a SAT solver; default timeout 600 s)"))]
@@ -191,9 +192,10 @@ enum Command {
         paths_out: Option<PathBuf>,
         #[arg(long, default_value_t = 10_000_000)]
         max_paths: u64,
-        /// Fail if the run's estimated memory exceeds this (e.g. 8GiB).
+        /// Fail if the run's estimated memory exceeds this (e.g. 8GiB);
+        /// `none` lifts it (default: half the machine's memory).
         #[arg(long, value_parser = parse_budget)]
-        memory_budget: Option<u64>,
+        memory_budget: Option<MemoryBudget>,
         /// Seconds `search` and `exact` may run (the smaller of this and
         /// their own `time=` / `timeout=`); a run stopped by it keeps its
         /// best verified plan and says so.
@@ -248,9 +250,10 @@ enum Command {
         /// Skip the failure-aware plan.
         #[arg(long)]
         no_aware: bool,
-        /// Fail if the run's estimated memory exceeds this (e.g. 8GiB).
+        /// Fail if the run's estimated memory exceeds this (e.g. 8GiB);
+        /// `none` lifts it (default: half the machine's memory).
         #[arg(long, value_parser = parse_budget)]
-        memory_budget: Option<u64>,
+        memory_budget: Option<MemoryBudget>,
     },
     /// Export a rule set per switch (DIR/<node>.json and DIR/summary.json):
     /// SONiC config_db JSON (port maps, PFC, buffers sized by the switch
@@ -346,10 +349,11 @@ enum Command {
         /// runs-shard-I-of-N.parquet, e.g. for a cluster job array.
         #[arg(long)]
         shard: Option<sweep::Shard>,
-        /// Per-scenario memory budget (e.g. 8GiB), overriding the spec's; a
-        /// scenario whose estimate exceeds it is recorded as failed.
+        /// Per-scenario memory budget (e.g. 8GiB, or none), overriding the
+        /// spec's; a scenario whose estimate exceeds it is recorded as
+        /// failed. Scenarios without one get half the machine's memory.
         #[arg(long, value_parser = parse_budget)]
-        memory_budget: Option<u64>,
+        memory_budget: Option<MemoryBudget>,
         /// Do not write DIR/report.html at the end.
         #[arg(long)]
         no_report: bool,
@@ -504,8 +508,23 @@ fn print_export(
     }
 }
 
-fn parse_budget(s: &str) -> std::result::Result<u64, String> {
-    tagger::budget::parse_size(s)
+/// `--memory-budget`: a size, or `none` for no limit. Without the option
+/// a run gets [`tagger::budget::machine_default`].
+#[derive(Clone, Copy)]
+struct MemoryBudget(Option<u64>);
+
+impl MemoryBudget {
+    /// The budget in force: the option's, or the machine's default.
+    fn resolve(arg: Option<MemoryBudget>) -> Option<u64> {
+        arg.map_or_else(tagger::budget::machine_default, |b| b.0)
+    }
+}
+
+fn parse_budget(s: &str) -> std::result::Result<MemoryBudget, String> {
+    if s.eq_ignore_ascii_case("none") {
+        return Ok(MemoryBudget(None));
+    }
+    tagger::budget::parse_size(s).map(|b| MemoryBudget(Some(b)))
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -638,7 +657,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             memory_budget,
         } => {
             claim_stdout(&[("--paths-out", paths_out.as_deref())], json)?;
-            let budget = tagger::budget::Budget::new(memory_budget);
+            let budget = tagger::budget::Budget::new(MemoryBudget::resolve(memory_budget));
             let topo = pipeline::build_topology(&TopologySpec::parse(&topology)?, &budget)?;
             let spec = ElpSpec::parse(&elp)?;
             elp_command(&topo, &spec, json, paths_out.as_deref(), max_paths, &budget)
@@ -720,7 +739,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 elp: ElpSpec::parse(&elp)?,
                 algo: with_time_limit(algo, time_limit)?,
                 cycle,
-                memory_budget,
+                memory_budget: MemoryBudget::resolve(memory_budget),
                 switch: switch.profile()?,
                 classes,
                 limits: limits.limits(),
@@ -803,7 +822,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 elp: ElpSpec::parse(&elp)?,
                 algo,
                 cycle,
-                memory_budget,
+                memory_budget: MemoryBudget::resolve(memory_budget),
                 switch: tagger::capacity::Profile::resolve(
                     tagger::capacity::profile::DEFAULT_PROFILE,
                 )?,
@@ -826,7 +845,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 aware: !no_aware,
             };
             let t0 = std::time::Instant::now();
-            let budget = tagger::budget::Budget::new(memory_budget);
+            let budget = tagger::budget::Budget::new(MemoryBudget::resolve(memory_budget));
             let bar = indicatif::ProgressBar::new(0);
             if std::io::stderr().is_terminal() {
                 bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
@@ -1419,7 +1438,7 @@ struct SweepArgs<'a> {
     max: usize,
     resume: bool,
     shard: Option<sweep::Shard>,
-    memory_budget: Option<u64>,
+    memory_budget: Option<MemoryBudget>,
     report: bool,
 }
 
@@ -1436,7 +1455,7 @@ fn sweep_command(a: SweepArgs) -> Result<ExitCode> {
     } = a;
     let (text, file) = match spec {
         Some(p) => (
-            std::fs::read_to_string(p)
+            tagger::topo::file::read_input(p)
                 .with_context(|| format!("reading sweep spec {}", p.display()))?,
             p.display().to_string(),
         ),
@@ -1446,9 +1465,10 @@ fn sweep_command(a: SweepArgs) -> Result<ExitCode> {
         ),
     };
     let mut sw = Sweep::parse(&text, &file, max)?;
-    if memory_budget.is_some() {
+    if let Some(MemoryBudget(b)) = memory_budget {
         for s in &mut sw.scenarios {
-            s.memory_budget = memory_budget;
+            s.memory_budget = b;
+            s.default_budget = None;
         }
     }
     let jobs = jobs.unwrap_or_else(rayon::current_num_threads);

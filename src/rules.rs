@@ -232,7 +232,7 @@ impl RuleSet {
     /// # Errors
     /// [`Error::RulesFile`] naming the line or field at fault.
     pub fn read(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = tagger_generators::file::read_input(path).map_err(|e| Error::io(path, e))?;
         Self::parse(&text, path)
     }
 

@@ -579,3 +579,132 @@ fn out_of_range_numbers_are_errors() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("port_mtu"), "{}", text(&o));
 }
+
+/// Runs `args` in `dir`, failing the test (instead of hanging) if it has
+/// not ended within a minute.
+fn bounded(args: &[&str], dir: &Path) -> std::process::Output {
+    let mut child = bin()
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("{args:?} did not end within a minute");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Every input must be a regular file: a device (`/dev/zero` never ends),
+/// a FIFO (blocks until a writer comes) or a link to one is refused at
+/// once, naming the file, for each kind of input.
+#[test]
+fn inputs_must_be_regular_files() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    let (t, r) = plan_files(dir);
+    let fifo = dir.join("fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    std::os::unix::fs::symlink("/dev/zero", dir.join("zero.json")).unwrap();
+    let ex = dir.join("ex");
+    let o = tagger(&[
+        "export",
+        "--topology",
+        &t,
+        "--rules",
+        &r,
+        "--out",
+        ex.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    std::fs::remove_file(ex.join("4.json")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", ex.join("4.json")).unwrap();
+    for bad in ["/dev/zero", "fifo", "zero.json"] {
+        let file = format!("file:{bad}");
+        let cases: Vec<Vec<&str>> = vec![
+            vec!["run", &file, "--elp", "shortest"],
+            vec!["run", "fattree:k=4", "--elp", &file],
+            vec!["run", "fattree:k=4", "--elp", "shortest", "--switch", &file],
+            vec!["verify", "--topology", &t, "--rules", bad],
+            vec!["verify", "--topology", &t, "--rules", &r, "--paths", bad],
+            vec!["sweep", bad, "--out", "sw"],
+            vec![
+                "failures",
+                "fattree:k=4",
+                "--elp",
+                "kbounce:1",
+                "--fail",
+                &file,
+            ],
+        ];
+        for args in cases {
+            let o = bounded(&args, dir);
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {}", text(&o));
+            assert!(
+                text(&o).contains("not a regular file"),
+                "{args:?}: {}",
+                text(&o)
+            );
+        }
+    }
+    let o = bounded(&["verify", "--topology", &t, "--exported", "ex"], dir);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("not a regular file"), "{}", text(&o));
+    // `--switch file:` with no path says so.
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "shortest",
+        "--switch",
+        "file:",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("is empty"), "{}", text(&o));
+}
+
+/// Without `--memory-budget`, a run gets half the machine's memory, so an
+/// instance far too large is refused by its estimate at once instead of
+/// ending in an aborted allocation; `none` lifts the default.
+#[test]
+fn the_default_budget_refuses_what_the_machine_cannot_hold() {
+    let o = tagger(&[
+        "run",
+        "jellyfish:n=1000000,ports=64,r=12",
+        "--elp",
+        "shortest",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("memory budget exceeded in elp"),
+        "{}",
+        text(&o)
+    );
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:1",
+        "--memory-budget",
+        "none",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["memory_budget_bytes"].is_null(), "{v}");
+    let o = tagger(&["run", "fattree:k=4", "--elp", "kbounce:1", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["memory_budget_bytes"].as_u64().unwrap() > 0, "{v}");
+}

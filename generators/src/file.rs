@@ -108,6 +108,76 @@ struct RawNode {
     port_names: Vec<String>,
 }
 
+/// Physical memory this process may use, in bytes: the machine's
+/// (`MemTotal` in `/proc/meminfo`), or its cgroup's limit when lower;
+/// `None` where neither can be read.
+pub fn machine_memory() -> Option<u64> {
+    let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
+        t.lines()
+            .find_map(|l| l.strip_prefix("MemTotal:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map(|kib| kib.saturating_mul(1024))
+    });
+    let cgroup = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
+        .ok()
+        .and_then(|t| t.trim().parse::<u64>().ok());
+    match (total, cgroup) {
+        (Some(t), Some(c)) => Some(t.min(c)),
+        (t, c) => t.or(c),
+    }
+}
+
+/// The largest input file read: an eighth of [`machine_memory`] (a
+/// parsed file takes several times its text), 1 GiB where that is
+/// unknown.
+pub fn max_input_bytes() -> u64 {
+    machine_memory().map_or(1 << 30, |m| m / 8)
+}
+
+/// Reads a text input (a topology, rules, path, profile, spec or failure
+/// file) whole, refusing what cannot be one: a directory, a device, a FIFO
+/// or socket (`/dev/zero` would never end, a FIFO may block forever), and a
+/// file larger than [`max_input_bytes`].
+///
+/// # Errors
+/// An I/O error whose message says which.
+pub fn read_input(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let limit = max_input_bytes();
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file (a device, FIFO or socket)"
+        };
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("is {what}; an input must be a regular file"),
+        ));
+    }
+    let too_big = |n: u64| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "is {n} bytes or more, over the {limit}-byte limit on inputs (an eighth of this machine's memory)"
+            ),
+        )
+    };
+    if meta.len() > limit {
+        return Err(too_big(meta.len()));
+    }
+    // The file may grow while it is read: stop one byte past the limit.
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(limit + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > limit {
+        return Err(too_big(text.len() as u64));
+    }
+    Ok(text)
+}
+
 /// Reads a topology from a `tagger-topology/1` JSON file.
 ///
 /// # Errors
@@ -115,7 +185,7 @@ struct RawNode {
 /// line and column (JSON syntax, missing fields) or the element
 /// (`nodes[3].hosts`, `links[7]`) at fault.
 pub fn read_json_file(path: &Path) -> Result<Topology> {
-    let text = std::fs::read_to_string(path).map_err(|cause| TopologyError::Io {
+    let text = read_input(path).map_err(|cause| TopologyError::Io {
         path: path.to_path_buf(),
         cause,
     })?;

@@ -514,7 +514,15 @@ impl Profile {
                 Some((p, n)) => (p, Some(n)),
                 None => (rest, None),
             };
-            let text = std::fs::read_to_string(path)
+            if path.is_empty() {
+                return Err(Error::Profile {
+                    origin: "--switch".into(),
+                    profile: spec.to_string(),
+                    field: "path".into(),
+                    reason: "is empty: give file:PATH or file:PATH#NAME".into(),
+                });
+            }
+            let text = tagger_generators::file::read_input(std::path::Path::new(path))
                 .map_err(|e| Error::io(std::path::Path::new(path), e))?;
             let all = Profile::parse_all(&text, path)?;
             return match name {

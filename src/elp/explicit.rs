@@ -143,7 +143,7 @@ impl PathList {
     /// [`Error::PathFile`] naming the line of the first path that is not a
     /// path of the topology.
     pub fn read(topo: &Topology, path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = tagger_generators::file::read_input(path).map_err(|e| Error::io(path, e))?;
         Self::parse(topo, &text, path)
     }
 

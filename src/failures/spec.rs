@@ -294,7 +294,7 @@ impl FailureSpec {
 /// A failure file: one `u v` node pair per line (every link between them
 /// fails); `#` starts a comment.
 fn read_file(topo: &Topology, path: &Path) -> Result<Trial> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = tagger_generators::file::read_input(path).map_err(|e| Error::io(path, e))?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let n = topo.node_count();
     let mut links = Vec::new();

@@ -11,7 +11,7 @@ use tagger_generators::{LinkId, NodeId, Topology};
 
 /// A directory's JSON file, parsed.
 pub(super) fn load(p: &Path) -> Result<Value> {
-    let text = std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?;
+    let text = tagger_generators::file::read_input(p).map_err(|e| Error::io(p, e))?;
     serde_json::from_str(&text).map_err(|e| Error::Export {
         reason: format!("{}: {e}", p.display()),
     })

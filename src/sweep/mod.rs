@@ -90,7 +90,7 @@ pub fn run_scenario(s: &Scenario) -> Outcome {
         elp: s.elp.clone(),
         algo: s.algo,
         cycle: s.cycle,
-        memory_budget: s.memory_budget,
+        memory_budget: s.memory_budget.or(s.default_budget),
         switch: s.switch.clone(),
         classes: s.classes,
         // A sweep measures plans, large ones too; fit says what a switch
@@ -163,7 +163,7 @@ fn what_if(
         algo: s.algo,
         cycle: s.cycle,
     };
-    let budget = crate::budget::Budget::new(s.memory_budget);
+    let budget = crate::budget::Budget::new(s.memory_budget.or(s.default_budget));
     let mut reports = crate::failures::what_if(&plan, &f.spec, &[f.routing], f.options, &budget)?;
     Ok(reports.pop().map(|rep| (rep, t0.elapsed().as_secs_f64())))
 }

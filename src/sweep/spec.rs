@@ -150,8 +150,13 @@ pub struct Scenario {
     pub algo: Algo,
     /// Incremental cycle detection backend.
     pub cycle: CycleBackend,
-    /// Bytes the scenario may use (estimated, see [`crate::budget`]).
+    /// Bytes the scenario may use (estimated, see [`crate::budget`]), as
+    /// the spec (or `--memory-budget`) gives it; the `memory_budget_bytes`
+    /// column.
     pub memory_budget: Option<u64>,
+    /// The budget that applies when `memory_budget` is `None`: the
+    /// machine's ([`crate::budget::machine_default`]), or none when lifted.
+    pub default_budget: Option<u64>,
     /// The switch model the plan is fitted to, with the grid's links.
     pub switch: crate::capacity::Profile,
     /// Lossless application classes sharing the network.
@@ -238,10 +243,18 @@ fn compatible(
 
 /// `Ok` when `path` names a file that can be opened for reading.
 fn readable_file(path: &std::path::Path) -> std::result::Result<(), String> {
-    match std::fs::File::open(path) {
-        Ok(f) if f.metadata().is_ok_and(|m| m.is_dir()) => {
-            Err(format!("{} is a directory", path.display()))
+    // Metadata first: opening a FIFO would block until a writer comes.
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => return Err(format!("{} is a directory", path.display())),
+        Ok(m) if !m.is_file() => {
+            return Err(format!(
+                "{} is not a regular file (a device, FIFO or socket)",
+                path.display()
+            ));
         }
+        _ => {}
+    }
+    match std::fs::File::open(path) {
         Ok(_) => Ok(()),
         Err(e) => Err(format!("cannot read {}: {e}", path.display())),
     }
@@ -312,6 +325,7 @@ impl Sweep {
             .map(RawSize::bytes)
             .transpose()
             .map_err(|r| err("memory_budget".into(), r))?;
+        let machine = crate::budget::machine_default();
         let mut scenarios = Vec::new();
         let mut names = std::collections::BTreeSet::new();
         for (gi, g) in raw.group.iter().enumerate() {
@@ -470,6 +484,7 @@ impl Sweep {
                                         algo,
                                         cycle,
                                         memory_budget,
+                                        default_budget: machine,
                                         switch: switch.clone(),
                                         classes: m,
                                         failures: fail.clone(),
