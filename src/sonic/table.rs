@@ -4,7 +4,7 @@
 
 use super::classify::classify;
 use super::port_names;
-use super::read::{header, number, switch_files};
+use super::read::{Arrivals, check_arrivals, header, number, switch_files};
 use crate::error::{Error, Result};
 use crate::rules::{Entry, RuleSet, compress};
 use serde_json::{Value, json};
@@ -126,22 +126,66 @@ pub(super) fn read(
 ) -> Result<RuleSet> {
     let mut all = Vec::new();
     let mut ingress_all: Vec<Vec<(u32, u32)>> = vec![Vec::new(); topo.node_count()];
+    let mut arrivals = Arrivals::new();
     for found in switch_files(topo, dir, summary, bad) {
         let (v, file, t) = found?;
         let bad = |r: String| bad(&file, r);
         let links: Vec<LinkId> = topo.out_channels(v).iter().map(|&c| c >> 1).collect();
-        // Port name -> its link (None: a host port), as the file lists them.
+        // Port name -> its link (None: a host port), as the file lists
+        // them: each link port where the export puts it (the topology's
+        // port name, its link and the peer at the link's other end), then
+        // host ports under the topology's names for them.
+        let listed = t["ports"].as_array().ok_or_else(|| {
+            bad(format!(
+                "ports = {} is not a list",
+                super::read::excerpt(&t["ports"].to_string())
+            ))
+        })?;
+        if listed.len() < links.len() {
+            return Err(bad(format!(
+                "ports lists {} ports; node {v} has {} links",
+                listed.len(),
+                links.len()
+            )));
+        }
+        let names = port_names(topo, v, listed.len());
         let mut port: BTreeMap<String, Option<LinkId>> = BTreeMap::new();
-        for p in t["ports"].as_array().into_iter().flatten() {
+        for (i, p) in listed.iter().enumerate() {
             let name = p["name"]
                 .as_str()
-                .ok_or_else(|| bad(format!("ports: {p} has no name")))?;
-            let link = match number(&p["link"]) {
-                Some(l) if links.contains(&l) => Some(l),
-                Some(l) => return Err(bad(format!("port {name}: link {l} is not node {v}'s"))),
-                None => None,
+                .ok_or_else(|| bad(format!("ports[{i}] has no name")))?;
+            let shown = super::read::excerpt(name);
+            if name != names[i] {
+                return Err(bad(format!(
+                    "ports[{i}] is named {shown}; the topology names that port {}",
+                    names[i]
+                )));
+            }
+            let link = match links.get(i) {
+                Some(&l) => {
+                    let [a, b] = topo.links()[l as usize];
+                    let peer = if a == v { b } else { a };
+                    if number(&p["link"]) != Some(l) || number(&p["peer"]) != Some(peer) {
+                        return Err(bad(format!(
+                            "port {shown}: link {} to peer {}, but in the topology it is link {l} to node {peer}",
+                            p["link"], p["peer"]
+                        )));
+                    }
+                    Some(l)
+                }
+                None => {
+                    if p["host"] != Value::Bool(true) || !p["link"].is_null() {
+                        return Err(bad(format!(
+                            "port {shown}: node {v} has {} links, so ports[{i}] is a host port",
+                            links.len()
+                        )));
+                    }
+                    None
+                }
             };
-            port.insert(name.to_string(), link);
+            if port.insert(name.to_string(), link).is_some() {
+                return Err(bad(format!("port {shown} is listed twice")));
+            }
         }
         let port_of = |n: &Value| -> Result<Option<LinkId>> {
             let n = n.as_str().unwrap_or_default();
@@ -170,6 +214,9 @@ pub(super) fn read(
                 .get(&class)
                 .ok_or_else(|| bad(format!("ingress {i}: class {class} is not defined")))?;
             ingress_all[v as usize].push((tag, prio));
+            if let Some(l) = in_link {
+                arrivals.entry((v, l)).or_default().insert(tag, prio);
+            }
             for &(out_link, next_tag, next_priority) in egress {
                 if in_link != Some(out_link) {
                     rebuilt.push(Entry {
@@ -230,6 +277,7 @@ pub(super) fn read(
         all.extend(rebuilt);
     }
     all.sort_unstable();
+    check_arrivals(topo, &all, &arrivals, bad)?;
     for m in &mut ingress_all {
         m.sort_unstable();
         m.dedup();

@@ -480,3 +480,238 @@ fn the_worked_example_exports_and_verifies() {
         }
     }
 }
+
+/// An export of a plan whose switches run out of traffic classes, so its
+/// rewrites are ACL rules: its topology, ELP, export and one switch file's
+/// name that has ACL rules.
+fn acl_export() -> (Topology, crate::elp::ElpSet, Export, u32) {
+    let (t, e, r) = plan("fattree:k=6", "kbounce:2", "greedy");
+    let ex = export(&t, &r, &Options::default()).unwrap();
+    let node = ex
+        .switches
+        .iter()
+        .find(|s| s.config["ACL_RULE"].is_object())
+        .expect("a greedy kbounce:2 plan needs ACL rules somewhere")
+        .node;
+    (t, e, ex, node)
+}
+
+/// Edits the switch file of `node` in an export directory.
+fn edit_one(dir: &std::path::Path, node: u32, f: impl FnOnce(&mut Value)) {
+    let p = dir.join(format!("{node}.json"));
+    let mut db: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    f(&mut db);
+    std::fs::write(&p, serde_json::to_string(&db).unwrap()).unwrap();
+}
+
+/// ACL rules count only as a switch applies them: through a defined table,
+/// at egress, of a declared type that allows their matches and actions,
+/// bound to their out ports, in PRIORITY order; a drop over a lossless
+/// rewrite, an ambiguous tie and a PRIORITY that is no number are refused,
+/// each naming the rule. A drop below a rewrite changes nothing.
+#[test]
+fn acl_rules_count_as_a_switch_applies_them() {
+    let (t, e, ex, node) = acl_export();
+    let first_rule = |db: &Value| -> (String, Value) {
+        let (k, v) = db["ACL_RULE"].as_object().unwrap().iter().next().unwrap();
+        (k.clone(), v.clone())
+    };
+    type Mutation = Box<dyn FnOnce(&mut Value)>;
+    let cases: Vec<(Mutation, &str)> = vec![
+        (
+            Box::new(|db| {
+                db.as_object_mut().unwrap().remove("ACL_TABLE");
+            }),
+            "is not defined: the switch would not apply this rule",
+        ),
+        (
+            Box::new(|db| {
+                let rules = db["ACL_RULE"].as_object().unwrap().clone();
+                db["ACL_RULE"] = Value::Object(
+                    rules
+                        .into_iter()
+                        .map(|(k, v)| (k.replace("TAGGER_REWRITE|", "ELSEWHERE|"), v))
+                        .collect(),
+                );
+            }),
+            "ACL_TABLE|ELSEWHERE is not defined",
+        ),
+        (
+            Box::new(|db| db["ACL_TABLE"]["TAGGER_REWRITE"]["ports"] = json!([])),
+            "is not bound to port",
+        ),
+        (
+            Box::new(|db| db["ACL_TABLE"]["TAGGER_REWRITE"]["ports"] = json!(["Host"])),
+            "is not bound to port",
+        ),
+        (
+            Box::new(|db| db["ACL_TABLE"]["TAGGER_REWRITE"]["stage"] = json!("ingress")),
+            "is at stage ingress",
+        ),
+        (
+            Box::new(|db| db["ACL_TABLE"]["TAGGER_REWRITE"]["type"] = json!("L3")),
+            "table type L3 is not declared",
+        ),
+        (
+            Box::new(|db| {
+                db["ACL_TABLE_TYPE"]["TAGGER_REWRITE"]["ACTIONS"] =
+                    json!(["PACKET_ACTION", "SET_DSCP"]);
+            }),
+            "field SET_QUEUE is not one the table type TAGGER_REWRITE allows",
+        ),
+        (
+            Box::new(|db| {
+                db["ACL_TABLE_TYPE"]["TAGGER_REWRITE"]["BIND_POINTS"] = json!(["VLAN"]);
+            }),
+            "does not bind to ports",
+        ),
+        (
+            Box::new(move |db| {
+                let (_, mut r) = first_rule(db);
+                r["PACKET_ACTION"] = json!("DROP");
+                r["PRIORITY"] = json!("65000");
+                db["ACL_RULE"]["TAGGER_REWRITE|DROPPER"] = r;
+            }),
+            "overrides",
+        ),
+        (
+            Box::new(move |db| {
+                let (k, _) = first_rule(db);
+                db["ACL_RULE"][&k]["PRIORITY"] = json!("NaN");
+            }),
+            "is not an integer from 1 to 65535",
+        ),
+        (
+            Box::new(move |db| {
+                let (_, mut r) = first_rule(db);
+                r["SET_DSCP"] =
+                    json!((super::read::number(&r["SET_DSCP"]).unwrap() + 1).to_string());
+                db["ACL_RULE"]["TAGGER_REWRITE|TWIN"] = r;
+            }),
+            "the order is the ASIC's",
+        ),
+        (
+            Box::new(move |db| {
+                let (k, _) = first_rule(db);
+                db["ACL_RULE"][&k]["SRC_IP"] = json!("10.0.0.1/32");
+            }),
+            "field SRC_IP is not one",
+        ),
+    ];
+    for (mutate, want) in cases {
+        let dir = written(&ex);
+        edit_one(dir.path(), node, mutate);
+        let err = read(&t, dir.path()).unwrap_err().to_string();
+        assert!(err.contains(want), "{want}: {err}");
+    }
+    // A drop below every rewrite never acts: read back and verified as
+    // before.
+    let dir = written(&ex);
+    edit_one(dir.path(), node, |db| {
+        let (_, mut r) = first_rule(db);
+        r["PACKET_ACTION"] = json!("DROP");
+        r["PRIORITY"] = json!("1");
+        db["ACL_RULE"]["TAGGER_REWRITE|FLOOR"] = r;
+    });
+    let back = read(&t, dir.path()).unwrap();
+    assert!(crate::verify::verify(&t, &back, Some(&e)).ok());
+}
+
+/// The smaller gaps: a lossless queue without BUFFER_QUEUE, a pfc_enable
+/// SONiC's pattern refuses, and summary.json fields of the wrong type are
+/// refused, naming what is wrong.
+#[test]
+fn buffers_patterns_and_summary_types_are_checked() {
+    let (t, _, r) = plan("fattree:k=4", "kbounce:1", "clos");
+    let ex = export(&t, &r, &Options::default()).unwrap();
+    type Mutation = fn(&mut Value);
+    let cases: [(Mutation, &str); 4] = [
+        (
+            |db| {
+                let q = db["BUFFER_QUEUE"].as_object_mut().unwrap();
+                let k = q
+                    .keys()
+                    .find(|k| k.starts_with("Ethernet0|"))
+                    .unwrap()
+                    .clone();
+                q.remove(&k);
+            },
+            "has no BUFFER_QUEUE",
+        ),
+        (
+            |db| db["PORT_QOS_MAP"]["Ethernet0"]["pfc_enable"] = json!("3,4,9"),
+            "does not match SONiC's pattern",
+        ),
+        (
+            |db| db["PORT_QOS_MAP"]["Ethernet0"]["pfc_enable"] = json!("3, 4"),
+            "does not match SONiC's pattern",
+        ),
+        (
+            |db| db["BUFFER_QUEUE"]["Ethernet0|3"]["profile"] = json!("GONE"),
+            "BUFFER_PROFILE|GONE, which is not defined",
+        ),
+    ];
+    for (mutate, want) in cases {
+        let dir = written(&ex);
+        edit(dir.path(), &ex, mutate);
+        let err = read(&t, dir.path()).unwrap_err().to_string();
+        assert!(err.contains(want), "{want}: {err}");
+    }
+    for (key, value, want) in [
+        (
+            "classes",
+            json!("x"),
+            "classes = \"x\" is not a list of tags",
+        ),
+        ("classes", json!(["x"]), "classes: \"x\" is not a tag"),
+        ("topology", json!(4), "topology = 4 is not a string"),
+        ("switches", json!({}), "switches = {} is not a list"),
+    ] {
+        for exported in [&ex, &table(&t, &r).unwrap()] {
+            let dir = written(exported);
+            let p = dir.path().join("summary.json");
+            let mut s: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            s[key] = value.clone();
+            std::fs::write(&p, s.to_string()).unwrap();
+            let err = read(&t, dir.path()).unwrap_err().to_string();
+            assert!(err.contains(want), "{want}: {err}");
+        }
+    }
+}
+
+/// A neutral table's ports must be the topology's: each link port under
+/// its name with its link and peer, host ports after, none twice.
+#[test]
+fn table_ports_must_match_the_topology() {
+    let (t, _, r) = plan("fattree:k=4", "kbounce:1", "clos");
+    let tb = table(&t, &r).unwrap();
+    type Mutation = fn(&mut Value);
+    let cases: [(Mutation, &str); 4] = [
+        (
+            |db| db["ports"][0]["name"] = json!("Ethernet99"),
+            "the topology names that port",
+        ),
+        (
+            |db| {
+                let p = db["ports"][0]["peer"].as_u64().unwrap();
+                db["ports"][0]["peer"] = json!(p + 1);
+            },
+            "but in the topology it is link",
+        ),
+        (
+            |db| {
+                let (a, b) = (db["ports"][0].clone(), db["ports"][1].clone());
+                db["ports"][0] = b;
+                db["ports"][1] = a;
+            },
+            "the topology names that port",
+        ),
+        (|db| db["ports"] = json!("all"), "is not a list"),
+    ];
+    for (mutate, want) in cases {
+        let dir = written(&tb);
+        edit(dir.path(), &tb, mutate);
+        let err = read(&t, dir.path()).unwrap_err().to_string();
+        assert!(err.contains(want), "{want}: {err}");
+    }
+}
