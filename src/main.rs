@@ -491,13 +491,18 @@ fn print_export(
     let s = &ex.summary;
     match format {
         ExportFormat::Sonic => say!(
-            "exported {} switches to {} (SONiC config_db, buffers for {}): at most {} traffic classes per switch; {} switches over the {} a switch has use ACL rules",
+            "exported {} switches to {} (SONiC config_db, buffers for {}): at most {} traffic classes per switch; {} switches over the {} a switch has use ACL rules{}",
             ex.switches.len(),
             dir.display(),
             opts.profile.name,
             s["sonic_tcs_max"],
             s["sonic_switches_over_tcs"],
-            tagger::sonic::FREE_TCS
+            tagger::sonic::FREE_TCS,
+            if s["sonic_switches_over_tcs"].as_u64().unwrap_or(0) > 0 {
+                " (a custom egress ACL table type setting DSCP and queue: check that your platform offers it)"
+            } else {
+                ""
+            }
         ),
         ExportFormat::Json => say!(
             "exported {} switches to {} (neutral table): at most {} classes per switch",

@@ -8,7 +8,7 @@ use super::read::{Arrivals, check_arrivals, header, number, switch_files};
 use crate::error::{Error, Result};
 use crate::rules::{Entry, RuleSet, compress};
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use tagger_generators::{LinkId, Topology};
 
@@ -207,9 +207,22 @@ pub(super) fn read(
             classes.insert(field(c, "class")?, egress);
         }
         let mut rebuilt = Vec::new();
+        // Per host port, its rows: the plan treats a switch's host ports
+        // alike, so they must all have the same.
+        let mut host_rows: BTreeMap<&str, BTreeSet<(u32, u32, u32)>> = port
+            .iter()
+            .filter(|(_, l)| l.is_none())
+            .map(|(n, _)| (n.as_str(), BTreeSet::new()))
+            .collect();
         for i in t["ingress"].as_array().into_iter().flatten() {
             let in_link = port_of(&i["port"])?;
             let (tag, prio, class) = (field(i, "tag")?, field(i, "priority")?, field(i, "class")?);
+            if in_link.is_none() {
+                host_rows
+                    .get_mut(i["port"].as_str().unwrap_or_default())
+                    .expect("a listed host port")
+                    .insert((tag, prio, class));
+            }
             let egress = classes
                 .get(&class)
                 .ok_or_else(|| bad(format!("ingress {i}: class {class} is not defined")))?;
@@ -273,6 +286,14 @@ pub(super) fn read(
                 })
                 .unwrap_or_default();
             return Err(bad(format!("the classes and the entries disagree: {diff}")));
+        }
+        let mut hosts = host_rows.iter();
+        if let Some((first, rows)) = hosts.next()
+            && let Some((other, _)) = hosts.find(|(_, r)| *r != rows)
+        {
+            return Err(bad(format!(
+                "host ports {first} and {other} have different ingress rows: the plan treats a switch's host ports alike"
+            )));
         }
         all.extend(rebuilt);
     }

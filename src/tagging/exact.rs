@@ -1,7 +1,7 @@
 //! `exact`: the minimum number of priorities, with a proof.
 //!
 //! "Do P priorities suffice?" as SAT (BatSat, or CaDiCaL with the `cadical`
-//! feature: see [`super::sat`]), over the
+//! feature: see `tagging/sat.rs`), over the
 //! maximal ELPs held as a trie of channel prefixes:
 //!
 //! - `keep[t][e]` for every transition `e = (c1, c2)` of the ELP and every
