@@ -71,12 +71,13 @@ pub enum Error {
         /// What is wrong, naming the parameter.
         reason: String,
     },
-    /// A result larger than the caller allowed.
-    #[error("{what} = {value} exceeds the limit of {limit}")]
+    /// A result larger than the caller allowed: counting stopped once it
+    /// passed the limit, so how many there are is not known.
+    #[error("more than {limit} {what}: over the limit (counting stopped there)")]
     Limit {
         /// What was counted.
         what: &'static str,
-        /// How many there are.
+        /// The count when it stopped (the limit + 1).
         value: u128,
         /// How many are allowed.
         limit: u128,
@@ -188,13 +189,14 @@ pub enum Error {
     },
     /// Another process holds the output directory's lock.
     #[error(
-        "{}: another tagger sweep is writing this output ({holder}); wait for it to finish or choose another --out",
+        "{}: another process is writing this output ({holder}); wait for it to finish or choose another output directory",
         path.display()
     )]
     Busy {
         /// The lock file.
         path: PathBuf,
-        /// Who holds it (process id and host), as the lock file says.
+        /// Who holds it (the command and its process id), as the lock file
+        /// says.
         holder: String,
     },
     /// A worker pool that could not be built (threads the OS refused).

@@ -87,6 +87,38 @@ fn quit_on_write_error(e: &std::io::Error, stderr: bool) -> ! {
     std::process::exit(1);
 }
 
+/// An error message as printed: each line at most 500 characters and at
+/// most 40 lines (an input's 10 MB line once became a 10 MB error), control
+/// and bidirectional characters escaped so that a name read from a file
+/// cannot rewrite the terminal.
+fn bounded(msg: &str) -> String {
+    const LINE: usize = 500;
+    const LINES: usize = 40;
+    let mut out = Vec::new();
+    let total = msg.lines().count();
+    for line in msg.lines().take(LINES) {
+        let mut l = String::new();
+        let n = line.chars().count();
+        for c in line.chars().take(LINE) {
+            if (c.is_control() && c != '\t')
+                || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+            {
+                l.extend(c.escape_unicode());
+            } else {
+                l.push(c);
+            }
+        }
+        if n > LINE {
+            l.push_str(&format!("... ({} more characters)", n - LINE));
+        }
+        out.push(l);
+    }
+    if total > LINES {
+        out.push(format!("... ({} more lines)", total - LINES));
+    }
+    out.join("\n")
+}
+
 /// `println!` through [`emit`].
 macro_rules! outln {
     () => { emit(format_args!(""), true, false) };
@@ -609,7 +641,7 @@ fn main() -> ExitCode {
             if broken_pipe {
                 return ExitCode::SUCCESS;
             }
-            errln!("error: {e:#}");
+            errln!("error: {}", bounded(&format!("{e:#}")));
             ExitCode::FAILURE
         }
     }

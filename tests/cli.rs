@@ -245,7 +245,7 @@ fn elp_json_and_path_limit() {
     ]);
     assert!(!o.status.success());
     assert!(
-        text(&o).contains("exceeds the limit of 100"),
+        text(&o).contains("more than 100 ELP paths: over the limit"),
         "{}",
         text(&o)
     );

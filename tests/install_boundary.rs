@@ -708,3 +708,84 @@ fn the_default_budget_refuses_what_the_machine_cannot_hold() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(v["memory_budget_bytes"].as_u64().unwrap() > 0, "{v}");
 }
+
+/// Messages: numbers past 64 bits or the time limit say "out of range", a
+/// stopped count says "more than" its limit, and an error quoting a huge
+/// value stays a bounded excerpt with control characters escaped.
+#[test]
+fn messages_name_ranges_and_stay_bounded() {
+    let d = tempfile::tempdir().unwrap();
+    for (args, want) in [
+        (
+            vec![
+                "run",
+                "jellyfish:n=20,ports=6,r=4,seed=18446744073709551616",
+                "--elp",
+                "shortest",
+            ],
+            "seed = 18446744073709551616: out of range",
+        ),
+        (
+            vec![
+                "run",
+                "fattree:k=4",
+                "--elp",
+                "kbounce:1",
+                "--algo",
+                "search:budget=1e30",
+            ],
+            "budget = 1e30 is out of range",
+        ),
+        (
+            vec![
+                "run",
+                "fattree:k=4",
+                "--elp",
+                "kbounce:1",
+                "--algo",
+                "search",
+                "--time-limit",
+                "1e300",
+            ],
+            "out of range (at most 10000000 seconds)",
+        ),
+        (
+            vec![
+                "elp",
+                "fattree:k=4",
+                "--elp",
+                "kbounce:1",
+                "--paths-out",
+                "-",
+                "--max-paths",
+                "1000",
+            ],
+            "more than 1000 ELP paths",
+        ),
+    ] {
+        let o = tagger(&args);
+        assert!(!o.status.success(), "{args:?}");
+        assert!(text(&o).contains(want), "{args:?}: {}", text(&o));
+    }
+    let spec = d.path().join("long.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "name = \"x\"\n[[group]]\nname = \"g\"\ntopology = \"fattree:k=4\"\nelp = \"\\u001b[31m{}\"\nalgo = \"clos\"\n",
+            "y".repeat(1_000_000)
+        ),
+    )
+    .unwrap();
+    let out = d.path().join("o");
+    let o = tagger(&[
+        "sweep",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.len() < 4_000, "{} bytes", err.len());
+    assert!(err.contains("more characters"), "{err}");
+    assert!(!err.contains('\u{1b}'), "{err}");
+}

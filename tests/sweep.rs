@@ -447,7 +447,8 @@ fn a_second_sweep_on_one_output_is_refused() {
     };
     let e = sweep::execute(dir.path(), &sw, &opts, |_| {}).unwrap_err();
     assert!(
-        e.to_string().contains("another tagger sweep is writing"),
+        e.to_string()
+            .contains("another process is writing this output (tagger sweep, pid"),
         "{e}"
     );
     assert_eq!(

@@ -90,9 +90,32 @@ pub fn non_negative(v: &str) -> Option<u64> {
     v.replace('_', "").parse().ok()
 }
 
+/// Why `v` is not a count [`non_negative`] (or a count in `1e8` form)
+/// accepts: a number too large for 64 bits is "out of range", anything
+/// else "not a non-negative integer".
+pub fn not_a_count(v: &str) -> &'static str {
+    let t = v.replace('_', "");
+    let big = (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+        || t.parse::<f64>().is_ok_and(|x| x.is_finite() && x >= 1.8e19);
+    if big {
+        "out of range (at most 18446744073709551615)"
+    } else {
+        "not a non-negative integer"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_out_of_range_are_named() {
+        assert_eq!(non_negative("18446744073709551615"), Some(u64::MAX));
+        assert!(not_a_count("18446744073709551616").starts_with("out of range"));
+        assert!(not_a_count("1e30").starts_with("out of range"));
+        assert_eq!(not_a_count("x"), "not a non-negative integer");
+        assert_eq!(not_a_count("-1"), "not a non-negative integer");
+    }
 
     #[test]
     fn parses_takes_and_refuses() {

@@ -52,8 +52,8 @@ impl Params {
             .ok_or_else(|| TopologyError::Param {
                 family: self.family,
                 param: key.to_string(),
+                reason: crate::params::not_a_count(&v).into(),
                 value: v,
-                reason: "not a non-negative integer".into(),
             })
     }
 

@@ -173,7 +173,10 @@ impl ElpSpec {
             };
             let num = |key: &str, v: &str| -> Result<u64> {
                 non_negative(v).ok_or_else(|| {
-                    bad(format!("{name}: {key} = {v} is not a non-negative integer"))
+                    bad(format!(
+                        "{name}: {key} = {v} is {}",
+                        tagger_generators::params::not_a_count(v)
+                    ))
                 })
             };
             // Named numeric parameters in `keys` order (key, name in

@@ -147,8 +147,12 @@ impl FailureSpec {
         let mut num = |key: &str| -> Result<Option<u64>> {
             p.take(key)
                 .map(|v| {
-                    non_negative(&v)
-                        .ok_or_else(|| bad(format!("{key} = {v} is not a non-negative integer")))
+                    non_negative(&v).ok_or_else(|| {
+                        bad(format!(
+                            "{key} = {v} is {}",
+                            tagger_generators::params::not_a_count(&v)
+                        ))
+                    })
                 })
                 .transpose()
         };

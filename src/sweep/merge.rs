@@ -109,7 +109,7 @@ pub fn merge(dir: &Path) -> Result<Merged> {
             "shard {i} of {count} has no failures-shard-{i}-of-{count}.parquet while other shards do"
         )));
     }
-    let _lock = lock(dir, "all")?;
+    let _lock = lock(dir, "all", "merge")?;
     let mut fails = Vec::new();
     let mut meta: Option<(PathBuf, Vec<(String, String)>)> = None;
     let (mut runs, mut nodes) = (Vec::new(), Vec::new());

@@ -582,7 +582,7 @@ pub fn execute(
         move |e| Error::io(p, e)
     };
     std::fs::create_dir_all(dir).map_err(io(dir))?;
-    let _lock = lock(dir, &tag)?;
+    let _lock = lock(dir, &tag, "sweep")?;
     let resuming = opts.resume && stamp.exists();
     if resuming {
         let old = std::fs::read_to_string(&stamp).map_err(io(&stamp))?;
@@ -745,7 +745,9 @@ fn pool(jobs: usize) -> Result<rayon::ThreadPool> {
 /// Takes the exclusive lock of `dir`'s output for `tag` (all, or a shard):
 /// held while the returned file lives, released by the OS if the process
 /// dies. Shards of one sweep lock apart, so a job array shares a directory.
-fn lock(dir: &Path, tag: &str) -> Result<std::fs::File> {
+/// `command` (`sweep`, `merge`) is written into the lock file, so a
+/// refused process is told who holds it.
+pub(crate) fn lock(dir: &Path, tag: &str, command: &str) -> Result<std::fs::File> {
     use std::io::{Read, Seek, Write};
     let path = dir.join(format!(".lock-{tag}"));
     let io = |e| Error::io(path.clone(), e);
@@ -775,7 +777,7 @@ fn lock(dir: &Path, tag: &str) -> Result<std::fs::File> {
     }
     f.set_len(0).map_err(io)?;
     f.rewind().map_err(io)?;
-    write!(f, "pid {}", std::process::id()).map_err(io)?;
+    write!(f, "tagger {command}, pid {}", std::process::id()).map_err(io)?;
     Ok(f)
 }
 

@@ -178,7 +178,7 @@ impl FromStr for Algo {
                 let num = |k: &str, v: Option<String>, default: u64| -> Result<u64> {
                     v.map_or(Ok(default), |v| {
                         v.parse()
-                            .map_err(|_| bad(format!("{k} = {v} is not a non-negative integer")))
+                            .map_err(|_| bad(format!("{k} = {v} is {}", tagger_generators::params::not_a_count(&v))))
                     })
                 };
                 let restarts = num("restarts", p.take("restarts"), 1)?;
@@ -205,7 +205,7 @@ impl FromStr for Algo {
                 let mut p = params(rest)?;
                 let n = |k: &str, p: &mut Params, default: u64| -> Result<u64> {
                     p.take(k).map_or(Ok(default), |v| {
-                        count(&v).ok_or_else(|| bad(format!("{k} = {v} is not a non-negative integer (e.g. 100000000 or 1e8)")))
+                        count(&v).ok_or_else(|| bad(format!("{k} = {v} is {} (e.g. 100000000 or 1e8)", tagger_generators::params::not_a_count(&v))))
                     })
                 };
                 let budget = n("budget", &mut p, SEARCH_BUDGET)?;
@@ -249,11 +249,13 @@ fn count(v: &str) -> Option<u64> {
 /// # Errors
 /// The message, when `v` is not such a number of seconds.
 pub fn millis(key: &str, v: &str) -> std::result::Result<u64, String> {
-    v.parse::<f64>()
-        .ok()
-        .filter(|x| x.is_finite() && *x > 0.0 && *x <= 1e7)
-        .map(|secs| (secs * 1000.0).round().max(1.0) as u64)
-        .ok_or_else(|| format!("{key} = {v} must be seconds, a positive number"))
+    match v.parse::<f64>() {
+        Ok(x) if x > 1e7 => Err(format!(
+            "{key} = {v} is out of range (at most 10000000 seconds)"
+        )),
+        Ok(x) if x.is_finite() && x > 0.0 => Ok((x * 1000.0).round().max(1.0) as u64),
+        _ => Err(format!("{key} = {v} must be seconds, a positive number")),
+    }
 }
 
 /// How a packet's state is carried and matched.
