@@ -16,11 +16,13 @@ mod naive;
 mod petgraph_dag;
 mod pk;
 mod radix_heap;
+mod topo_order;
 mod two_way;
 
 pub use naive::NaiveDag;
 pub use petgraph_dag::PetgraphDag;
 pub use pk::PearceKelly;
+pub(crate) use topo_order::{has_cycle, topological_order, topological_order_by};
 pub use two_way::OrderedDag;
 
 use std::fmt;

@@ -22,6 +22,8 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 use tagger_generators::ChannelId;
+// The driver (`search_plan`) speaks the tagging stage's types.
+use super::*;
 
 /// Gap between neighbouring positions after a relabelling; a move halves a
 /// gap, so a region of an order is relabelled after about 24 moves into it.
@@ -419,6 +421,135 @@ fn relabelled(pos: &[u64]) -> Vec<u64> {
         out[c as usize] = (rank + 1) * GAP;
     }
     out
+}
+
+/// `search`: see [`Algo::Search`].
+#[allow(clippy::too_many_arguments)]
+pub(super) fn search_plan(
+    topo: &Topology,
+    elp: &ElpSet,
+    algo: Algo,
+    cycle: CycleBackend,
+    budget: &Budget,
+    work: u64,
+    seed: u64,
+    time_ms: Option<u64>,
+    max_paths: u64,
+) -> Result<Tagging> {
+    let deadline =
+        time_ms.map(|ms| std::time::Instant::now() + std::time::Duration::from_millis(ms));
+    let greedy = tag_within(topo, elp, Algo::GREEDY, cycle, budget)?;
+    let lb = greedy.lower_bound;
+    let levels = (greedy.priorities as usize).max(1);
+    let mut plans = vec![order::OrderPlan::from_keys(
+        topo.channel_count(),
+        &greedy.keys,
+        greedy.priorities,
+    )];
+    for (_, rank) in order::rankings(topo) {
+        plans.push(order::OrderPlan::mountain(topo, &rank, levels));
+        plans.push(order::OrderPlan::alternating(topo, &rank, levels));
+    }
+    // Compressed rules plus ingress maps, the tie-breaker at equal
+    // priorities.
+    let rules_of = |t: &Tagging| -> u64 {
+        crate::rules::RuleSet::from_tagging(topo, t)
+            .counts(topo.node_count())
+            .iter()
+            .map(|c| c.acl_compressed + c.queue_rules)
+            .sum()
+    };
+    // The orders with the fewest priorities seed the local search; the
+    // plan kept is the best by (priorities, compressed rules), greedy's own
+    // first so that ties keep it.
+    let mut seed_orders = (u32::MAX, plans[0].clone());
+    let mut best = (greedy.priorities, rules_of(&greedy), greedy);
+    let consider = |plan: &order::OrderPlan,
+                    best: &mut (u32, u64, Tagging),
+                    seed_orders: &mut (u32, order::OrderPlan)|
+     -> Result<()> {
+        let t = finish(topo, algo, cycle, plan.walk(topo, elp, budget)?, budget)?;
+        if t.priorities < seed_orders.0 {
+            *seed_orders = (t.priorities, plan.truncated(t.priorities as usize));
+        }
+        if t.priorities <= best.0 && t.priorities <= MAX_TAG {
+            let r = rules_of(&t);
+            if (t.priorities, r) < (best.0, best.1) {
+                *best = (t.priorities, r, t);
+            }
+        }
+        Ok(())
+    };
+    for plan in &plans {
+        consider(plan, &mut best, &mut seed_orders)?;
+    }
+    let mut effort = Effort::default();
+    // The local search holds the maximal ELPs as channel sequences; past
+    // max_paths ELPs it is not started (the count is known beforehand).
+    let counts = elp.counts(topo);
+    if best.0 > lb && work > 0 && counts.paths <= max_paths as u128 {
+        // Channels, occurrences and cached tags: about 16 bytes per channel
+        // of every path.
+        budget.check(
+            "tagging",
+            (counts.paths as u64).saturating_mul(16 * (counts.longest as u64 + 1)),
+        )?;
+        let paths = crate::elp::enumerate::maximal_channel_paths(topo, elp, max_paths)?;
+        // A path of L links carries at most L tags: it can never pass a
+        // target of L or more.
+        let floor = lb.max(1) as usize;
+        let paths = paths.retain(|p| p.len() > floor);
+        let mut left = work;
+        let mut target = best.0 - 1;
+        while target >= lb.max(1) && left > 0 {
+            // Greedy's orders (or the last target's) start it: measured
+            // against starting from the plan with the fewest violated
+            // paths (the alternating plans), they left 4 paths instead
+            // of 100 on Jellyfish 300/64 seed 1 and reached 2 on seed 2
+            // where the other stalled at 69.
+            let start = seed_orders.1.truncated(target as usize);
+            let mut ls = LocalSearch::new(
+                &paths,
+                topo.channel_count(),
+                &start.pos,
+                target,
+                crate::seed::mix(seed, target as u64),
+            );
+            let out = ls.run(left, deadline, |steps, violated| {
+                control::report(control::Progress {
+                    target,
+                    steps,
+                    violated: violated as u64,
+                })
+            });
+            effort.steps += out.steps;
+            left = left.saturating_sub(out.work);
+            if !out.reached {
+                effort.residue = out.residue;
+                effort.stopped_early = out.timed_out;
+                break;
+            }
+            let plan = order::OrderPlan { pos: ls.pos };
+            consider(&plan, &mut best, &mut seed_orders)?;
+            if best.0 > target {
+                // Every maximal ELP fits the target, so the walk over
+                // the whole ELP must agree; anything else is a bug.
+                return Err(Error::SelfCheck {
+                    stage: "tagging",
+                    reason: format!(
+                        "search: orders that fit every maximal path in {target} priorities need {} on the ELP",
+                        best.0
+                    ),
+                });
+            }
+            target = best.0 - 1;
+        }
+    }
+    let mut t = best.2;
+    t.algo = algo;
+    t.lower_bound = lb;
+    t.effort = Some(effort);
+    Ok(t)
 }
 
 #[cfg(test)]

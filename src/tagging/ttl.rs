@@ -2,6 +2,7 @@
 //! written, realised with rules that match the hop count (TTL).
 
 use super::{Scheme, Tagging, build, engine};
+use crate::budget::Budget;
 use crate::cycle::{CycleBackend, IncrementalDag};
 use crate::elp::ElpSet;
 use crate::error::Result;
@@ -113,4 +114,23 @@ pub fn greedy_ttl<D: IncrementalDag>(
         Some(conflicts),
         budget,
     )
+}
+
+/// `greedy-ttl` on the chosen cycle detection backend.
+///
+/// # Errors
+/// As [`super::tag_within`].
+pub(super) fn ttl_plan(
+    topo: &Topology,
+    elp: &ElpSet,
+    cycle: CycleBackend,
+    budget: &Budget,
+) -> Result<super::Tagging> {
+    use crate::cycle::{NaiveDag, OrderedDag, PearceKelly, PetgraphDag};
+    match cycle {
+        CycleBackend::Ordered => greedy_ttl::<OrderedDag>(topo, elp, cycle, budget),
+        CycleBackend::Pk => greedy_ttl::<PearceKelly>(topo, elp, cycle, budget),
+        CycleBackend::Petgraph => greedy_ttl::<PetgraphDag>(topo, elp, cycle, budget),
+        CycleBackend::Naive => greedy_ttl::<NaiveDag>(topo, elp, cycle, budget),
+    }
 }

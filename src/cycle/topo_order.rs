@@ -1,0 +1,62 @@
+//! Topological orders and cycle tests of whole graphs (Kahn's algorithm),
+//! for the tagging stage's checks and order plans; the incremental
+//! detectors are the other files of this module.
+
+use tagger_generators::ChannelId;
+
+/// True when the directed graph `edges` has a cycle: its topological order
+/// leaves some vertex out.
+pub(crate) fn has_cycle(edges: Vec<(ChannelId, ChannelId)>) -> bool {
+    let n = edges
+        .iter()
+        .map(|&(a, b)| a.max(b) as usize + 1)
+        .max()
+        .unwrap_or(0);
+    topological_order(n, edges).len() < n
+}
+
+/// Kahn's algorithm over vertices `0..n`: a topological order of `edges`
+/// (duplicates allowed), smallest id first among the ready vertices, so the
+/// order is deterministic. Vertices on or behind a cycle are left out.
+///
+/// Complexity: O((n + m) log n) for m edges.
+pub(crate) fn topological_order(n: usize, edges: Vec<(ChannelId, ChannelId)>) -> Vec<u32> {
+    topological_order_by(n, edges, |_| 0)
+}
+
+/// [`topological_order`], taking the ready vertex of smallest `(key, id)`
+/// first: with `key` a reference order, the result follows it wherever the
+/// edges allow.
+pub(crate) fn topological_order_by(
+    n: usize,
+    mut edges: Vec<(ChannelId, ChannelId)>,
+    key: impl Fn(u32) -> u64,
+) -> Vec<u32> {
+    use std::cmp::Reverse;
+    edges.sort_unstable();
+    edges.dedup();
+    let mut start = vec![0usize; n + 1];
+    let mut indeg = vec![0u32; n];
+    for &(a, b) in &edges {
+        start[a as usize + 1] += 1;
+        indeg[b as usize] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut ready: std::collections::BinaryHeap<Reverse<(u64, u32)>> = (0..n as u32)
+        .filter(|&v| indeg[v as usize] == 0)
+        .map(|v| Reverse((key(v), v)))
+        .collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(Reverse((_, v))) = ready.pop() {
+        order.push(v);
+        for &(_, w) in &edges[start[v as usize]..start[v as usize + 1]] {
+            indeg[w as usize] -= 1;
+            if indeg[w as usize] == 0 {
+                ready.push(Reverse((key(w), w)));
+            }
+        }
+    }
+    order
+}

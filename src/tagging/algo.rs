@@ -1,0 +1,229 @@
+//! The algorithm names of `--algo`: [`Algo`], its parser and limits.
+
+use super::*;
+
+/// Tagging algorithm (`--algo`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Algo {
+    /// Tag = hop number (Tagger Algorithm 1). Needs `longest ELP` priorities.
+    Brute,
+    /// Rule-level greedy merging with incremental cycle detection; with
+    /// `restarts > 1`, that many runs under seeded key orders (run 0 in the
+    /// canonical order), keeping the best.
+    Greedy {
+        /// Runs, each in its own key order.
+        restarts: u32,
+        /// Seed of the key orders after the first.
+        seed: u64,
+    },
+    /// The paper's node-level greedy (Algorithm 2) on `(channel, hop)` nodes,
+    /// realised with rules that match the hop count (TTL).
+    GreedyTtl,
+    /// Clos bounce tagging: +1 on every down-then-up bounce. `k` caps the
+    /// bounces (default: the ELP spec's `kbounce:K`, or 0).
+    Clos {
+        /// Bounces the plan covers (`None`: the ELP's).
+        k: Option<u32>,
+    },
+    /// Fewest priorities by search over order plans ([`order`]): the best of
+    /// greedy and the up*/down* and alternating constructions, then a
+    /// target-P local search ([`search`]) that lowers P while it succeeds,
+    /// within `budget` path evaluations (and `time_ms`, if set). Never more priorities
+    /// than greedy; among plans with the fewest, the fewest compressed rules.
+    Search {
+        /// Path evaluations the local search may spend (deterministic work,
+        /// unlike time).
+        budget: u64,
+        /// Seed of the local search's moves.
+        seed: u64,
+        /// Wall-clock limit in milliseconds, if any.
+        time_ms: Option<u64>,
+        /// Random paths sampled when the ELP has more (the search works on a sample, the plan covers all).
+        max_paths: u64,
+    },
+    /// The fewest priorities, proven: `search`'s plan, then SAT under one
+    /// priority fewer until the solver says impossible ([`exact`]). Stops
+    /// after `timeout_ms` with the best plan and bound.
+    Exact {
+        /// Time the solver may take, in milliseconds.
+        timeout_ms: u64,
+    },
+}
+
+/// Default time limit of `exact`, in milliseconds.
+pub const EXACT_TIMEOUT_MS: u64 = 600_000;
+
+/// Default work budget of `search`: path evaluations by its local search
+/// (about 2-5 s on this machine; Jellyfish 300/64 `shortest` needs about
+/// 4x10^8 to reach 2 priorities).
+pub const SEARCH_BUDGET: u64 = 100_000_000;
+/// ELPs past which `search` does not start its local search (it keeps the
+/// best construction): enumerating them costs more than the rest of the run
+/// (Jellyfish-2000 `shortest`, 17.3M paths: about 7 s and 1.5 GB).
+pub const SEARCH_MAX_PATHS: u64 = 5_000_000;
+
+/// Restarts one greedy run may ask for.
+pub const MAX_RESTARTS: u32 = 1024;
+
+impl Algo {
+    /// Greedy with one run in the canonical order (the default).
+    pub const GREEDY: Algo = Algo::Greedy {
+        restarts: 1,
+        seed: 0,
+    };
+
+    /// The algorithm as written (`greedy`, `search:budget=...`), parsed back by `FromStr`.
+    pub fn name(&self) -> String {
+        match self {
+            Algo::Brute => "brute".into(),
+            Algo::Greedy { restarts: 1, .. } => "greedy".into(),
+            Algo::Greedy { restarts, seed } => format!("greedy:restarts={restarts},seed={seed}"),
+            Algo::GreedyTtl => "greedy-ttl".into(),
+            Algo::Clos { k: None } => "clos".into(),
+            Algo::Clos { k: Some(k) } => format!("clos:{k}"),
+            Algo::Search {
+                budget: SEARCH_BUDGET,
+                seed: 0,
+                time_ms: None,
+                max_paths: SEARCH_MAX_PATHS,
+            } => "search".into(),
+            Algo::Exact {
+                timeout_ms: EXACT_TIMEOUT_MS,
+            } => "exact".into(),
+            Algo::Exact { timeout_ms } => format!("exact:timeout={}", *timeout_ms as f64 / 1000.0),
+            Algo::Search {
+                budget,
+                seed,
+                time_ms,
+                max_paths,
+            } => {
+                let mut s = format!("search:budget={budget},seed={seed}");
+                if let Some(ms) = time_ms {
+                    s += &format!(",time={}", *ms as f64 / 1000.0);
+                }
+                if *max_paths != SEARCH_MAX_PATHS {
+                    s += &format!(",paths={max_paths}");
+                }
+                s
+            }
+        }
+    }
+}
+
+impl fmt::Display for Algo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+impl FromStr for Algo {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        let bad = |reason: String| Error::Algo {
+            algo: s.to_string(),
+            reason,
+        };
+        let (name, rest) = s.trim().split_once(':').unwrap_or((s.trim(), ""));
+        let params = |rest: &str| Params::parse(rest, None).map_err(|e| bad(e.to_string()));
+        let unknown = |p: &Params, expected: &str| match p.first() {
+            Some((k, _)) => Err(bad(format!(
+                "unknown parameter '{k}' (expected {expected})"
+            ))),
+            None => Ok(()),
+        };
+        match name {
+            "brute" | "greedy-ttl" | "clos" if rest.is_empty() => Ok(match name {
+                "brute" => Algo::Brute,
+                "greedy-ttl" => Algo::GreedyTtl,
+                _ => Algo::Clos { k: None },
+            }),
+            "clos" => rest
+                .parse::<u32>()
+                .ok()
+                .filter(|&k| k <= crate::elp::MAX_BOUNCES)
+                .map(|k| Algo::Clos { k: Some(k) })
+                .ok_or_else(|| bad(format!("clos:K needs K in 0..={}", crate::elp::MAX_BOUNCES))),
+            "greedy" => {
+                let mut p = params(rest)?;
+                let num = |k: &str, v: Option<String>, default: u64| -> Result<u64> {
+                    v.map_or(Ok(default), |v| {
+                        v.parse()
+                            .map_err(|_| bad(format!("{k} = {v} is {}", tagger_generators::params::not_a_count(&v))))
+                    })
+                };
+                let restarts = num("restarts", p.take("restarts"), 1)?;
+                let seed = num("seed", p.take("seed"), 0)?;
+                unknown(&p, "restarts, seed")?;
+                if restarts == 0 || restarts > MAX_RESTARTS as u64 {
+                    return Err(bad(format!("restarts = {restarts} must be in 1..={MAX_RESTARTS}")));
+                }
+                Ok(Algo::Greedy {
+                    restarts: restarts as u32,
+                    seed,
+                })
+            }
+            "exact" => {
+                let mut p = params(rest)?;
+                let timeout_ms = match p.take("timeout") {
+                    Some(v) => millis("timeout", &v).map_err(bad)?,
+                    None => EXACT_TIMEOUT_MS,
+                };
+                unknown(&p, "timeout")?;
+                Ok(Algo::Exact { timeout_ms })
+            }
+            "search" => {
+                let mut p = params(rest)?;
+                let n = |k: &str, p: &mut Params, default: u64| -> Result<u64> {
+                    p.take(k).map_or(Ok(default), |v| {
+                        count(&v).ok_or_else(|| bad(format!("{k} = {v} is {} (e.g. 100000000 or 1e8)", tagger_generators::params::not_a_count(&v))))
+                    })
+                };
+                let budget = n("budget", &mut p, SEARCH_BUDGET)?;
+                let seed = n("seed", &mut p, 0)?;
+                let max_paths = n("paths", &mut p, SEARCH_MAX_PATHS)?;
+                let time_ms = p.take("time").map(|v| millis("time", &v).map_err(bad)).transpose()?;
+                unknown(&p, "budget, seed, time, paths")?;
+                Ok(Algo::Search { budget, seed, time_ms, max_paths })
+            }
+            _ => Err(bad(
+                "unknown algorithm (expected brute, greedy, greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K, search[:budget=N,seed=X,time=S,paths=N] or exact[:timeout=S])".into(),
+            )),
+        }
+    }
+}
+
+/// A non-negative integer, also in exponent form when the value is whole
+/// (`5e9`, `1.5e9`): budgets are large numbers people write that way.
+pub(crate) fn count(v: &str) -> Option<u64> {
+    if let Ok(n) = v.parse::<u64>() {
+        return Some(n);
+    }
+    let (mantissa, exp) = v.split_once(['e', 'E'])?;
+    let exp: u32 = exp.strip_prefix('+').unwrap_or(exp).parse().ok()?;
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let frac = frac.trim_end_matches('0');
+    if int.is_empty() && frac.is_empty()
+        || !(int.bytes().chain(frac.bytes())).all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let digits: u128 = format!("{int}{frac}").parse().ok()?;
+    let shift = exp.checked_sub(frac.len() as u32)?;
+    let n = digits.checked_mul(10u128.checked_pow(shift)?)?;
+    u64::try_from(n).ok()
+}
+
+/// Milliseconds from a `key=SECONDS` parameter (positive, at most 10^7 s);
+/// the error names `key` and the value.
+///
+/// # Errors
+/// The message, when `v` is not such a number of seconds.
+pub fn millis(key: &str, v: &str) -> std::result::Result<u64, String> {
+    match v.parse::<f64>() {
+        Ok(x) if x > 1e7 => Err(format!(
+            "{key} = {v} is out of range (at most 10000000 seconds)"
+        )),
+        Ok(x) if x.is_finite() && x > 0.0 => Ok((x * 1000.0).round().max(1.0) as u64),
+        _ => Err(format!("{key} = {v} must be seconds, a positive number")),
+    }
+}

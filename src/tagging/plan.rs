@@ -1,0 +1,310 @@
+//! A tagging's result ([`Tagging`]: its keys, tags and priorities), how a
+//! walk becomes one, and the checks every result passes before it leaves
+//! the tagging stage.
+
+use super::*;
+
+/// How a packet's state is carried and matched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scheme {
+    /// The tag is the lossless priority, rewritten (DSCP).
+    Dscp,
+    /// The tag is the hop count (TTL); the priority is a function of the
+    /// ingress port and the hop count.
+    Ttl,
+}
+
+/// One decided key: a packet in `in_channel` (or from a host port, `None`)
+/// with `tag` that leaves on `out_channel` gets `next_tag`; it sits in queue
+/// `priority` here and `next_priority` at the next node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Key {
+    /// The switch.
+    pub node: NodeId,
+    /// The channel the packet arrives on (`None`: from a host port).
+    pub in_channel: Option<ChannelId>,
+    /// The tag it carries.
+    pub tag: u32,
+    /// The channel it leaves on.
+    pub out_channel: ChannelId,
+    /// The tag it leaves with.
+    pub next_tag: u32,
+    /// Its priority here.
+    pub priority: u32,
+    /// Its priority at the next node.
+    pub next_priority: u32,
+}
+
+/// Per-priority size of the dependency graph.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PriorityStats {
+    /// Channels with a dependency at this priority.
+    pub channels: u64,
+    /// Dependencies at this priority.
+    pub edges: u64,
+}
+
+/// The result of the tagging stage.
+#[derive(Clone, Debug)]
+pub struct Tagging {
+    /// The algorithm that ran.
+    pub algo: Algo,
+    /// The cycle detection backend.
+    pub cycle: CycleBackend,
+    /// How tags map to queues (DSCP rewrite, or TTL hop counts).
+    pub scheme: Scheme,
+    /// Lossless priorities used: the largest priority.
+    pub priorities: u32,
+    /// Decided keys sorted by (node, in channel, tag, out channel).
+    pub keys: Vec<Key>,
+    /// Every reached packet state `(channel, tag, priority)`, sorted.
+    pub states: Vec<(ChannelId, u32, u32)>,
+    /// Per priority, the dependency graph's size.
+    pub per_priority: Vec<PriorityStats>,
+    /// `greedy-ttl` only: keys `(in channel, priority, out channel)` that
+    /// would need two different next priorities if the priorities were used
+    /// as rewritten DSCP tags, i.e. rules no switch could hold.
+    pub dscp_conflicts: Option<u64>,
+    /// A proven lower bound on the priorities any deadlock-free plan of this
+    /// ELP needs: see [`dependency_lower_bound`], raised by `exact` when its
+    /// solver proves fewer priorities impossible.
+    pub lower_bound: u32,
+    /// Search effort of `search` and `exact` (moves evaluated, or solver
+    /// calls), and whether a limit cut it short; see [`Effort`].
+    pub effort: Option<Effort>,
+}
+
+/// What an optimising algorithm (`search`, `exact`) spent and where it
+/// stopped.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Effort {
+    /// Local-search moves applied, or SAT solver calls.
+    pub steps: u64,
+    /// Paths still needing more priorities at the last target that was not
+    /// reached (0 when every target down to the lower bound was reached).
+    pub residue: u64,
+    /// True when a time limit (`search:time=S`, `exact:timeout=S`) or a
+    /// stop request ([`control::request_stop`]) ended the work.
+    pub stopped_early: bool,
+    /// `exact`: paths of the sub-ELP on which the solver proved the last
+    /// priority count impossible (0 when it proved nothing). Any plan for
+    /// the ELP fits those paths, so the proof holds for the whole ELP.
+    pub proof_paths: u64,
+}
+
+/// Tags must fit the DSCP field with room for the lossy class.
+pub const MAX_TAG: u32 = 63;
+
+/// The lower bound every plan of an ELP obeys, from its transitions alone:
+/// 0 without keys, 1 when the single-priority dependency graph (every key
+/// keeps its tag, so every transition `(c1, c2)` of the ELP is an edge) is
+/// acyclic, 2 when it has a cycle (then one priority cannot be deadlock-free).
+///
+/// Any plan's keys cover every transition of the ELP, whatever their tags,
+/// so the keys of the plan at hand give the graph.
+///
+/// Complexity: O(K log K) for K keys.
+pub fn dependency_lower_bound(keys: &[Key]) -> u32 {
+    if keys.is_empty() {
+        return 0;
+    }
+    let edges: Vec<(ChannelId, ChannelId)> = keys
+        .iter()
+        .filter_map(|k| Some((k.in_channel?, k.out_channel)))
+        .collect();
+    if has_cycle(edges) { 2 } else { 1 }
+}
+
+/// Builds the result of a DSCP-scheme walk: the priority is the tag.
+pub(crate) fn finish(
+    topo: &Topology,
+    algo: Algo,
+    cycle: CycleBackend,
+    walk: Walk,
+    budget: &Budget,
+) -> Result<Tagging> {
+    build(
+        topo,
+        algo,
+        cycle,
+        Scheme::Dscp,
+        walk,
+        |_, t| t,
+        None,
+        budget,
+    )
+}
+
+/// Builds a [`Tagging`] from a walk and the priority of each state. A
+/// packet from a host port starts in queue 1 under every scheme (it carries
+/// the initial tag 1, which [`self_check`] enforces).
+///
+/// # Errors
+/// [`Error::MemoryBudget`] when the keys and states, beside the walk that
+/// still holds them, would not fit: checked before they are built, since on
+/// a large Clos they are most of the run's memory.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn build(
+    topo: &Topology,
+    algo: Algo,
+    cycle: CycleBackend,
+    scheme: Scheme,
+    walk: Walk,
+    prio: impl Fn(ChannelId, u32) -> u32,
+    dscp_conflicts: Option<u64>,
+    budget: &Budget,
+) -> Result<Tagging> {
+    use crate::budget::bytes_of;
+    use rayon::slice::ParallelSliceMut;
+    let (n_keys, n_states) = (walk.key_count(), walk.states.len());
+    // Keys and states, and the channel list below.
+    budget.check(
+        "tagging",
+        walk.heap_bytes()
+            + bytes_of::<Key>(n_keys)
+            + bytes_of::<(ChannelId, u32, u32)>(n_states)
+            + bytes_of::<(u32, ChannelId)>(n_states),
+    )?;
+    let mut keys: Vec<Key> = Vec::with_capacity(n_keys);
+    keys.extend(walk.keys(topo).map(|((c1, t, c2), t2)| {
+        let in_channel = (c1 != engine::HOST).then_some(c1);
+        Key {
+            node: topo.channel_src(c2),
+            in_channel,
+            tag: t,
+            out_channel: c2,
+            next_tag: t2,
+            priority: in_channel.map_or(1, |c1| prio(c1, t)),
+            next_priority: prio(c2, t2),
+        }
+    }));
+    keys.par_sort_unstable();
+    let mut states: Vec<(ChannelId, u32, u32)> = walk
+        .states
+        .into_iter()
+        .map(|(c, t)| (c, t, prio(c, t)))
+        .collect();
+    states.par_sort_unstable();
+    let priorities = states.iter().map(|s| s.2).max().unwrap_or(0);
+    let per = priority_stats(&keys, &states, priorities);
+    Ok(Tagging {
+        algo,
+        cycle,
+        scheme,
+        priorities,
+        keys,
+        states,
+        per_priority: per,
+        dscp_conflicts,
+        lower_bound: 0,
+        effort: None,
+    })
+}
+
+/// Per priority: the channels packets occupy at it and its same-priority
+/// dependencies `(in channel, out channel)`, from sorted keys and states.
+pub(crate) fn priority_stats(
+    keys: &[Key],
+    states: &[(ChannelId, u32, u32)],
+    priorities: u32,
+) -> Vec<PriorityStats> {
+    let mut per = vec![PriorityStats::default(); priorities as usize];
+    let mut chans: Vec<(u32, ChannelId)> = states.iter().map(|s| (s.2, s.0)).collect();
+    chans.sort_unstable();
+    chans.dedup();
+    for (p, _) in chans {
+        per[p as usize - 1].channels += 1;
+    }
+    // Same-priority dependencies, deduplicated per node (keys are sorted by
+    // node first): one list over all keys was as large as the keys.
+    let mut same: Vec<(u32, ChannelId, ChannelId)> = Vec::new();
+    for group in keys.chunk_by(|a, b| a.node == b.node) {
+        same.clear();
+        same.extend(group.iter().filter_map(|k| {
+            (k.priority == k.next_priority).then_some((k.priority, k.in_channel?, k.out_channel))
+        }));
+        same.sort_unstable();
+        same.dedup();
+        for &(p, _, _) in &same {
+            per[p as usize - 1].edges += 1;
+        }
+    }
+    per
+}
+
+impl Tagging {
+    /// Heap bytes held by the keys and states (for memory budgets).
+    pub fn heap_bytes(&self) -> u64 {
+        crate::budget::bytes_of::<Key>(self.keys.len())
+            + crate::budget::bytes_of::<(u32, u32, u32)>(self.states.len())
+    }
+}
+
+/// Checks what the stage promises: tags and priorities start at 1 and never
+/// decrease, priorities fit the DSCP field, every key has one decision, and
+/// each priority's same-priority dependencies are acyclic (a guard against a
+/// faulty cycle-detection backend; the independent verifier checks the rules
+/// again with its own code).
+pub(crate) fn self_check(t: &Tagging) -> Result<()> {
+    let fail = |reason: String| {
+        Err(Error::SelfCheck {
+            stage: "tagging",
+            reason,
+        })
+    };
+    for k in &t.keys {
+        if k.next_tag < k.tag || k.tag == 0 || k.next_priority < k.priority || k.priority == 0 {
+            return fail(format!("key {k:?} lowers the tag or priority"));
+        }
+        if k.in_channel.is_none() && k.tag != 1 {
+            return fail(format!("first-hop key {k:?} does not start at tag 1"));
+        }
+    }
+    for w in t.keys.windows(2) {
+        if (w[0].node, w[0].in_channel, w[0].tag, w[0].out_channel)
+            == (w[1].node, w[1].in_channel, w[1].tag, w[1].out_channel)
+        {
+            return fail(format!("key decided twice: {:?} and {:?}", w[0], w[1]));
+        }
+    }
+    if t.priorities > MAX_TAG {
+        return Err(Error::Algo {
+            algo: t.algo.name(),
+            reason: format!(
+                "needs {} priorities, more than the {MAX_TAG} a DSCP field leaves",
+                t.priorities
+            ),
+        });
+    }
+    if let Some(p) = cyclic_priority(&t.keys) {
+        return fail(format!("priority {p}'s dependency graph has a cycle"));
+    }
+    Ok(())
+}
+
+/// The first priority whose same-priority edges `(in channel, out channel)`
+/// contain a cycle.
+pub(crate) fn cyclic_priority(keys: &[Key]) -> Option<u32> {
+    same_priority_edges(keys)
+        .into_iter()
+        .zip(1..)
+        .find_map(|(edges, p)| has_cycle(edges).then_some(p))
+}
+
+/// Per priority `p` (at index `p - 1`, up to the largest present), the
+/// dependencies `(in channel, out channel)` of keys that keep it.
+pub(crate) fn same_priority_edges(keys: &[Key]) -> Vec<Vec<(ChannelId, ChannelId)>> {
+    let mut by_prio: Vec<Vec<(ChannelId, ChannelId)>> = Vec::new();
+    for k in keys {
+        if let Some(c1) = k.in_channel
+            && k.priority == k.next_priority
+        {
+            let p = k.priority as usize;
+            if by_prio.len() < p {
+                by_prio.resize_with(p, Vec::new);
+            }
+            by_prio[p - 1].push((c1, k.out_channel));
+        }
+    }
+    by_prio
+}
