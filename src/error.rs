@@ -231,6 +231,30 @@ impl Error {
     }
 }
 
+/// At most `max` characters of `text`, as an error quotes a value read from
+/// an input: control and bidirectional characters escaped (`\u{1b}`), so a
+/// name from a file cannot rewrite the terminal, and the rest counted
+/// (`... (N more characters)`), so a 10 MB line does not become a 10 MB
+/// error.
+pub fn excerpt(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for (i, c) in text.chars().enumerate() {
+        if i == max {
+            let rest = text.chars().count() - max;
+            out.push_str(&format!("... ({rest} more characters)"));
+            break;
+        }
+        if c.is_control()
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// `bytes` for people: `1.50 GiB`.
 pub fn human(bytes: u64) -> String {
     let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
@@ -244,5 +268,26 @@ pub fn human(bytes: u64) -> String {
         format!("{bytes} B")
     } else {
         format!("{v:.2} {}", units[u])
+    }
+}
+
+#[cfg(test)]
+mod excerpt_tests {
+    use super::excerpt;
+
+    /// Long values are cut and counted, control and bidirectional
+    /// characters escaped, short ones left as they are.
+    #[test]
+    fn excerpts_are_bounded_and_escaped() {
+        assert_eq!(excerpt("Ethernet0", 80), "Ethernet0");
+        assert_eq!(
+            excerpt(&"y".repeat(100), 10),
+            format!("{}... (90 more characters)", "y".repeat(10))
+        );
+        assert_eq!(
+            excerpt("a\u{1b}[31m\u{202e}b", 80),
+            "a\\u{1b}[31m\\u{202e}b"
+        );
+        assert_eq!(excerpt("abc", 3), "abc");
     }
 }

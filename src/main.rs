@@ -94,25 +94,12 @@ fn quit_on_write_error(e: &std::io::Error, stderr: bool) -> ! {
 fn bounded(msg: &str) -> String {
     const LINE: usize = 500;
     const LINES: usize = 40;
-    let mut out = Vec::new();
     let total = msg.lines().count();
-    for line in msg.lines().take(LINES) {
-        let mut l = String::new();
-        let n = line.chars().count();
-        for c in line.chars().take(LINE) {
-            if (c.is_control() && c != '\t')
-                || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-            {
-                l.extend(c.escape_unicode());
-            } else {
-                l.push(c);
-            }
-        }
-        if n > LINE {
-            l.push_str(&format!("... ({} more characters)", n - LINE));
-        }
-        out.push(l);
-    }
+    let mut out: Vec<String> = msg
+        .lines()
+        .take(LINES)
+        .map(|l| tagger::error::excerpt(l, LINE))
+        .collect();
     if total > LINES {
         out.push(format!("... ({} more lines)", total - LINES));
     }

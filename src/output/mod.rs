@@ -86,24 +86,14 @@ pub fn write_atomic_with<E: From<Error>>(
             .and_then(|()| out.flush().map_err(Failed::Io));
         return settle(shown(path), r);
     }
-    let target = follow_links(path).map_err(|e| E::from(Error::io(path, e)))?;
-    match std::fs::metadata(&target) {
-        Ok(m) if m.is_dir() => {
-            return Err(E::from(Error::io(
-                path,
-                std::io::Error::new(std::io::ErrorKind::IsADirectory, "is a directory"),
-            )));
-        }
-        Ok(m) if !m.is_file() => {
-            let result = (|| {
-                let mut f = std::fs::OpenOptions::new().write(true).open(&target)?;
-                write(&mut f).map_err(Failed::Write)?;
-                Ok(f.flush()?)
-            })();
-            return settle(path, result);
-        }
-        _ => {}
-    }
+    let Some(target) = replaced(path).map_err(|e| E::from(Error::io(path, e)))? else {
+        let result = (|| {
+            let mut f = std::fs::OpenOptions::new().write(true).open(path)?;
+            write(&mut f).map_err(Failed::Write)?;
+            Ok(f.flush()?)
+        })();
+        return settle(path, result);
+    };
     let tmp = temp_path(&target);
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
@@ -116,6 +106,22 @@ pub fn write_atomic_with<E: From<Error>>(
         let _ = std::fs::remove_file(&tmp);
     }
     settle(path, result)
+}
+
+/// Where a write to `path` lands: the regular file (existing or new,
+/// symbolic links followed) that a temporary sibling will replace, or
+/// `None` for a device, FIFO or socket, written in place (a rename would
+/// replace it with a regular file). A directory is an error.
+fn replaced(path: &Path) -> std::io::Result<Option<PathBuf>> {
+    let target = follow_links(path)?;
+    match std::fs::metadata(&target) {
+        Ok(m) if m.is_dir() => Err(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "is a directory",
+        )),
+        Ok(m) if !m.is_file() => Ok(None),
+        _ => Ok(Some(target)),
+    }
 }
 
 /// `path` with symbolic links followed to the end, dangling ones too (the
@@ -315,21 +321,22 @@ impl<'a> Staging<'a> {
         for item in self.items {
             let r = match item {
                 Staged::File(path, write) => {
-                    if path == Path::new("-") || is_device(&path) {
+                    let target = if path == Path::new("-") {
+                        None
+                    } else {
+                        match replaced(&path) {
+                            Ok(t) => t,
+                            Err(e) => {
+                                cleanup(&made);
+                                return Err(Error::io(&path, e));
+                            }
+                        }
+                    };
+                    let Some(target) = target else {
                         direct.push((path, write));
                         continue;
-                    }
+                    };
                     (|| {
-                        let target = follow_links(&path).map_err(|e| Error::io(&path, e))?;
-                        if std::fs::metadata(&target).is_ok_and(|m| m.is_dir()) {
-                            return Err(Error::io(
-                                &path,
-                                std::io::Error::new(
-                                    std::io::ErrorKind::IsADirectory,
-                                    "is a directory",
-                                ),
-                            ));
-                        }
                         let tmp = temp_path(&target);
                         let mut f = std::fs::File::create(&tmp).map_err(|e| Error::io(&path, e))?;
                         made.push((tmp.clone(), target, false));

@@ -28,24 +28,10 @@ fn covers(key: &str, port: &str, n: u32) -> bool {
         && matches!((lo.parse::<u32>(), hi.parse::<u32>()), (Ok(lo), Ok(hi)) if (lo..=hi).contains(&n))
 }
 
-/// At most 80 characters of `text`, control and bidirectional characters
-/// escaped: what an error quotes of a value read from a file.
+/// What an error quotes of a value read from an export: 80 characters,
+/// escaped ([`crate::error::excerpt`]).
 pub(super) fn excerpt(text: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in text.chars().enumerate() {
-        if i == 80 {
-            out.push_str("...");
-            break;
-        }
-        if c.is_control()
-            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-        {
-            out.extend(c.escape_unicode());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    crate::error::excerpt(text, 80)
 }
 
 /// A number written as a JSON number or a string (SONiC writes strings).
@@ -56,30 +42,33 @@ pub(super) fn number(v: &Value) -> Option<u32> {
 }
 
 /// Each switch `summary.json` lists: its node (checked against the
-/// topology), its file's name and the file parsed.
+/// topology), its file's name and the file parsed; an error up front when
+/// `switches` is not a list.
 pub(super) fn switch_files<'a>(
     topo: &'a Topology,
     dir: &'a Path,
     summary: &'a Value,
     bad: &'a dyn Fn(&str, String) -> Error,
-) -> impl Iterator<Item = Result<(NodeId, String, Value)>> + 'a {
-    let listed: Result<&Vec<Value>> = summary["switches"].as_array().ok_or_else(|| {
+) -> Result<impl Iterator<Item = Result<(NodeId, String, Value)>> + 'a> {
+    let list = summary["switches"].as_array().ok_or_else(|| {
         bad(
             "summary.json",
-            format!("switches = {} is not a list", summary["switches"]),
+            format!(
+                "switches = {} is not a list",
+                excerpt(&summary["switches"].to_string())
+            ),
         )
-    });
-    let (list, err) = match listed {
-        Ok(l) => (l.as_slice(), None),
-        Err(e) => (&[][..], Some(Err(e))),
-    };
-    err.into_iter().chain(list.iter().map(move |s| {
+    })?;
+    Ok(list.iter().map(move |s| {
         let v = number(&s["node"])
             .filter(|&v| (v as usize) < topo.node_count())
             .ok_or_else(|| {
                 bad(
                     "summary.json",
-                    format!("node {} is not in the topology", s["node"]),
+                    format!(
+                        "node {} is not in the topology",
+                        excerpt(&s["node"].to_string())
+                    ),
                 )
             })?;
         let file = format!("{v}.json");
@@ -175,7 +164,7 @@ pub fn read(topo: &Topology, dir: &Path) -> Result<RuleSet> {
     let mut entries = Vec::new();
     let mut ingress: Vec<Vec<(u32, u32)>> = vec![Vec::new(); topo.node_count()];
     let mut arrivals = Arrivals::new();
-    for found in switch_files(topo, dir, &summary, &bad) {
+    for found in switch_files(topo, dir, &summary, &bad)? {
         let (v, file, db) = found?;
         let bad = |reason: String| bad(&file, reason);
         let sw = SwitchDb { db: &db, bad: &bad };

@@ -127,7 +127,7 @@ pub(super) fn read(
     let mut all = Vec::new();
     let mut ingress_all: Vec<Vec<(u32, u32)>> = vec![Vec::new(); topo.node_count()];
     let mut arrivals = Arrivals::new();
-    for found in switch_files(topo, dir, summary, bad) {
+    for found in switch_files(topo, dir, summary, bad)? {
         let (v, file, t) = found?;
         let bad = |r: String| bad(&file, r);
         let links: Vec<LinkId> = topo.out_channels(v).iter().map(|&c| c >> 1).collect();
