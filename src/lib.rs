@@ -56,6 +56,7 @@ pub mod error;
 pub mod failures;
 pub mod output;
 pub mod pipeline;
+pub mod render;
 pub mod report;
 pub mod rules;
 pub(crate) mod seed;

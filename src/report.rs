@@ -629,9 +629,9 @@ pub fn html(dir: &Path) -> Result<String> {
         );
     }
     page.push_str("</div>\n<h2>Summary</h2>\n<pre>");
-    page.push_str(&esc(&crate::sweep::summary_table(&rows)));
+    page.push_str(&esc(&crate::render::sweep_summary(&rows)));
     page.push_str("</pre>\n");
-    let f = crate::sweep::failures_table(&rows);
+    let f = crate::render::sweep_failures(&rows);
     if !f.is_empty() {
         page.push_str("<h2>Failure what-if</h2>\n<pre>");
         page.push_str(&esc(&f));

@@ -553,14 +553,20 @@ fn error_messages_name_the_fault() {
         assert!(t.contains(want), "{args:?}: {t}");
         assert!(!t.contains("panicked"), "{t}");
     };
-    fails_with(
-        &["topo", "fattree:K=4"],
-        "parameter K = 4: unknown parameter",
-    );
-    fails_with(
-        &["topo", "fattree:x=1"],
-        "parameter x = 1: unknown parameter",
-    );
+    // A spec is parsed with the other arguments: a usage error (exit 2)
+    // naming the argument, before any work.
+    for (spec, want) in [
+        ("fattree:K=4", "parameter K = 4: unknown parameter"),
+        ("fattree:x=1", "parameter x = 1: unknown parameter"),
+    ] {
+        let o = tagger(&["topo", spec]);
+        assert_eq!(o.status.code(), Some(2), "{spec}: {}", text(&o));
+        let t = text(&o);
+        assert!(
+            t.contains(&format!("invalid value '{spec}' for '<SPEC>'")) && t.contains(want),
+            "{t}"
+        );
+    }
     let t = file(
         "t.json",
         br#"{"format": "tagger-topology/1", "name": "x", "nodes": [{"id": 0, "kind": "switch", "hosts": 1}, {"id": 1, "kind": "switch", "hosts": 4294967296}], "links": [[0, 1]]}"#,
@@ -679,7 +685,9 @@ fn time_limit_stops_the_search_with_a_verified_plan() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        text(&o).contains("--time-limit applies to search and exact"),
+        text(&o).contains(
+            "--time-limit: algorithm 'greedy': a time limit applies to search and exact only"
+        ),
         "{}",
         text(&o)
     );
@@ -1087,7 +1095,7 @@ fn failures_what_if_from_the_command_line() {
     for (args, code, msg) in [
         (
             vec!["--fail", "links:x"],
-            1,
+            2,
             "failures 'links:x': count = x",
         ),
         (
@@ -1180,8 +1188,13 @@ fn sonic_export_installs_and_verifies() {
         "--export",
         "cisco:x",
     ]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(text(&o).contains("expected sonic:DIR"), "{}", text(&o));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).contains("invalid value 'cisco:x' for '--export <EXPORT>'")
+            && text(&o).contains("expected sonic:DIR"),
+        "{}",
+        text(&o)
+    );
 }
 
 /// `export --format json` and its read-back, a configured DSCP and queue

@@ -132,6 +132,15 @@ fn too_large(family: &'static str, what: &'static str, value: u128, limit: u64) 
     Ok(())
 }
 
+impl std::str::FromStr for TopologySpec {
+    type Err = TopologyError;
+
+    /// [`TopologySpec::parse`].
+    fn from_str(spec: &str) -> Result<Self> {
+        TopologySpec::parse(spec)
+    }
+}
+
 impl TopologySpec {
     /// Parses and validates a spec string such as `fattree:k=8` or
     /// `jellyfish:n=1000,ports=64,r=12,seed=1`.

@@ -8,6 +8,28 @@ use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 use tagger_generators::{ChannelId, NodeId, Topology};
 
+/// Writes every path of `elp`, one line of node ids each, to `w` (the
+/// `--paths-out` format, which `file:PATH` reads back); errors name
+/// `shown`, the output's name.
+///
+/// # Errors
+/// [`Error::Limit`] past `max` paths; [`Error::Io`] naming `shown`.
+pub fn write_paths(
+    w: &mut dyn std::io::Write,
+    topo: &Topology,
+    elp: &ElpSet,
+    shown: &std::path::Path,
+    max: u64,
+) -> Result<()> {
+    use std::io::Write as _;
+    let mut w = std::io::BufWriter::new(w);
+    for_each_path(topo, elp, max, |nodes| {
+        let line: Vec<String> = nodes.iter().map(u32::to_string).collect();
+        writeln!(w, "{}", line.join(" ")).map_err(|e| Error::io(shown, e))
+    })?;
+    w.flush().map_err(|e| Error::io(shown, e))
+}
+
 /// Calls `emit` with every ELP as a node sequence, sources in endpoint order
 /// and continuations in channel order. Stops with [`Error::Limit`] once more
 /// than `max` paths have been found.

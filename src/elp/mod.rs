@@ -436,7 +436,36 @@ pub struct ElpCounts {
     pub pairs_total: u64,
 }
 
+impl ElpSpec {
+    /// The files its `file:PATH` families read, in order.
+    pub fn files(&self) -> impl Iterator<Item = &std::path::Path> {
+        self.families.iter().filter_map(|f| match f {
+            FamilySpec::File { path } => Some(path.as_path()),
+            _ => None,
+        })
+    }
+}
+
+impl std::str::FromStr for ElpSpec {
+    type Err = Error;
+
+    /// [`ElpSpec::parse`].
+    fn from_str(text: &str) -> Result<Self> {
+        ElpSpec::parse(text)
+    }
+}
+
 impl ElpSet {
+    /// The ELP of a path file (one path per line, node ids separated by
+    /// spaces: the `file:PATH` family), e.g. the paths a plan must keep
+    /// lossless when it is verified or exported.
+    ///
+    /// # Errors
+    /// As [`ElpSet::build`] of `file:PATH`.
+    pub fn from_path_file(topo: &Topology, path: &std::path::Path) -> Result<ElpSet> {
+        ElpSet::build(topo, &ElpSpec::parse(&format!("file:{}", path.display()))?)
+    }
+
     /// Builds the language of `spec` on `topo`: a prefix automaton, not a
     /// list of paths, so sets with billions of paths stay small.
     ///

@@ -61,6 +61,15 @@ impl Routing {
     }
 }
 
+impl std::str::FromStr for FailureSpec {
+    type Err = Error;
+
+    /// [`FailureSpec::parse`].
+    fn from_str(text: &str) -> Result<Self> {
+        FailureSpec::parse(text)
+    }
+}
+
 impl std::str::FromStr for Routing {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {

@@ -44,8 +44,64 @@ pub use table::{TABLE_FORMAT, table};
 
 use crate::capacity::Profile;
 use crate::error::{Error, Result};
+use crate::rules::RuleSet;
 use serde_json::{Value, json};
 use tagger_generators::{NodeId, Topology};
+
+/// An export's format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Per-switch SONiC `config_db` JSON ([`export`]).
+    Sonic,
+    /// The neutral per-switch table ([`table`]).
+    Json,
+}
+
+/// Where a run's export goes: `sonic:DIR` or `json:DIR`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// The format.
+    pub format: Format,
+    /// The directory written.
+    pub dir: std::path::PathBuf,
+}
+
+impl std::str::FromStr for Target {
+    type Err = Error;
+
+    /// `sonic:DIR` or `json:DIR`, DIR not empty.
+    fn from_str(s: &str) -> Result<Self> {
+        let format = match s.split_once(':') {
+            Some(("sonic", d)) if !d.is_empty() => Format::Sonic,
+            Some(("json", d)) if !d.is_empty() => Format::Json,
+            _ => {
+                return Err(Error::Export {
+                    reason: format!(
+                        "'{}': expected sonic:DIR or json:DIR",
+                        crate::error::excerpt(s, 80)
+                    ),
+                });
+            }
+        };
+        let dir = s.split_once(':').map_or("", |(_, d)| d);
+        Ok(Target {
+            format,
+            dir: dir.into(),
+        })
+    }
+}
+
+/// The export of `rules` in `format`, in memory: everything that can refuse
+/// the plan happens here, before [`write`] touches a file.
+///
+/// # Errors
+/// As [`export`] or [`table`].
+pub fn build(topo: &Topology, rules: &RuleSet, format: Format, opts: &Options) -> Result<Export> {
+    match format {
+        Format::Sonic => export(topo, rules, opts),
+        Format::Json => table(topo, rules),
+    }
+}
 
 /// Default queue (and priority group) of lossless priority `p`:
 /// `DEFAULT_QUEUES[p - 1]`.

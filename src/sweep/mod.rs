@@ -436,7 +436,7 @@ pub struct Done {
     pub switches_path: PathBuf,
     /// `failures.parquet` (or the shard's), when the spec has failures.
     pub failures_path: Option<PathBuf>,
-    /// One line per scenario of the final table, for [`summary_table`].
+    /// One line per scenario of the final table, for [`crate::render::sweep_summary`].
     pub rows: Vec<Row>,
 }
 
@@ -492,59 +492,6 @@ pub struct FailureRow {
     pub replanned_max: Option<u32>,
     /// Priorities of the failure-aware plan.
     pub aware: Option<u32>,
-}
-
-/// One line per scenario that ran a failure what-if: CBD rate of plain PFC
-/// and the lossless share of routes under the installed rules (median and
-/// worst trial), replanned and failure-aware priorities.
-pub fn failures_table(rows: &[Row]) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::new();
-    let pct = |x: Option<f64>| x.map_or("-".to_string(), crate::failures::percent);
-    let num = |x: Option<u32>| x.map_or("-".to_string(), |v| v.to_string());
-    let mut any = false;
-    for r in rows {
-        let (Some(f), Some(p)) = (&r.failures, r.priorities) else {
-            continue;
-        };
-        if !any {
-            let _ = writeln!(
-                out,
-                "{:<24} {:<10} {:<8} {:<28} {:<9} {:>3} {:>6} {:>8} {:>8} {:>8} {:>5} {:>5}",
-                "topology",
-                "elp",
-                "algo",
-                "failures",
-                "routing",
-                "pri",
-                "CBD%",
-                "lossl%",
-                "min%",
-                "pairs%",
-                "repl",
-                "aware"
-            );
-            any = true;
-        }
-        let _ = writeln!(
-            out,
-            "{:<24} {:<10} {:<8} {:<28} {:<9} {:>3} {:>6} {:>8} {:>8} {:>8} {:>5} {:>5}",
-            r.topology.chars().take(24).collect::<String>(),
-            r.elp.chars().take(10).collect::<String>(),
-            r.algo.chars().take(8).collect::<String>(),
-            f.spec.chars().take(28).collect::<String>(),
-            f.routing,
-            p,
-            f.cbd_rate
-                .map_or("-".to_string(), |v| format!("{:.0}", 100.0 * v)),
-            pct(f.lossless_paths_median),
-            pct(f.lossless_paths_min),
-            pct(f.lossless_pairs_min),
-            num(f.replanned_max),
-            num(f.aware),
-        );
-    }
-    out
 }
 
 fn meta(sweep: &Sweep) -> [(&'static str, String); 3] {
@@ -936,76 +883,4 @@ pub fn write(dir: &Path, sweep: &Sweep, outcomes: &[Outcome], threads: usize) ->
         fails.write(&dir.join("failures.parquet"), &meta(sweep))?;
     }
     Ok(())
-}
-
-/// The summary table: one line per (topology, ELP, algorithm) in grid order,
-/// medians over trials.
-pub fn summary_table(rows: &[Row]) -> String {
-    use std::collections::BTreeMap;
-    use std::fmt::Write as _;
-    let mut groups: BTreeMap<(u64, String, String, String), Vec<&Row>> = BTreeMap::new();
-    let mut first_id: BTreeMap<(String, String, String), u64> = BTreeMap::new();
-    for r in rows {
-        let k = (r.topology.clone(), r.elp.clone(), r.algo.clone());
-        let id = *first_id.entry(k.clone()).or_insert(r.scenario_id);
-        groups.entry((id, k.0, k.1, k.2)).or_default().push(r);
-    }
-    let med = |mut v: Vec<f64>| -> Option<f64> {
-        if v.is_empty() {
-            return None;
-        }
-        v.sort_by(f64::total_cmp);
-        Some(v[(v.len() - 1) / 2])
-    };
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:<36} {:<22} {:<14} {:>4} {:>7} {:>7} {:>4} {:>4} {:>9} {:>9} {:>8}  status",
-        "topology",
-        "elp",
-        "algo",
-        "runs",
-        "nodes",
-        "longest",
-        "P",
-        "LB",
-        "acl_max",
-        "rules_max",
-        "seconds"
-    );
-    for ((_, topo, elp, algo), rs) in groups {
-        let ok: Vec<&&Row> = rs.iter().filter(|r| r.error.is_none()).collect();
-        let failed = rs.len() - ok.len();
-        let f = |get: fn(&Row) -> Option<f64>| med(ok.iter().filter_map(|r| get(r)).collect());
-        let show =
-            |x: Option<f64>, prec: usize| x.map_or("-".to_string(), |v| format!("{v:.prec$}"));
-        let status = if failed == 0 {
-            "ok".to_string()
-        } else {
-            let first: String = rs
-                .iter()
-                .find_map(|r| r.error.clone())
-                .unwrap_or_default()
-                .chars()
-                .take(70)
-                .collect();
-            format!("{failed} FAILED: {first}")
-        };
-        let _ = writeln!(
-            out,
-            "{:<36} {:<22} {:<14} {:>4} {:>7} {:>7} {:>4} {:>4} {:>9} {:>9} {:>8}  {status}",
-            topo.chars().take(36).collect::<String>(),
-            elp.chars().take(22).collect::<String>(),
-            algo.chars().take(14).collect::<String>(),
-            rs.len(),
-            show(f(|r| r.nodes.map(|x| x as f64)), 0),
-            show(f(|r| r.longest_elp.map(f64::from)), 0),
-            show(f(|r| r.priorities.map(f64::from)), 0),
-            show(f(|r| r.bound.map(f64::from)), 0),
-            show(f(|r| r.acl_exact_max.map(|x| x as f64)), 0),
-            show(f(|r| r.rules_max.map(|x| x as f64)), 0),
-            show(f(|r| r.seconds), 3),
-        );
-    }
-    out
 }

@@ -72,6 +72,44 @@ impl Algo {
         seed: 0,
     };
 
+    /// This algorithm with its time limit lowered to `ms` milliseconds (the
+    /// smaller of its own and `ms`). Only `search` and `exact` have one.
+    ///
+    /// ```
+    /// use tagger::tagging::Algo;
+    /// let a: Algo = "search:time=60".parse()?;
+    /// assert_eq!(a.with_time_limit(5_000)?.name(), "search:budget=100000000,seed=0,time=5");
+    /// assert!(Algo::GREEDY.with_time_limit(5_000).is_err());
+    /// # Ok::<(), tagger::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Algo`] for an algorithm without a time limit.
+    pub fn with_time_limit(self, ms: u64) -> Result<Algo> {
+        Ok(match self {
+            Algo::Search {
+                budget,
+                seed,
+                time_ms,
+                max_paths,
+            } => Algo::Search {
+                budget,
+                seed,
+                time_ms: Some(time_ms.map_or(ms, |t| t.min(ms))),
+                max_paths,
+            },
+            Algo::Exact { timeout_ms } => Algo::Exact {
+                timeout_ms: timeout_ms.min(ms),
+            },
+            other => {
+                return Err(Error::Algo {
+                    algo: other.name(),
+                    reason: "a time limit applies to search and exact only".into(),
+                });
+            }
+        })
+    }
+
     /// The algorithm as written (`greedy`, `search:budget=...`), parsed back by `FromStr`.
     pub fn name(&self) -> String {
         match self {

@@ -23,12 +23,7 @@ pub fn tagged_graph(topo: &Topology, elp: &ElpSet, budget: &Budget) -> Result<Wa
 ///
 /// # Errors
 /// As [`tag_within`].
-pub(super) fn brute_plan(
-    topo: &Topology,
-    elp: &ElpSet,
-    algo: Algo,
-    cycle: CycleBackend,
-    budget: &Budget,
-) -> Result<Tagging> {
-    finish(topo, algo, cycle, tagged_graph(topo, elp, budget)?, budget)
+pub(super) fn plan(cx: &Context<'_>) -> Result<Tagging> {
+    let walk = tagged_graph(cx.topo, cx.elp, cx.budget)?;
+    finish(cx.topo, Algo::Brute, cx.cycle, walk, cx.budget)
 }

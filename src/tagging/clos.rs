@@ -12,14 +12,9 @@ use super::*;
 /// # Errors
 /// [`Error::Algo`] on a topology without levels, or an ELP beyond
 /// `kbounce:K` (naming the node where a path bounces once too often).
-pub(super) fn clos_plan(
-    topo: &Topology,
-    elp: &ElpSet,
-    algo: Algo,
-    k: Option<u32>,
-    cycle: CycleBackend,
-    budget: &Budget,
-) -> Result<Tagging> {
+pub(super) fn plan(cx: &Context<'_>, k: Option<u32>) -> Result<Tagging> {
+    let (topo, elp, budget) = (cx.topo, cx.elp, cx.budget);
+    let algo = Algo::Clos { k };
     if !topo.has_levels() {
         return Err(Error::Algo {
             algo: algo.name(),
@@ -52,5 +47,5 @@ pub(super) fn clos_plan(
         }),
         budget,
     )?;
-    finish(topo, algo, cycle, walk, budget)
+    finish(topo, algo, cx.cycle, walk, budget)
 }

@@ -5,11 +5,15 @@
 //! flagged `search_stopped_early`, instead of losing the run. Progress goes
 //! to an optional observer (the CLI's progress bar); the library prints
 //! nothing itself.
+//!
+//! A [`Control`] belongs to one run (a [`super::Context`] carries it), so
+//! runs side by side in one process (a sweep's scenarios, a library user's
+//! threads) are stopped and watched each on its own.
 
+use std::fmt;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, RwLock};
-
-static STOP: AtomicBool = AtomicBool::new(false);
+use std::time::Instant;
 
 /// What a long search reports, about every 1,024 steps (and at each solver
 /// call of `exact`).
@@ -25,32 +29,78 @@ pub struct Progress {
 
 type Observer = Arc<dyn Fn(Progress) + Send + Sync>;
 
-static OBSERVER: RwLock<Option<Observer>> = RwLock::new(None);
-
-/// Asks running searches to stop with their best plan (async-signal
-/// tolerant: one atomic store).
-pub fn request_stop() {
-    STOP.store(true, Ordering::Relaxed);
+/// A run's stop flag and progress observer. Clones share the flag: keep
+/// one to stop the run from another thread or a signal handler.
+///
+/// ```
+/// use tagger::tagging::{Algo, Context, Control, tag_in};
+/// use tagger::elp::{ElpSet, ElpSpec};
+/// let t = tagger::TopologySpec::parse("fattree:k=4")?.build()?;
+/// let elp = ElpSet::build(&t, &ElpSpec::parse("kbounce:1")?)?;
+/// let control = Control::new();
+/// control.request_stop(); // e.g. from a Ctrl-C handler holding a clone
+/// let budget = tagger::budget::Budget::unlimited();
+/// let cx = Context::new(&t, &elp, &budget, &control);
+/// // A stopped search still returns its best plan so far, verified.
+/// let plan = tag_in(&cx, "search".parse()?)?;
+/// assert!(plan.priorities >= plan.lower_bound);
+/// # Ok::<(), tagger::Error>(())
+/// ```
+#[derive(Clone, Default)]
+pub struct Control {
+    stop: Arc<AtomicBool>,
+    observer: Option<Observer>,
 }
 
-/// True once [`request_stop`] was called (until [`clear_stop`]).
-pub fn stop_requested() -> bool {
-    STOP.load(Ordering::Relaxed)
+impl fmt::Debug for Control {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Control")
+            .field("stop_requested", &self.stop_requested())
+            .field("observed", &self.observer.is_some())
+            .finish()
+    }
 }
 
-/// Forgets an earlier stop request.
-pub fn clear_stop() {
-    STOP.store(false, Ordering::Relaxed);
-}
+impl Control {
+    /// A control nobody has stopped, without an observer.
+    pub fn new() -> Self {
+        Self::default()
+    }
 
-/// Sends progress to `observer` (replacing any earlier one); `None` stops
-/// reporting.
-pub fn observe(observer: Option<Observer>) {
-    *OBSERVER.write().unwrap_or_else(|e| e.into_inner()) = observer;
-}
+    /// This control, with progress sent to `observer`.
+    pub fn with_observer(mut self, observer: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        self.observer = Some(Arc::new(observer));
+        self
+    }
 
-pub(crate) fn report(p: Progress) {
-    if let Some(o) = OBSERVER.read().unwrap_or_else(|e| e.into_inner()).as_ref() {
-        o(p);
+    /// Asks the run (and every clone's) to stop with its best plan
+    /// (async-signal tolerant: one atomic store).
+    pub fn request_stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// True once [`Control::request_stop`] was called on this control or a
+    /// clone.
+    pub fn stop_requested(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// True when a stop was requested or `deadline` has passed.
+    pub(crate) fn expired(&self, deadline: Option<Instant>) -> bool {
+        deadline.is_some_and(|d| Instant::now() >= d) || self.stop_requested()
+    }
+
+    /// [`Control::expired`] as an owned check, for a solver's callback.
+    pub(crate) fn expiry(&self, deadline: Option<Instant>) -> Box<dyn Fn() -> bool> {
+        let stop = Arc::clone(&self.stop);
+        Box::new(move || {
+            deadline.is_some_and(|d| Instant::now() >= d) || stop.load(Ordering::Relaxed)
+        })
+    }
+
+    pub(crate) fn report(&self, p: Progress) {
+        if let Some(o) = &self.observer {
+            o(p);
+        }
     }
 }

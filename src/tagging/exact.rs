@@ -46,13 +46,11 @@ use super::order::OrderPlan;
 use super::sat::{Lit, Outcome, Sat};
 use super::{Algo, Effort, Tagging};
 use crate::budget::Budget;
-use crate::cycle::CycleBackend;
-use crate::elp::ElpSet;
 use crate::elp::enumerate::{ChannelPaths, maximal_channel_paths};
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
 use std::time::Instant;
-use tagger_generators::{ChannelId, Topology};
+use tagger_generators::ChannelId;
 
 /// ELP paths past which `exact` refuses: its maximal paths are held in
 /// memory, to check each model's plan against.
@@ -204,6 +202,7 @@ impl Encoding {
     fn solve(
         &mut self,
         deadline: Option<Instant>,
+        control: &super::control::Control,
         calls: &mut u64,
         budget: &Budget,
     ) -> Result<Answer> {
@@ -213,15 +212,12 @@ impl Encoding {
             // Cut rounds on a large ELP take seconds of their own: the
             // limit is checked between them too, not only inside the
             // solver.
-            if deadline.is_some_and(|d| Instant::now() >= d) || super::control::stop_requested() {
+            if control.expired(deadline) {
                 return Ok(Answer::TimedOut);
             }
             budget.check("tagging", self.held)?;
             *calls += 1;
-            let stop = Box::new(move || {
-                deadline.is_some_and(|d| Instant::now() >= d) || super::control::stop_requested()
-            });
-            match self.solver.solve(stop)? {
+            match self.solver.solve(control.expiry(deadline))? {
                 Outcome::Unsat => return Ok(Answer::Impossible),
                 Outcome::Interrupted => return Ok(Answer::TimedOut),
                 Outcome::Sat => {}
@@ -365,28 +361,18 @@ fn violated(paths: &ChannelPaths, order: &OrderPlan, p: u32) -> Vec<u32> {
 }
 
 /// `exact`: see the module docs. `search` runs first for the upper bound.
-pub(super) fn exact_plan(
-    topo: &Topology,
-    elp: &ElpSet,
-    algo: Algo,
-    cycle: CycleBackend,
-    budget: &Budget,
-    timeout_ms: Option<u64>,
-) -> Result<Tagging> {
+pub(super) fn plan(cx: &super::Context<'_>, timeout_ms: u64) -> Result<Tagging> {
+    let (topo, elp, budget) = (cx.topo, cx.elp, cx.budget);
+    let algo = Algo::Exact { timeout_ms };
     let start = Instant::now();
-    let deadline = timeout_ms.map(|ms| start + std::time::Duration::from_millis(ms));
-    let mut best = super::tag_within(
-        topo,
-        elp,
-        Algo::Search {
-            budget: super::SEARCH_BUDGET,
-            seed: 0,
-            time_ms: timeout_ms,
-            max_paths: super::SEARCH_MAX_PATHS,
-        },
-        cycle,
-        budget,
-    )?;
+    let deadline = Some(start + std::time::Duration::from_millis(timeout_ms));
+    let mut best = super::checked(super::search::plan(
+        cx,
+        super::SEARCH_BUDGET,
+        0,
+        Some(timeout_ms),
+        super::SEARCH_MAX_PATHS,
+    )?)?;
     let mut lb = best.lower_bound;
     let mut effort = Effort::default();
     if best.priorities > lb {
@@ -425,7 +411,7 @@ pub(super) fn exact_plan(
             enc.reference = Some(order.clone());
             let outcome = loop {
                 let bad = violated(&paths, &order, p);
-                super::control::report(super::control::Progress {
+                cx.control.report(super::control::Progress {
                     target: p,
                     steps: effort.steps,
                     violated: bad.len() as u64,
@@ -448,7 +434,7 @@ pub(super) fn exact_plan(
                         ),
                     });
                 }
-                match enc.solve(deadline, &mut effort.steps, budget)? {
+                match enc.solve(deadline, cx.control, &mut effort.steps, budget)? {
                     Answer::Plan(kept) => {
                         order = OrderPlan::from_edges(topo.channel_count(), kept, &order);
                         enc.reference = Some(order.clone());
@@ -467,8 +453,13 @@ pub(super) fn exact_plan(
                     break;
                 }
                 Answer::Plan(_) => {
-                    let t =
-                        super::finish(topo, algo, cycle, order.walk(topo, elp, budget)?, budget)?;
+                    let t = super::finish(
+                        topo,
+                        algo,
+                        cx.cycle,
+                        order.walk(topo, elp, budget)?,
+                        budget,
+                    )?;
                     if t.priorities > p {
                         return Err(Error::SelfCheck {
                             stage: "tagging",
@@ -554,7 +545,13 @@ mod tests {
             for i in 0..paths.len() {
                 enc.add_path(paths.path(i)).unwrap();
             }
-            enc.solve(None, &mut 0, &Budget::unlimited()).unwrap()
+            enc.solve(
+                None,
+                &crate::tagging::Control::new(),
+                &mut 0,
+                &Budget::unlimited(),
+            )
+            .unwrap()
         };
         assert!(matches!(solve(1), Answer::Impossible));
         let Answer::Plan(kept) = solve(2) else {

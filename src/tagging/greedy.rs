@@ -133,15 +133,9 @@ pub fn greedy_insertions(topo: &Topology, elp: &ElpSet) -> Result<Vec<(u32, u32,
 ///
 /// # Errors
 /// As [`tag_within`].
-pub(super) fn greedy_plan(
-    topo: &Topology,
-    elp: &ElpSet,
-    algo: Algo,
-    restarts: u32,
-    seed: u64,
-    cycle: CycleBackend,
-    budget: &Budget,
-) -> Result<Tagging> {
+pub(super) fn plan(cx: &Context<'_>, restarts: u32, seed: u64) -> Result<Tagging> {
+    let (topo, elp, cycle, budget) = (cx.topo, cx.elp, cx.cycle, cx.budget);
+    let algo = Algo::Greedy { restarts, seed };
     let run = |r: u32| -> Result<Tagging> {
         let order = (r > 0).then(|| crate::seed::mix(seed, r as u64));
         let walk = match cycle {

@@ -16,14 +16,18 @@
 //! hop), `greedy.rs` (greedy merging, with restarts), `clos.rs` (the
 //! optimal Clos scheme), `ttl.rs` (`greedy-ttl`), `search.rs` (order plans
 //! and the local search) and `exact.rs` (the SAT proof, on `sat.rs`).
-//! `algo.rs` holds the names `--algo` parses, `plan.rs` the result
-//! ([`Tagging`]), how a walk becomes one and the checks it passes, and
-//! [`tag_within`] below dispatches.
+//! Each exposes one function, `plan(cx, <its parameters>)`, over a
+//! [`Context`] (topology, ELP, cycle backend, memory budget and the run's
+//! [`Control`]); they call each other directly (search starts from greedy,
+//! exact from search). `algo.rs` holds the names `--algo` parses,
+//! `plan.rs` the result ([`Tagging`]), how a walk becomes one and the
+//! checks it passes, and [`tag_in`] below dispatches.
 
 mod algo;
 mod brute;
 pub mod classes;
 mod clos;
+mod context;
 pub mod control;
 pub(crate) mod engine;
 pub mod exact;
@@ -48,6 +52,8 @@ pub(crate) use engine::{Decider, HopDecider, PerKey, Walk};
 pub(crate) use crate::cycle::{has_cycle, topological_order, topological_order_by};
 pub use algo::*;
 pub use brute::tagged_graph;
+pub use context::Context;
+pub use control::Control;
 pub use greedy::greedy_insertions;
 pub use plan::*;
 
@@ -85,26 +91,39 @@ pub fn tag_within(
     cycle: CycleBackend,
     budget: &Budget,
 ) -> Result<Tagging> {
-    let t = match algo {
-        Algo::Brute => brute::brute_plan(topo, elp, algo, cycle, budget)?,
-        Algo::Clos { k } => clos::clos_plan(topo, elp, algo, k, cycle, budget)?,
-        Algo::Greedy { restarts, seed } => {
-            greedy::greedy_plan(topo, elp, algo, restarts, seed, cycle, budget)?
-        }
+    let control = Control::new();
+    tag_in(
+        &Context::new(topo, elp, budget, &control).with_cycle(cycle),
+        algo,
+    )
+}
+
+/// Runs `algo` in `cx`: the dispatch to each algorithm's file, then the
+/// checks every plan passes ([`self_check`]) and the lower bound its own
+/// dependencies prove.
+///
+/// # Errors
+/// As [`tag_within`].
+pub fn tag_in(cx: &Context<'_>, algo: Algo) -> Result<Tagging> {
+    checked(match algo {
+        Algo::Brute => brute::plan(cx)?,
+        Algo::Clos { k } => clos::plan(cx, k)?,
+        Algo::Greedy { restarts, seed } => greedy::plan(cx, restarts, seed)?,
         Algo::Search {
-            budget: work,
+            budget,
             seed,
             time_ms,
             max_paths,
-        } => search::search_plan(
-            topo, elp, algo, cycle, budget, work, seed, time_ms, max_paths,
-        )?,
-        Algo::Exact { timeout_ms } => {
-            exact::exact_plan(topo, elp, algo, cycle, budget, Some(timeout_ms))?
-        }
-        Algo::GreedyTtl => ttl::ttl_plan(topo, elp, cycle, budget)?,
-    };
-    let mut t = t;
+        } => search::plan(cx, budget, seed, time_ms, max_paths)?,
+        Algo::Exact { timeout_ms } => exact::plan(cx, timeout_ms)?,
+        Algo::GreedyTtl => ttl::plan(cx)?,
+    })
+}
+
+/// What every algorithm returns passes these: [`self_check`], and its lower
+/// bound raised to what its own dependencies prove. Algorithms that build
+/// on another (search on greedy, exact on search) call it on what they get.
+fn checked(mut t: Tagging) -> Result<Tagging> {
     self_check(&t)?;
     t.lower_bound = t.lower_bound.max(dependency_lower_bound(&t.keys));
     Ok(t)

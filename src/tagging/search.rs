@@ -20,7 +20,6 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::time::Instant;
 use tagger_generators::ChannelId;
 // The driver (`search_plan`) speaks the tagging stage's types.
 use super::*;
@@ -188,12 +187,13 @@ impl<'a> LocalSearch<'a> {
     }
 
     /// Runs until no path passes the target, `work` path evaluations were
-    /// spent, or `deadline` passed. `progress(steps, violated)` is called
-    /// every 1,024 steps.
+    /// spent, or `stop` says so (a deadline passed, a stop was requested).
+    /// Every 1,024 steps `progress(steps, violated)` is called and `stop`
+    /// asked.
     pub fn run(
         &mut self,
         work: u64,
-        deadline: Option<Instant>,
+        stop: &dyn Fn() -> bool,
         mut progress: impl FnMut(u64, usize),
     ) -> Outcome {
         let mut taken = 0u64;
@@ -202,8 +202,7 @@ impl<'a> LocalSearch<'a> {
         while !self.violated.is_empty() && *self.work.get_mut() - start < work {
             if taken.is_multiple_of(1024) {
                 progress(taken, self.violated.len());
-                if deadline.is_some_and(|d| Instant::now() >= d) || super::control::stop_requested()
-                {
+                if stop() {
                     timed_out = true;
                     break;
                 }
@@ -424,21 +423,23 @@ fn relabelled(pos: &[u64]) -> Vec<u64> {
 }
 
 /// `search`: see [`Algo::Search`].
-#[allow(clippy::too_many_arguments)]
-pub(super) fn search_plan(
-    topo: &Topology,
-    elp: &ElpSet,
-    algo: Algo,
-    cycle: CycleBackend,
-    budget: &Budget,
+pub(super) fn plan(
+    cx: &Context<'_>,
     work: u64,
     seed: u64,
     time_ms: Option<u64>,
     max_paths: u64,
 ) -> Result<Tagging> {
+    let (topo, elp, cycle, budget) = (cx.topo, cx.elp, cx.cycle, cx.budget);
+    let algo = Algo::Search {
+        budget: work,
+        seed,
+        time_ms,
+        max_paths,
+    };
     let deadline =
         time_ms.map(|ms| std::time::Instant::now() + std::time::Duration::from_millis(ms));
-    let greedy = tag_within(topo, elp, Algo::GREEDY, cycle, budget)?;
+    let greedy = super::checked(super::greedy::plan(cx, 1, 0)?)?;
     let lb = greedy.lower_bound;
     let levels = (greedy.priorities as usize).max(1);
     let mut plans = vec![order::OrderPlan::from_keys(
@@ -515,8 +516,8 @@ pub(super) fn search_plan(
                 target,
                 crate::seed::mix(seed, target as u64),
             );
-            let out = ls.run(left, deadline, |steps, violated| {
-                control::report(control::Progress {
+            let out = ls.run(left, &|| cx.control.expired(deadline), |steps, violated| {
+                cx.control.report(control::Progress {
                     target,
                     steps,
                     violated: violated as u64,
@@ -588,9 +589,9 @@ mod tests {
         let p = paths(&[&[0, 1, 2], &[1, 2, 0], &[2, 0, 1]]);
         let start = vec![vec![0u64, 0, 0]];
         let mut one = LocalSearch::new(&p, 3, &start, 1, 7);
-        assert!(!one.run(100_000, None, |_, _| {}).reached);
+        assert!(!one.run(100_000, &|| false, |_, _| {}).reached);
         let mut two = LocalSearch::new(&p, 3, &start, 2, 7);
-        let out = two.run(100_000, None, |_, _| {});
+        let out = two.run(100_000, &|| false, |_, _| {});
         assert!(out.reached, "{out:?}");
         for i in 0..p.len() {
             assert!(path_tag(&two.pos, p.path(i)) <= 2);

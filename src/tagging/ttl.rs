@@ -2,7 +2,6 @@
 //! written, realised with rules that match the hop count (TTL).
 
 use super::{Scheme, Tagging, build, engine};
-use crate::budget::Budget;
 use crate::cycle::{CycleBackend, IncrementalDag};
 use crate::elp::ElpSet;
 use crate::error::Result;
@@ -120,13 +119,9 @@ pub fn greedy_ttl<D: IncrementalDag>(
 ///
 /// # Errors
 /// As [`super::tag_within`].
-pub(super) fn ttl_plan(
-    topo: &Topology,
-    elp: &ElpSet,
-    cycle: CycleBackend,
-    budget: &Budget,
-) -> Result<super::Tagging> {
+pub(super) fn plan(cx: &super::Context<'_>) -> Result<super::Tagging> {
     use crate::cycle::{NaiveDag, OrderedDag, PearceKelly, PetgraphDag};
+    let (topo, elp, cycle, budget) = (cx.topo, cx.elp, cx.cycle, cx.budget);
     match cycle {
         CycleBackend::Ordered => greedy_ttl::<OrderedDag>(topo, elp, cycle, budget),
         CycleBackend::Pk => greedy_ttl::<PearceKelly>(topo, elp, cycle, budget),

@@ -1,6 +1,10 @@
 //! The whole pipeline for one scenario: topology -> ELP -> tagging -> rules
 //! -> verification -> statistics, with a wall-clock time per stage.
 
+mod elp_report;
+
+pub use elp_report::{ElpReport, ElpSeconds, elp_report};
+
 use crate::budget::{Budget, bytes_of};
 use crate::capacity::{self, Fit, Profile};
 use crate::cycle::CycleBackend;
@@ -263,6 +267,16 @@ record! {
 /// Any stage's error, or [`Error::Verification`] when the rules fail
 /// verification: such a run is an error, never a result.
 pub fn run(cfg: &RunConfig) -> Result<RunResult> {
+    run_with(cfg, &crate::tagging::Control::new())
+}
+
+/// [`run`] under `control`: a stop request ends `search` and `exact`
+/// early with their best plan (verified as any other), and their progress
+/// goes to its observer.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_with(cfg: &RunConfig, control: &crate::tagging::Control) -> Result<RunResult> {
     let t0 = Instant::now();
     let mut tm = Timings::default();
     let lap = |slot: &mut f64, since: &mut Instant| {
@@ -277,7 +291,8 @@ pub fn run(cfg: &RunConfig) -> Result<RunResult> {
     let elp = build_elp(&topo, &cfg.elp, &budget)?;
     let counts = elp.counts(&topo);
     lap(&mut tm.elp, &mut since);
-    let tagging = crate::tagging::tag_within(&topo, &elp, cfg.algo, cfg.cycle, &budget)?;
+    let cx = crate::tagging::Context::new(&topo, &elp, &budget, control).with_cycle(cfg.cycle);
+    let tagging = crate::tagging::tag_in(&cx, cfg.algo)?;
     budget.hold("tagging", tagging.heap_bytes())?;
     lap(&mut tm.tag, &mut since);
     budget.check("rules", RuleSet::estimate_bytes(&tagging))?;

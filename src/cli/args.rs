@@ -1,0 +1,451 @@
+//! The command line's arguments: every subcommand's options as one type,
+//! parsed and checked by clap before any work (spec types through their
+//! library `FromStr`, so a bad spec is a usage error naming the option).
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use tagger::TopologySpec;
+use tagger::cycle::CycleBackend;
+use tagger::elp::ElpSpec;
+use tagger::failures::{FailureSpec, Routing};
+use tagger::sweep;
+use tagger::tagging::Algo;
+
+const TOPO_HELP: &str = "\
+Topology specs:
+  fattree:k=K                          K-ary fat-tree (K even): 5K^2/4 switches, K/2 hosts per ToR, levels 0-2
+  leafspine:leaves=L,spines=S[,hosts=H][,links=K]
+                                       two-tier Clos, every leaf to every spine (K parallel links), H hosts per leaf
+  bcube:n=N,k=K                        BCube: N^(K+1) forwarding servers (the endpoints), K+1 levels of N^K switches
+  hyperx:l=L,s=S[,k=K][,t=T]           S^L switches, all-to-all per dimension, K parallel links, T hosts per switch
+  jellyfish:n=N,ports=P,r=R[,seed=X]   random R-regular switch graph, P-R hosts per switch (Singla's construction)
+  file:PATH                            a tagger-topology/1 JSON file";
+
+const FAIL_HELP: &str = "\
+Failure what-if:
+  --fail links:F[,trials=T][,seed=S]   F random links down per trial (default links:1,trials=20,seed=1)
+  --fail switches:F[,trials=T][,seed=S] F random switches down (with their links)
+  --fail file:PATH                     one trial: the links of each `u v` line
+  --routing converged                  traffic on the degraded network's shortest paths (default)
+  --routing local                      fast reroute: healthy path up to the failure, deflect to the
+                                       neighbours nearest the destination, then degraded shortest paths
+Traffic is routed on shortest paths; the plan's ELP must contain them (shortest, or kbounce:K).";
+
+const ELP_HELP: &str = "\
+ELP specs (combine with +, e.g. shortest+random:20000):
+  shortest                             all shortest paths between every ordered endpoint pair
+  kbounce:K                            up-down walks with at most K bounces (needs levels)
+  dor                                  dimension-order routing (HyperX, BCube)
+  ksp:K[,pairs=N][,seed=X]             K shortest simple paths per endpoint pair (Yen), optionally N sampled pairs
+  random:N[,maxlen=M][,seed=X]         N random self-avoiding walks between random endpoint pairs
+  file:PATH                            one path per line, node ids separated by spaces";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "tagger",
+    version,
+    about = "Plans PFC deadlock prevention (Tagger) for lossless data-center networks"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build a topology, print a summary, optionally write it out.
+    #[command(after_help = TOPO_HELP)]
+    Topo(TopoArgs),
+    /// Build the expected lossless paths of a topology and count them.
+    #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}"))]
+    Elp(ElpArgs),
+    /// Run the whole pipeline on one scenario: generate, ELP, tag, rules, verify.
+    #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}\n\nAlgorithms: brute, greedy (default), greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K,\nsearch[:budget=N,seed=X,time=S,paths=N] (fewest priorities: order plans and local search),\nexact[:timeout=S] (fewest priorities, proven by a SAT solver; default timeout 600 s)"))]
+    Run(Box<RunArgs>),
+    /// Failure what-if: plan the scenario, then fail links or switches and
+    /// count, per trial, what the installed rules keep lossless, whether
+    /// plain PFC would deadlock, and what a replanned or failure-aware plan
+    /// costs.
+    #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}\n\n{FAIL_HELP}"))]
+    Failures(FailuresArgs),
+    /// Export a rule set per switch (DIR/<node>.json and DIR/summary.json):
+    /// SONiC config_db JSON (port maps, PFC, buffers sized by the switch
+    /// profile, ACL rules where the traffic classes run out) or the neutral
+    /// table; `tagger verify --exported DIR` reads either back.
+    Export(ExportArgs),
+    /// Independently verify a rule set against a topology (and paths).
+    Verify(VerifyArgs),
+    /// Print the columns of runs.parquet and switches.parquet: name, type
+    /// and what each holds (the keys of `run --json` are the runs columns a
+    /// single run has).
+    Schema {
+        /// markdown (as in the README) or json.
+        #[arg(long, value_enum, default_value_t = SchemaFormat::Markdown)]
+        format: SchemaFormat,
+    },
+    /// Merge a sweep's shard files (--shard I/N, e.g. a cluster job array)
+    /// in DIR into runs.parquet and switches.parquet, in scenario order.
+    Merge {
+        /// The directory holding runs-shard-I-of-N.parquet and
+        /// switches-shard-I-of-N.parquet.
+        dir: PathBuf,
+    },
+    /// Write a sweep directory's report: one self-contained HTML page of
+    /// charts (inline SVG), summary tables, failed scenarios and the spec.
+    Report {
+        /// The sweep's output directory (runs.parquet, switches.parquet,
+        /// failures.parquet when present).
+        dir: PathBuf,
+        /// Where to write the page (default DIR/report.html).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Run a batch sweep (the embedded default when no spec is given).
+    Sweep(SweepArgs),
+}
+
+// `tagger topo`.
+#[derive(Debug, clap::Args)]
+pub struct TopoArgs {
+    /// Topology spec, e.g. fattree:k=8 or jellyfish:n=1000,ports=64,r=12,seed=1
+    pub spec: TopologySpec,
+    /// Output format for --out.
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
+    /// Write the topology here (atomically; `-` for standard output).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Compute the endpoint diameter even on networks where it is
+    /// skipped for its cost.
+    #[arg(long)]
+    pub diameter: bool,
+}
+
+// `tagger elp`.
+#[derive(Debug, clap::Args)]
+pub struct ElpArgs {
+    pub topology: TopologySpec,
+    #[arg(long)]
+    pub elp: ElpSpec,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Write every path, one line of node ids each.
+    #[arg(long)]
+    pub paths_out: Option<PathBuf>,
+    /// Refuse --paths-out beyond this many paths.
+    #[arg(long, default_value_t = 10_000_000)]
+    pub max_paths: u64,
+    /// Fail if the ELP tables or the tagged graph are estimated past
+    /// this (e.g. 8GiB), before they are built where they can be;
+    /// `none` lifts it (default: half the machine's memory).
+    #[arg(long, value_parser = parse_budget)]
+    pub memory_budget: Option<MemoryBudget>,
+}
+
+// `tagger run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    pub topology: TopologySpec,
+    #[arg(long)]
+    pub elp: ElpSpec,
+    /// Parsed by clap, so a bad name is a usage error (exit 2) naming the
+    /// option, before any work.
+    #[arg(long, default_value = "greedy")]
+    pub algo: Algo,
+    /// Incremental cycle detection backend: ordered, pk (alias bitset), petgraph, naive.
+    #[arg(long, default_value = "ordered")]
+    pub cycle: CycleBackend,
+    #[arg(long)]
+    pub json: bool,
+    #[arg(long)]
+    pub topology_out: Option<PathBuf>,
+    #[arg(long)]
+    pub rules_out: Option<PathBuf>,
+    /// Also export the verified plan, as `tagger export`: sonic:DIR
+    /// writes per-switch SONiC config_db JSON, json:DIR the neutral
+    /// per-switch table.
+    #[arg(long)]
+    pub export: Option<tagger::sonic::Target>,
+    #[arg(long)]
+    pub paths_out: Option<PathBuf>,
+    #[arg(long, default_value_t = 10_000_000)]
+    pub max_paths: u64,
+    /// Fail if the run's estimated memory exceeds this (e.g. 8GiB);
+    /// `none` lifts it (default: half the machine's memory).
+    #[arg(long, value_parser = parse_budget)]
+    pub memory_budget: Option<MemoryBudget>,
+    /// Seconds `search` and `exact` may run (the smaller of this and
+    /// their own `time=` / `timeout=`); a run stopped by it keeps its
+    /// best verified plan and says so.
+    #[arg(long, value_parser = |s: &str| tagger::tagging::millis("--time-limit", s))]
+    pub time_limit: Option<u64>,
+    #[command(flatten)]
+    pub switch: SwitchArgs,
+    #[command(flatten)]
+    pub mapping: MappingArgs,
+    /// Lossless application classes sharing the network: the plan is
+    /// shifted per class with the smallest stride proven deadlock-free,
+    /// verified for every class, and that shared plan is what the rule
+    /// counts, the fit and --rules-out describe.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub classes: u32,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+// `tagger failures`.
+#[derive(Debug, clap::Args)]
+pub struct FailuresArgs {
+    pub topology: TopologySpec,
+    #[arg(long)]
+    pub elp: ElpSpec,
+    /// What fails: links:F[,trials=T][,seed=S], switches:F[,...] or
+    /// file:PATH (one `u v` node pair per line).
+    #[arg(long, default_value = "links:1,trials=20,seed=1")]
+    pub fail: FailureSpec,
+    /// Routing after a failure: converged, local, or both
+    /// (converged,local).
+    #[arg(long, default_value = "converged", value_delimiter = ',')]
+    pub routing: Vec<Routing>,
+    /// Algorithm of the installed plan, and of the replanned and
+    /// failure-aware plans.
+    #[arg(long, default_value = "greedy")]
+    pub algo: Algo,
+    #[arg(long, default_value = "ordered")]
+    pub cycle: CycleBackend,
+    /// Print one JSON object (the plan's summary, then per routing the
+    /// aggregates and every trial) instead of tables.
+    #[arg(long)]
+    pub json: bool,
+    /// Write one row per (routing, trial) to this Parquet file.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Skip replanning each trial's converged routes.
+    #[arg(long)]
+    pub no_replan: bool,
+    /// Skip the failure-aware plan.
+    #[arg(long)]
+    pub no_aware: bool,
+    /// Fail if the run's estimated memory exceeds this (e.g. 8GiB);
+    /// `none` lifts it (default: half the machine's memory).
+    #[arg(long, value_parser = parse_budget)]
+    pub memory_budget: Option<MemoryBudget>,
+}
+
+// `tagger export`.
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    #[arg(long)]
+    pub topology: PathBuf,
+    #[arg(long)]
+    pub rules: PathBuf,
+    /// Output directory.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// sonic (config_db JSON) or json (neutral per-switch table).
+    #[arg(long, value_enum, default_value_t = ExportFormat::Sonic)]
+    pub format: ExportFormat,
+    /// Paths that must stay lossless, one per line: the plan is
+    /// verified on them before anything is written.
+    #[arg(long)]
+    pub paths: Option<PathBuf>,
+    #[command(flatten)]
+    pub switch: SwitchArgs,
+    #[command(flatten)]
+    pub mapping: MappingArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+// `tagger verify`.
+#[derive(Debug, clap::Args)]
+pub struct VerifyArgs {
+    #[arg(long)]
+    pub topology: PathBuf,
+    /// A tagger-rules/1 file (or use --exported).
+    #[arg(
+        long,
+        required_unless_present = "exported",
+        conflicts_with = "exported"
+    )]
+    pub rules: Option<PathBuf>,
+    /// A directory written by `tagger export` / `run --export`: the rule
+    /// set is rebuilt from what the switches are configured with (SONiC
+    /// port maps, ACL rules, PFC and buffers; or the neutral table's
+    /// classes).
+    #[arg(long, alias = "sonic")]
+    pub exported: Option<PathBuf>,
+    /// Paths that must stay lossless, one per line.
+    #[arg(long)]
+    pub paths: Option<PathBuf>,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+// `tagger sweep`.
+#[derive(Debug, clap::Args)]
+pub struct SweepArgs {
+    /// A TOML sweep spec (see datasets/).
+    pub spec: Option<PathBuf>,
+    /// Output directory for runs.parquet and switches.parquet.
+    #[arg(long, default_value = "sweep-out")]
+    pub out: PathBuf,
+    /// Scenarios run concurrently (default: all cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Refuse specs that expand to more scenarios than this.
+    #[arg(long, default_value_t = sweep::DEFAULT_MAX_SCENARIOS)]
+    pub max_scenarios: usize,
+    /// Skip scenarios whose results are already in --out (same spec).
+    #[arg(long)]
+    pub resume: bool,
+    /// Run only shard I of N (1-based; scenario ids round-robin) and write
+    /// runs-shard-I-of-N.parquet, e.g. for a cluster job array.
+    #[arg(long)]
+    pub shard: Option<sweep::Shard>,
+    /// Per-scenario memory budget (e.g. 8GiB, or none), overriding the
+    /// spec's; a scenario whose estimate exceeds it is recorded as
+    /// failed. Scenarios without one get half the machine's memory.
+    #[arg(long, value_parser = parse_budget)]
+    pub memory_budget: Option<MemoryBudget>,
+    /// Do not write DIR/report.html at the end.
+    #[arg(long)]
+    pub no_report: bool,
+}
+
+/// What the switches hold: a plan beyond it is refused (`run`, `export`,
+/// `verify` alike).
+#[derive(Debug, clap::Args)]
+pub struct LimitArgs {
+    /// Lossless queues per port on the switches: a rule set that uses
+    /// more priorities is refused.
+    #[arg(long, default_value_t = tagger::verify::SWITCH_QUEUES)]
+    pub max_priorities: u32,
+    /// Tags the packet header carries (DSCP: 64): a rule set using a
+    /// larger tag is refused.
+    #[arg(long, default_value_t = tagger::verify::DSCP_TAGS)]
+    pub max_tags: u32,
+}
+
+impl LimitArgs {
+    pub fn limits(&self) -> tagger::verify::Limits {
+        tagger::verify::Limits {
+            max_priorities: Some(self.max_priorities),
+            max_tags: Some(self.max_tags),
+        }
+    }
+}
+
+/// The switch model a plan is fitted to and its buffers are sized for.
+#[derive(Debug, clap::Args)]
+pub struct SwitchArgs {
+    /// Switch profile: a built-in name (spectrum2, spectrum1, tomahawk,
+    /// tomahawk5, drafts-40g), file:PATH or file:PATH#NAME.
+    #[arg(long = "switch", default_value = tagger::capacity::profile::DEFAULT_PROFILE)]
+    pub name: String,
+    /// Switch-to-switch cable length in metres (default: the profile's).
+    #[arg(long)]
+    pub cable_m: Option<f64>,
+    /// Switch-to-switch port speed in Gb/s (default: the profile's).
+    #[arg(long)]
+    pub speed_gbps: Option<f64>,
+    /// Headroom model: sonic or simple (default: the profile's).
+    #[arg(long)]
+    pub headroom: Option<tagger::capacity::HeadroomModel>,
+}
+
+impl SwitchArgs {
+    pub fn profile(&self) -> tagger::Result<tagger::capacity::Profile> {
+        tagger::capacity::Profile::resolve(&self.name)?.with_links(
+            self.cable_m,
+            self.speed_gbps,
+            self.headroom,
+        )
+    }
+
+    /// The profile file `--switch file:PATH[#NAME]` reads, if any.
+    pub fn file(&self) -> Option<PathBuf> {
+        let rest = self.name.strip_prefix("file:")?;
+        Some(PathBuf::from(rest.split('#').next().unwrap_or(rest)))
+    }
+}
+
+/// How tags and priorities map onto DSCP values and queues in a SONiC
+/// export.
+#[derive(Debug, clap::Args)]
+pub struct MappingArgs {
+    /// DSCP value of each tag, tag 1 first (default: tag t is DSCP t + 2).
+    #[arg(long, value_parser = |s: &str| tagger::sonic::Mapping::parse_list(s).map(List))]
+    pub dscp: Option<List>,
+    /// Queue (priority group) of each lossless priority, priority 1 first
+    /// (default: 3,4,2,5,6,1,7).
+    #[arg(long, value_parser = |s: &str| tagger::sonic::Mapping::parse_list(s).map(List))]
+    pub queues: Option<List>,
+}
+
+/// A comma-separated list of numbers, as one option value.
+#[derive(Clone, Debug)]
+pub struct List(Vec<u32>);
+
+impl MappingArgs {
+    pub fn options(
+        &self,
+        profile: tagger::capacity::Profile,
+    ) -> anyhow::Result<tagger::sonic::Options> {
+        use anyhow::Context as _;
+        let d = tagger::sonic::Mapping::default();
+        let mapping = tagger::sonic::Mapping::new(
+            self.dscp.clone().map_or(d.dscp, |l| l.0),
+            self.queues.clone().map_or(d.queues, |l| l.0),
+        )
+        .context("--dscp / --queues")?;
+        Ok(tagger::sonic::Options { mapping, profile })
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ExportFormat {
+    Sonic,
+    Json,
+}
+
+impl From<ExportFormat> for tagger::sonic::Format {
+    fn from(f: ExportFormat) -> Self {
+        match f {
+            ExportFormat::Sonic => tagger::sonic::Format::Sonic,
+            ExportFormat::Json => tagger::sonic::Format::Json,
+        }
+    }
+}
+
+/// `--memory-budget`: a size, or `none` for no limit. Without the option
+/// a run gets [`tagger::budget::machine_default`].
+#[derive(Clone, Copy, Debug)]
+pub struct MemoryBudget(pub Option<u64>);
+
+impl MemoryBudget {
+    /// The budget in force: the option's, or the machine's default.
+    pub fn resolve(arg: Option<MemoryBudget>) -> Option<u64> {
+        arg.map_or_else(tagger::budget::machine_default, |b| b.0)
+    }
+}
+
+fn parse_budget(s: &str) -> std::result::Result<MemoryBudget, String> {
+    if s.eq_ignore_ascii_case("none") {
+        return Ok(MemoryBudget(None));
+    }
+    tagger::budget::parse_size(s).map(|b| MemoryBudget(Some(b)))
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum SchemaFormat {
+    Markdown,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Format {
+    Json,
+    Edgelist,
+}

@@ -1,0 +1,90 @@
+//! `tagger topo`, `elp` and `schema`: look at a topology, an ELP, the
+//! output columns.
+
+use super::args::{ElpArgs, Format, MemoryBudget, SchemaFormat, TopoArgs};
+use super::claim_stdout;
+use anyhow::{Context, Result};
+use std::process::ExitCode;
+use tagger::budget::Budget;
+use tagger::output::write_string;
+use tagger::pipeline;
+use tagger::topo::{self, Summary};
+
+/// `tagger topo`: build a topology, write it, summarise it.
+pub fn topo(a: TopoArgs) -> Result<ExitCode> {
+    let out = claim_stdout(&[("--out", a.out.as_deref())], false)?;
+    let t = std::time::Instant::now();
+    let topo = a.spec.build()?;
+    let built = t.elapsed().as_secs_f64();
+    // The file first: the summary's figures can take longer than the
+    // topology itself, and a user asking for the file should not wait for
+    // them.
+    if let Some(path) = &a.out {
+        let text = match a.format {
+            Format::Json => topo::file::to_json(&topo),
+            Format::Edgelist => topo::file::to_edgelist(&topo),
+        };
+        write_string(path, &text)?;
+    }
+    let t = std::time::Instant::now();
+    let summary = if a.diameter {
+        Summary::with_diameter(&topo)
+    } else {
+        Summary::of(&topo)
+    };
+    say!(out, "{summary}");
+    say!(
+        out,
+        "seconds    build {built:.3}, summary {:.3}",
+        t.elapsed().as_secs_f64()
+    );
+    if let Some(path) = a.out {
+        say!(out, "wrote      {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `tagger elp`: build an ELP and measure it.
+pub fn elp(a: ElpArgs) -> Result<ExitCode> {
+    let out = claim_stdout(&[("--paths-out", a.paths_out.as_deref())], a.json)?;
+    let budget = Budget::new(MemoryBudget::resolve(a.memory_budget));
+    let topo = pipeline::build_topology(&a.topology, &budget)?;
+    let (elp, report) = pipeline::elp_report(&topo, &a.elp, &budget)?;
+    if let Some(p) = &a.paths_out {
+        tagger::output::write_atomic_with(p, |w| {
+            tagger::elp::enumerate::write_paths(
+                w,
+                &topo,
+                &elp,
+                tagger::output::shown(p),
+                a.max_paths,
+            )
+        })
+        .with_context(|| format!("writing paths to {}", p.display()))?;
+    }
+    if a.json {
+        say!(out, "{}", serde_json::to_string_pretty(&report.to_json())?);
+    } else {
+        say!(out, "{report}");
+        if report.uncovered_pairs() > 0 {
+            errln!(
+                "warning: {} ordered endpoint pairs have no ELP; their traffic is lossy",
+                report.uncovered_pairs()
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `tagger schema`: the output tables' columns.
+pub fn schema(format: SchemaFormat) -> Result<ExitCode> {
+    let tables = tagger::sweep::schema();
+    match format {
+        SchemaFormat::Markdown => out!("{}", tagger::output::record::markdown(&tables)),
+        SchemaFormat::Json => outln!(
+            "{}",
+            serde_json::to_string_pretty(&tagger::output::record::json(&tables))?
+        ),
+    }
+    Ok(ExitCode::SUCCESS)
+}

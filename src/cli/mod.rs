@@ -1,0 +1,74 @@
+//! The subcommands: [`args`] declares what each takes, one function per
+//! subcommand runs it ([`plan`]: run, export, verify, failures; [`inspect`]:
+//! topo, elp, schema; [`sweep`]: sweep, merge, report), [`out`] writes to
+//! the standard streams and [`progress`] draws the progress lines. Every
+//! figure and table printed is rendered by the library
+//! ([`tagger::render`]).
+
+#[macro_use]
+pub mod out;
+pub mod args;
+mod inspect;
+mod plan;
+mod progress;
+mod sweep;
+
+use anyhow::{Result, bail};
+use args::{Cli, Command};
+use out::Out;
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Runs the command `cli` names.
+pub fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Topo(a) => inspect::topo(a),
+        Command::Elp(a) => inspect::elp(a),
+        Command::Schema { format } => inspect::schema(format),
+        Command::Run(a) => plan::run(*a),
+        Command::Failures(a) => plan::failures(a),
+        Command::Export(a) => plan::export(a),
+        Command::Verify(a) => plan::verify(a),
+        Command::Merge { dir } => sweep::merge(&dir),
+        Command::Report { dir, out } => sweep::report(&dir, out),
+        Command::Sweep(a) => sweep::sweep(a),
+    }
+}
+
+/// At most one output may be `-` (standard output), and not beside
+/// `--json`, which prints there too; when one is, the summary moves to
+/// standard error.
+fn claim_stdout(outputs: &[(&str, Option<&Path>)], json: bool) -> Result<Out> {
+    let dashes: Vec<&str> = outputs
+        .iter()
+        .filter(|(_, p)| p.is_some_and(|p| p == Path::new("-")))
+        .map(|(flag, _)| *flag)
+        .collect();
+    Ok(match dashes.as_slice() {
+        [] => Out::default(),
+        [flag] if json => bail!("{flag} - and --json would both write to standard output"),
+        [_] => Out {
+            data_on_stdout: true,
+        },
+        many => bail!(
+            "{} are all '-': only one output can go to standard output",
+            many.join(", ")
+        ),
+    })
+}
+
+/// Writes `text` to `w`, errors naming `path`.
+fn write_text(w: &mut (dyn Write + Send), path: &Path, text: &str) -> tagger::Result<()> {
+    w.write_all(text.as_bytes())
+        .map_err(|e| tagger::Error::io(tagger::output::shown(path), e))
+}
+
+/// Exit 0 when `ok`, else 1.
+fn exit(ok: bool) -> ExitCode {
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

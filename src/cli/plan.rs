@@ -1,0 +1,253 @@
+//! `tagger run`, `export`, `verify` and `failures`: plan, install and check.
+
+use super::args::{ExportArgs, FailuresArgs, MemoryBudget, RunArgs, VerifyArgs};
+use super::{claim_stdout, exit, progress, write_text};
+use anyhow::{Context, Result, bail};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use tagger::budget::Budget;
+use tagger::elp::{ElpSet, enumerate};
+use tagger::output::{Staging, check_distinct};
+use tagger::pipeline::{self, RunConfig};
+use tagger::rules::RuleSet;
+use tagger::tagging::{Algo, Control};
+use tagger::{TopologySpec, render, sonic, topo};
+
+/// The file a topology spec reads (`file:PATH`), if any.
+fn topology_file(spec: &TopologySpec) -> Option<PathBuf> {
+    match spec {
+        TopologySpec::File { path } => Some(path.clone()),
+        _ => None,
+    }
+}
+
+/// The ELP of a path file (`--paths`), if given.
+fn read_paths(topo: &tagger::Topology, paths: Option<&Path>) -> Result<Option<ElpSet>> {
+    Ok(paths.map(|p| ElpSet::from_path_file(topo, p)).transpose()?)
+}
+
+/// `tagger run`: the whole pipeline on one scenario, its outputs written
+/// all or nothing once everything that can refuse the plan has run.
+pub fn run(a: RunArgs) -> Result<ExitCode> {
+    let out = claim_stdout(
+        &[
+            ("--topology-out", a.topology_out.as_deref()),
+            ("--rules-out", a.rules_out.as_deref()),
+            ("--paths-out", a.paths_out.as_deref()),
+        ],
+        a.json,
+    )?;
+    // Outputs that would overwrite each other or an input are refused
+    // before any work, and so is an export directory that holds something
+    // else.
+    let inputs: Vec<(&str, PathBuf)> = topology_file(&a.topology)
+        .map(|p| ("--topology", p))
+        .into_iter()
+        .chain(a.elp.files().map(|p| ("--elp", p.to_path_buf())))
+        .chain(a.switch.file().map(|p| ("--switch", p)))
+        .collect();
+    let outputs: Vec<(&str, &Path)> = [
+        ("--topology-out", a.topology_out.as_deref()),
+        ("--rules-out", a.rules_out.as_deref()),
+        ("--paths-out", a.paths_out.as_deref()),
+    ]
+    .into_iter()
+    .filter_map(|(f, p)| p.map(|p| (f, p)))
+    .collect();
+    let dirs: Vec<(&str, &Path)> = a
+        .export
+        .iter()
+        .map(|t| ("--export", t.dir.as_path()))
+        .collect();
+    let ins: Vec<(&str, &Path)> = inputs.iter().map(|(f, p)| (*f, p.as_path())).collect();
+    check_distinct(&outputs, &dirs, &ins)?;
+    if let Some(t) = &a.export {
+        sonic::replaceable(&t.dir)?;
+    }
+    let algo = match a.time_limit {
+        Some(ms) => a.algo.with_time_limit(ms).context("--time-limit")?,
+        None => a.algo,
+    };
+    let cfg = RunConfig {
+        topology: a.topology,
+        elp: a.elp,
+        algo,
+        cycle: a.cycle,
+        memory_budget: MemoryBudget::resolve(a.memory_budget),
+        switch: a.switch.profile()?,
+        classes: a.classes,
+        limits: a.limits.limits(),
+    };
+    // Checked before any work, like every other option.
+    let export_opts = a
+        .export
+        .as_ref()
+        .map(|_| a.mapping.options(cfg.switch.clone()))
+        .transpose()?;
+    let r = if matches!(cfg.algo, Algo::Search { .. } | Algo::Exact { .. }) {
+        let (control, bar) = progress::watch_search();
+        let r = pipeline::run_with(&cfg, &control);
+        bar.finish_and_clear();
+        r
+    } else {
+        pipeline::run_with(&cfg, &Control::new())
+    }?;
+    // Everything that can refuse the plan has run; the outputs are
+    // written all or nothing.
+    let export = match (&a.export, &export_opts) {
+        (Some(t), Some(opts)) => Some((sonic::build(&r.topo, &r.rules, t.format, opts)?, t, opts)),
+        _ => None,
+    };
+    let mut staging = Staging::default();
+    if let Some(p) = &a.topology_out {
+        let text = topo::file::to_json(&r.topo);
+        staging.file(p, move |w| write_text(w, p, &text));
+    }
+    if let Some(p) = &a.rules_out {
+        let text = r.rules.to_json();
+        staging.file(p, move |w| write_text(w, p, &text));
+    }
+    if let Some((ex, t, _)) = &export {
+        staging.dir(&t.dir, sonic::replaceable, |tmp| {
+            sonic::write_files(tmp, ex)
+        });
+    }
+    if let Some(p) = &a.paths_out {
+        let (topo, elp, max) = (&r.topo, &r.elp, a.max_paths);
+        staging.file(p, move |w| {
+            enumerate::write_paths(w, topo, elp, tagger::output::shown(p), max)
+        });
+    }
+    staging
+        .commit()
+        .with_context(|| "writing the run's outputs (none was changed)")?;
+    if let Some((ex, t, opts)) = &export
+        && !a.json
+    {
+        say!(
+            out,
+            "{}",
+            render::export(ex, t.format, &opts.profile.name, &t.dir)
+        );
+    }
+    if a.json {
+        let mut v = serde_json::to_value(&r.summary)?;
+        v["peak_rss_bytes"] = pipeline::peak_rss_bytes().into();
+        say!(out, "{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        say!(out, "{}", render::run(&r, pipeline::peak_rss_bytes()));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `tagger failures`: plan the scenario, then replay it under failures.
+pub fn failures(a: FailuresArgs) -> Result<ExitCode> {
+    let out = claim_stdout(&[("--out", a.out.as_deref())], a.json)?;
+    let cfg = RunConfig {
+        topology: a.topology,
+        elp: a.elp,
+        algo: a.algo,
+        cycle: a.cycle,
+        memory_budget: MemoryBudget::resolve(a.memory_budget),
+        switch: tagger::capacity::Profile::resolve(tagger::capacity::profile::DEFAULT_PROFILE)?,
+        classes: 1,
+        limits: Default::default(),
+    };
+    let mut routing = a.routing;
+    routing.dedup();
+    let r = pipeline::run(&cfg)?;
+    let plan = tagger::failures::Plan {
+        topo: &r.topo,
+        elp: &cfg.elp,
+        rules: &r.rules,
+        algo: a.algo,
+        cycle: a.cycle,
+    };
+    let opts = tagger::failures::Options {
+        replan: !a.no_replan,
+        aware: !a.no_aware,
+    };
+    let t0 = std::time::Instant::now();
+    let budget = Budget::new(MemoryBudget::resolve(a.memory_budget));
+    let bar = progress::bar(0, "{bar:40} {pos}/{len} trial steps [{elapsed} < {eta}]");
+    let reports = tagger::failures::what_if_with_progress(
+        &plan,
+        &a.fail,
+        &routing,
+        opts,
+        &budget,
+        &|done, total| {
+            bar.set_length(total);
+            bar.set_position(done);
+        },
+    );
+    bar.finish_and_clear();
+    let reports = reports?;
+    let secs = t0.elapsed().as_secs_f64();
+    if let Some(p) = &a.out {
+        tagger::failures::write_trials(p, &reports, &r.summary)?;
+    }
+    if a.json {
+        let v = serde_json::json!({
+            "plan": r.summary,
+            "failures": reports,
+            "seconds": secs,
+        });
+        say!(out, "{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        say!(out, "{}", render::failures(&r.summary, &reports, secs));
+    }
+    Ok(exit(reports.iter().all(|x| x.figures.verified)))
+}
+
+/// `tagger export`: verify a rule set, then write it per switch.
+pub fn export(a: ExportArgs) -> Result<ExitCode> {
+    let mut inputs = vec![
+        ("--topology", a.topology.as_path()),
+        ("--rules", a.rules.as_path()),
+    ];
+    if let Some(p) = &a.paths {
+        inputs.push(("--paths", p.as_path()));
+    }
+    let profile_file = a.switch.file();
+    inputs.extend(profile_file.iter().map(|p| ("--switch", p.as_path())));
+    check_distinct(&[], &[("--out", a.out.as_path())], &inputs)?;
+    sonic::replaceable(&a.out)?;
+    let opts = a.mapping.options(a.switch.profile()?)?;
+    let topo = topo::file::read_json_file(&a.topology)?;
+    tagger::capacity::check(&topo, &opts.profile)?;
+    let plan = RuleSet::read(&a.rules)?;
+    // Only a verified plan leaves: the same verifier as `tagger verify`,
+    // with the same limits and paths.
+    let elp = read_paths(&topo, a.paths.as_deref())?;
+    let report = tagger::verify::verify_within(&topo, &plan, elp.as_ref(), &a.limits.limits());
+    if !report.ok() {
+        bail!(
+            "{}: not exported, nothing written: {report}",
+            a.rules.display()
+        );
+    }
+    let format = a.format.into();
+    let ex = sonic::build(&topo, &plan, format, &opts)?;
+    sonic::write(&a.out, &ex)?;
+    say!(
+        super::Out::default(),
+        "{}",
+        render::export(&ex, format, &opts.profile.name, &a.out)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `tagger verify`: the independent verifier on a rule set or an export.
+pub fn verify(a: VerifyArgs) -> Result<ExitCode> {
+    let topo = topo::file::read_json_file(&a.topology)?;
+    let rules = match (&a.rules, &a.exported) {
+        (Some(r), _) => RuleSet::read(r)?,
+        (None, Some(d)) => sonic::read(&topo, d)?,
+        (None, None) => bail!("give --rules or --exported"),
+    };
+    let elp = read_paths(&topo, a.paths.as_deref())?;
+    let report = tagger::verify::verify_within(&topo, &rules, elp.as_ref(), &a.limits.limits());
+    say!(super::Out::default(), "{report}");
+    Ok(exit(report.ok()))
+}

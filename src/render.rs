@@ -1,0 +1,486 @@
+//! What a person reads: the text reports of a run, an ELP study, a failure
+//! what-if, an export and a sweep, rendered from the library's own result
+//! types. The command line prints these as they are, so a program using the
+//! library gets the same report, and every human-readable table has this
+//! one home.
+//!
+//! A report of one item (a run, a what-if, an export) is its lines joined
+//! by newlines, without a trailing one; a sweep's tables end each line in a
+//! newline.
+
+use crate::budget::human;
+use crate::capacity::{Fit, MAX_CABLE_M};
+use crate::failures::{self, Report as FailureReport};
+use crate::pipeline::{RunResult, Summary};
+use crate::sonic::{self, Export, Format};
+use crate::sweep::Row;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Lines collected with `line!`, joined without a trailing newline.
+struct Lines(String);
+
+impl Lines {
+    fn new() -> Self {
+        Lines(String::new())
+    }
+
+    fn push(&mut self, line: std::fmt::Arguments<'_>) {
+        if !self.0.is_empty() {
+            self.0.push('\n');
+        }
+        let _ = self.0.write_fmt(line);
+    }
+
+    fn done(self) -> String {
+        self.0
+    }
+}
+
+macro_rules! line {
+    ($l:expr, $($t:tt)*) => { $l.push(format_args!($($t)*)) };
+}
+
+/// `tagger run`'s summary: the scenario, its priorities against the proven
+/// bound, rule counts, the fit to the switch model, the verifier's verdict,
+/// stage seconds and memory (`peak_rss_bytes` as measured by the caller,
+/// e.g. [`crate::pipeline::peak_rss_bytes`]).
+pub fn run(r: &RunResult, peak_rss_bytes: Option<u64>) -> String {
+    let mut l = Lines::new();
+    let s = &r.summary;
+    line!(
+        l,
+        "topology      {} ({} switches, {} servers, {} links, {} endpoints)",
+        s.topology,
+        s.figures.switches,
+        s.figures.servers,
+        s.figures.links,
+        s.figures.endpoints
+    );
+    line!(
+        l,
+        "elp           {}: {} paths{}, longest {} links, {} / {} pairs",
+        s.elp,
+        s.figures.paths,
+        if s.figures.paths_exact {
+            ""
+        } else {
+            " (upper bound)"
+        },
+        s.figures.longest_elp,
+        s.figures.pairs_covered,
+        s.figures.pairs_total
+    );
+    line!(l, "algorithm     {} (cycle detection: {})", s.algo, s.cycle);
+    line!(
+        l,
+        "priorities    {} lossless; lower bound {}{}",
+        s.figures.priorities,
+        s.figures.priorities_lower_bound,
+        if s.figures.priorities_optimal {
+            " (optimal)"
+        } else {
+            " (optimality not proven)"
+        }
+    );
+    if let (Some(steps), Some(residue)) = (s.figures.search_steps, s.figures.search_residue) {
+        let exact = s.algo.starts_with("exact");
+        line!(
+            l,
+            "{}{}{}",
+            if exact {
+                format!("solver        {steps} SAT calls")
+            } else {
+                format!("search        {steps} steps")
+            },
+            if residue > 0 {
+                format!(
+                    "; {residue} paths still needed priority {} at the lowest target tried",
+                    s.figures.priorities
+                )
+            } else {
+                String::new()
+            },
+            if s.figures.search_stopped_early == Some(true) {
+                "; stopped early (time limit or Ctrl-C)"
+            } else {
+                ""
+            }
+        );
+        if let Some(n) = s.figures.proof_paths {
+            line!(
+                l,
+                "proof         {} priorities are impossible already on {n} of the ELP's paths",
+                s.figures.priorities_lower_bound - 1
+            );
+        }
+    }
+    for (i, p) in r.tagging.per_priority.iter().enumerate() {
+        line!(
+            l,
+            "  priority {}: {} channels, {} same-priority dependencies",
+            i + 1,
+            p.channels,
+            p.edges
+        );
+    }
+    line!(
+        l,
+        "ACL entries   exact {} total, {} max; compressed {} total, {} max",
+        s.figures.acl_exact_total,
+        s.figures.acl_exact_max,
+        s.figures.acl_compressed_total,
+        s.figures.acl_compressed_max
+    );
+    line!(
+        l,
+        "rules         {} total, {} at the bottleneck node (p50 {}, p99 {})",
+        s.figures.rules_total,
+        s.figures.rules_max,
+        s.figures.rules_p50,
+        s.figures.rules_p99
+    );
+    line!(
+        l,
+        "headroom      {:.1} MB at the busiest node (40 Gb/s, 300 m, MTU 1500, every priority of the node at every port)",
+        s.figures.headroom_max_bytes as f64 / 1e6
+    );
+    if let Some(sh) = &r.shared {
+        line!(
+            l,
+            "classes       {} classes share {} lossless queues ({} with a copy each): class i sends tag 1 + {} x i; deadlock-free (every priority's union acyclic) and verified for every class",
+            sh.classes,
+            sh.queues_shared,
+            sh.queues_separate,
+            sh.stride
+        );
+    }
+    line!(l, "{}", fit(s, &r.fit));
+    line!(l, "{}", r.report);
+    let t = &s.seconds;
+    line!(
+        l,
+        "seconds       generate {:.3}, elp {:.3}, tag {:.3}, rules {:.3}, verify {:.3}, total {:.3}",
+        t.generate,
+        t.elp,
+        t.tag,
+        t.rules,
+        t.verify,
+        t.total
+    );
+    line!(
+        l,
+        "memory        estimated {}{}; peak RSS {}",
+        human(s.memory_estimate_bytes),
+        s.memory_budget_bytes
+            .map_or(String::new(), |b| format!(" of a {} budget", human(b))),
+        peak_rss_bytes.map_or("unknown".into(), human)
+    );
+    l.done()
+}
+
+/// The fit of a plan to its switch model: the model, then one verdict per
+/// check (buffer, queues, ACL, cable length).
+pub fn fit(s: &Summary, fit: &Fit) -> String {
+    let mut l = Lines::new();
+    let f = &s.figures;
+    let switches = fit.nodes.iter().flatten().count();
+    line!(
+        l,
+        "switch        {} ({} headroom), {} Gb/s, {} m cables: at most {} of {} priorities at one switch, headroom up to {}",
+        f.switch_profile,
+        f.headroom_model,
+        f.port_speed_gbps,
+        f.cable_m,
+        f.priorities_per_switch_max,
+        f.queues_shared,
+        human(f.headroom_total_max_bytes)
+    );
+    let verdict = |over: u64| {
+        if over == 0 {
+            format!("all {switches} switches fit")
+        } else {
+            format!("{over} of {switches} switches do NOT fit")
+        }
+    };
+    let margin = f.buffer_margin_min_bytes;
+    line!(
+        l,
+        "  buffer      {}; smallest margin {}{}",
+        verdict(f.switches_over_buffer),
+        if margin < 0 { "-" } else { "" },
+        human(margin.unsigned_abs())
+    );
+    line!(
+        l,
+        "  queues      {} ({} lossless queues per port; the busiest switch needs {})",
+        verdict(f.switches_over_queues),
+        f.lossless_queues,
+        f.priorities_per_switch_max
+    );
+    match f.switches_over_acl {
+        Some(over) => line!(l, "  ACL         {}", verdict(over)),
+        None => line!(
+            l,
+            "  ACL         not checked (the profile gives no ACL capacity)"
+        ),
+    }
+    match f.max_cable_m_fit {
+        Some(c) if c >= MAX_CABLE_M => line!(
+            l,
+            "  cables      every switch fits with cables of any length up to 100 km"
+        ),
+        Some(c) => line!(
+            l,
+            "  cables      every switch fits with switch-to-switch cables up to {c} m"
+        ),
+        None => line!(
+            l,
+            "  cables      some switch does not fit even with 0 m cables"
+        ),
+    }
+    l.done()
+}
+
+/// `tagger failures`' table: the plan, then per routing model the CBD rate
+/// of plain PFC, the lossless shares of routes and pairs, fallback hops,
+/// replanned and failure-aware priorities (`secs`: the what-if's seconds).
+pub fn failures(plan: &Summary, reports: &[FailureReport], secs: f64) -> String {
+    let mut l = Lines::new();
+    let s = plan;
+    line!(
+        l,
+        "plan          {} {} {}: {} lossless priorities (lower bound {}), verified",
+        s.topology,
+        s.elp,
+        s.algo,
+        s.figures.priorities,
+        s.figures.priorities_lower_bound
+    );
+    let Some(first) = reports.first() else {
+        return l.done();
+    };
+    let f = &first.figures;
+    line!(
+        l,
+        "failures      {}: {} trials in {secs:.1} s",
+        f.spec,
+        f.trials
+    );
+    let pct = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{}%", failures::percent(v)));
+    let num = |x: Option<u32>| x.map_or("-".to_string(), |v| v.to_string());
+    line!(
+        l,
+        "{:<10} {:>8} {:>17} {:>17} {:>17} {:>17} {:>9} {:>9} {:>6} {:>8}",
+        "routing",
+        "CBD",
+        "lossless routes",
+        "(min)",
+        "lossless pairs",
+        "(min)",
+        "fallback",
+        "replanned",
+        "aware",
+        "verified"
+    );
+    line!(
+        l,
+        "{:<10} {:>8} {:>17} {:>17} {:>17} {:>17} {:>9} {:>9} {:>6} {:>8}",
+        "",
+        "no Tagger",
+        "median",
+        "",
+        "median",
+        "",
+        "hops max",
+        "prio max",
+        "prio",
+        ""
+    );
+    for rep in reports {
+        let f = &rep.figures;
+        line!(
+            l,
+            "{:<10} {:>8} {:>17} {:>17} {:>17} {:>17} {:>9} {:>9} {:>6} {:>8}",
+            f.routing,
+            format!("{:.0}%", 100.0 * f.cbd_rate),
+            pct(f.lossless_paths_median),
+            pct(f.lossless_paths_min),
+            pct(f.lossless_pairs_median),
+            pct(f.lossless_pairs_min),
+            rep.trials
+                .iter()
+                .map(|t| t.fallback_hops)
+                .max()
+                .unwrap_or(0),
+            num(f.replanned_priorities_max),
+            num(f.aware_priorities),
+            if f.verified { "yes" } else { "NO" }
+        );
+    }
+    let cycles: Vec<u32> = reports
+        .iter()
+        .flat_map(|r| r.trials.iter().filter_map(|t| t.cbd_cycle_len))
+        .collect();
+    if let Some(m) = cycles.iter().min() {
+        line!(
+            l,
+            "shortest CBD  {m} channels (plain PFC, one lossless priority)"
+        );
+    }
+    l.done()
+}
+
+/// What an export wrote to `dir`: switches, traffic classes and ACL use
+/// (SONiC, buffers sized for `profile`), or classes (neutral table).
+pub fn export(ex: &Export, format: Format, profile: &str, dir: &Path) -> String {
+    let s = &ex.summary;
+    match format {
+        Format::Sonic => format!(
+            "exported {} switches to {} (SONiC config_db, buffers for {}): at most {} traffic classes per switch; {} switches over the {} a switch has use ACL rules{}",
+            ex.switches.len(),
+            dir.display(),
+            profile,
+            s["sonic_tcs_max"],
+            s["sonic_switches_over_tcs"],
+            sonic::FREE_TCS,
+            if s["sonic_switches_over_tcs"].as_u64().unwrap_or(0) > 0 {
+                " (a custom egress ACL table type setting DSCP and queue: check that your platform offers it)"
+            } else {
+                ""
+            }
+        ),
+        Format::Json => format!(
+            "exported {} switches to {} (neutral table): at most {} classes per switch",
+            ex.switches.len(),
+            dir.display(),
+            s["classes_max"],
+        ),
+    }
+}
+
+/// `tagger sweep`'s summary table: one line per (topology, ELP, algorithm)
+/// in grid order, medians over trials; each line ends in a newline.
+pub fn sweep_summary(rows: &[Row]) -> String {
+    use std::collections::BTreeMap;
+    use std::fmt::Write as _;
+    let mut groups: BTreeMap<(u64, String, String, String), Vec<&Row>> = BTreeMap::new();
+    let mut first_id: BTreeMap<(String, String, String), u64> = BTreeMap::new();
+    for r in rows {
+        let k = (r.topology.clone(), r.elp.clone(), r.algo.clone());
+        let id = *first_id.entry(k.clone()).or_insert(r.scenario_id);
+        groups.entry((id, k.0, k.1, k.2)).or_default().push(r);
+    }
+    let med = |mut v: Vec<f64>| -> Option<f64> {
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_by(f64::total_cmp);
+        Some(v[(v.len() - 1) / 2])
+    };
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<36} {:<22} {:<14} {:>4} {:>7} {:>7} {:>4} {:>4} {:>9} {:>9} {:>8}  status",
+        "topology",
+        "elp",
+        "algo",
+        "runs",
+        "nodes",
+        "longest",
+        "P",
+        "LB",
+        "acl_max",
+        "rules_max",
+        "seconds"
+    );
+    for ((_, topo, elp, algo), rs) in groups {
+        let ok: Vec<&&Row> = rs.iter().filter(|r| r.error.is_none()).collect();
+        let failed = rs.len() - ok.len();
+        let f = |get: fn(&Row) -> Option<f64>| med(ok.iter().filter_map(|r| get(r)).collect());
+        let show =
+            |x: Option<f64>, prec: usize| x.map_or("-".to_string(), |v| format!("{v:.prec$}"));
+        let status = if failed == 0 {
+            "ok".to_string()
+        } else {
+            let first: String = rs
+                .iter()
+                .find_map(|r| r.error.clone())
+                .unwrap_or_default()
+                .chars()
+                .take(70)
+                .collect();
+            format!("{failed} FAILED: {first}")
+        };
+        let _ = writeln!(
+            out,
+            "{:<36} {:<22} {:<14} {:>4} {:>7} {:>7} {:>4} {:>4} {:>9} {:>9} {:>8}  {status}",
+            topo.chars().take(36).collect::<String>(),
+            elp.chars().take(22).collect::<String>(),
+            algo.chars().take(14).collect::<String>(),
+            rs.len(),
+            show(f(|r| r.nodes.map(|x| x as f64)), 0),
+            show(f(|r| r.longest_elp.map(f64::from)), 0),
+            show(f(|r| r.priorities.map(f64::from)), 0),
+            show(f(|r| r.bound.map(f64::from)), 0),
+            show(f(|r| r.acl_exact_max.map(|x| x as f64)), 0),
+            show(f(|r| r.rules_max.map(|x| x as f64)), 0),
+            show(f(|r| r.seconds), 3),
+        );
+    }
+    out
+}
+
+/// One line per sweep scenario that ran a failure what-if (newline-terminated):
+/// CBD rate of plain PFC and the lossless share of routes under the
+/// installed rules (median and worst trial), replanned and failure-aware
+/// priorities; empty when none did.
+pub fn sweep_failures(rows: &[Row]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let pct = |x: Option<f64>| x.map_or("-".to_string(), failures::percent);
+    let num = |x: Option<u32>| x.map_or("-".to_string(), |v| v.to_string());
+    let mut any = false;
+    for r in rows {
+        let (Some(f), Some(p)) = (&r.failures, r.priorities) else {
+            continue;
+        };
+        if !any {
+            let _ = writeln!(
+                out,
+                "{:<24} {:<10} {:<8} {:<28} {:<9} {:>3} {:>6} {:>8} {:>8} {:>8} {:>5} {:>5}",
+                "topology",
+                "elp",
+                "algo",
+                "failures",
+                "routing",
+                "pri",
+                "CBD%",
+                "lossl%",
+                "min%",
+                "pairs%",
+                "repl",
+                "aware"
+            );
+            any = true;
+        }
+        let _ = writeln!(
+            out,
+            "{:<24} {:<10} {:<8} {:<28} {:<9} {:>3} {:>6} {:>8} {:>8} {:>8} {:>5} {:>5}",
+            r.topology.chars().take(24).collect::<String>(),
+            r.elp.chars().take(10).collect::<String>(),
+            r.algo.chars().take(8).collect::<String>(),
+            f.spec.chars().take(28).collect::<String>(),
+            f.routing,
+            p,
+            f.cbd_rate
+                .map_or("-".to_string(), |v| format!("{:.0}", 100.0 * v)),
+            pct(f.lossless_paths_median),
+            pct(f.lossless_paths_min),
+            pct(f.lossless_pairs_min),
+            num(f.replanned_max),
+            num(f.aware),
+        );
+    }
+    out
+}
