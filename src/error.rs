@@ -58,7 +58,7 @@ pub enum Error {
         expected: &'static str,
     },
     /// A `--shard` that is not `I/N` with `1 <= I <= N`.
-    #[error("--shard '{value}' must be I/N with 1 <= I <= N (e.g. 3/16)")]
+    #[error("shard '{value}' must be I/N with 1 <= I <= N (e.g. 3/16)")]
     Shard {
         /// The value as given.
         value: String,
@@ -169,6 +169,15 @@ pub enum Error {
         needed: u64,
         /// Bytes allowed.
         budget: u64,
+    },
+    /// A table column that is not what its record declares: missing, or
+    /// of another type.
+    #[error("column '{column}': {reason}")]
+    Column {
+        /// The column's name.
+        column: String,
+        /// What is wrong with it.
+        reason: String,
     },
     /// A Parquet file that cannot be written or read.
     #[error("Parquet file {}: {reason}", path.display())]

@@ -50,6 +50,7 @@
 pub(crate) mod bits;
 pub mod budget;
 pub mod capacity;
+pub mod compress;
 pub mod cycle;
 pub mod elp;
 pub mod error;

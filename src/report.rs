@@ -7,6 +7,9 @@
 //! exactly N circles, one per data point, so a reader (and the tests) can
 //! check that nothing was dropped; bounds and secondary series are drawn
 //! with other marks.
+//!
+//! One file past 600 lines on purpose: one HTML page, its charts and its
+//! tables, with the test that every column it reads is declared.
 
 use crate::error::{Error, Result};
 use crate::output::parquet::read_batches;
@@ -64,8 +67,11 @@ fn tick(v: &f64) -> String {
     }
 }
 
-/// A column of a table, by name, as optional values (missing column: all
-/// `None`, so reports read files of older versions).
+/// A column of a table, by name, as optional values (a column the file
+/// lacks: all `None`, so reports read files of older versions). Every name
+/// asked for is one the tables declare: the test
+/// `every_column_the_report_reads_is_declared` holds it, so a misspelt
+/// name cannot silently chart nothing.
 struct Cols<'a>(&'a [RecordBatch]);
 
 impl Cols<'_> {
@@ -593,7 +599,10 @@ pub fn html(dir: &Path) -> Result<String> {
             .map(|(_, v)| v.clone())
             .unwrap_or_default()
     };
-    let rows = crate::sweep::rows_of(&runs_b);
+    let rows = crate::sweep::rows_of(&runs_b).map_err(|e| Error::Parquet {
+        path: dir.join("runs.parquet"),
+        reason: e.to_string(),
+    })?;
     let runs = Cols(&runs_b);
     let (status, error) = (runs.str("status"), runs.str("error"));
     let ids = runs.num("scenario_id");
@@ -684,3 +693,33 @@ ul.legend li{break-inside:avoid;margin:.1rem 0}\
 ul.legend span{display:inline-block;width:.7rem;height:.7rem;margin-right:.35rem;vertical-align:middle;box-sizing:border-box}\
 span.dot{border-radius:50%;background:var(--c)}span.ring{border-radius:50%;border:2px solid var(--c)}\
 span.cross{background:linear-gradient(45deg,transparent 42%,var(--c) 42%,var(--c) 58%,transparent 58%),linear-gradient(-45deg,transparent 42%,var(--c) 42%,var(--c) 58%,transparent 58%)}";
+
+#[cfg(test)]
+mod tests {
+    /// Every column name this file reads through [`super::Cols`] is one a
+    /// table declares (a misspelt name would chart nothing, silently).
+    #[test]
+    fn every_column_the_report_reads_is_declared() {
+        let declared: std::collections::BTreeSet<&str> = crate::sweep::schema()
+            .into_iter()
+            .flat_map(|(_, cols)| cols.into_iter().map(|c| c.name))
+            .collect();
+        let source = include_str!("report.rs");
+        let mut asked = 0;
+        for call in [".str(\"", ".num(\""] {
+            for (at, _) in source.match_indices(call) {
+                let rest = &source[at + call.len()..];
+                let name = &rest[..rest.find('"').expect("a closing quote")];
+                if name.is_empty() || name.contains(' ') {
+                    continue; // this test's own patterns
+                }
+                asked += 1;
+                assert!(
+                    declared.contains(name),
+                    "the report reads column '{name}', which no table declares"
+                );
+            }
+        }
+        assert!(asked > 10, "found only {asked} column reads");
+    }
+}

@@ -2,37 +2,18 @@
 //! lossless queue) and egress entries `(in_port, tag, out_port) -> new tag`,
 //! with a default entry that sends anything unmatched to the lossy class.
 
+pub use crate::compress::{Compressed, Entry, NodeCounts, compress};
+
+use crate::compress::node_counts;
 use crate::error::{Error, Result};
 use crate::tagging::Tagging;
 use serde::Deserialize;
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
-use tagger_generators::{LinkId, NodeId, Topology};
+use tagger_generators::Topology;
 
 /// Format of a rules file.
 pub const FORMAT: &str = "tagger-rules/1";
-
-/// One lossless egress entry. `in_link` is `None` for packets from a host
-/// port (or originated by a server). Under DSCP rewriting the priority is the
-/// tag.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
-pub struct Entry {
-    /// The switch.
-    pub node: NodeId,
-    /// The link the packet arrives on (`None`: from a host port).
-    pub in_link: Option<LinkId>,
-    /// The tag it carries.
-    pub tag: u32,
-    /// The link it leaves on.
-    pub out_link: LinkId,
-    /// The tag it leaves with.
-    pub next_tag: u32,
-    /// Its queue here (lossless priority, from 1).
-    pub priority: u32,
-    /// Its queue at the next switch.
-    pub next_priority: u32,
-}
 
 /// The full configuration, as exported by `--rules-out`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,69 +39,11 @@ pub struct RuleSet {
     pub ingress: Vec<Vec<(u32, u32)>>,
 }
 
-/// Rule counts of one node.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct NodeCounts {
-    /// Exact-match ACL entries: one per (in port, tag, out port).
-    pub acl_exact: u64,
-    /// ACL entries after port-set compression ([`compress`]).
-    pub acl_compressed: u64,
-    /// Queue-mapping rules (one per arriving (port, tag)).
-    pub queue_rules: u64,
-}
-
-impl NodeCounts {
-    /// All table entries: ACL (compressed, as installed) plus queue map.
-    pub fn rules(&self) -> u64 {
-        self.acl_compressed + self.queue_rules
-    }
-}
-
-/// A compressed entry: every (in port, out port) of the two sets, one action.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Compressed {
-    /// In ports (`None`: host ports).
-    pub in_links: Vec<Option<LinkId>>,
-    /// The tag matched.
-    pub tag: u32,
-    /// Out ports.
-    pub out_links: Vec<LinkId>,
-    /// The tag written.
-    pub next_tag: u32,
-    /// The queue here.
-    pub priority: u32,
-    /// The queue at the next switch.
-    pub next_priority: u32,
-}
-
 impl RuleSet {
     /// The rule set a tagging decides: one entry per decided key, sorted, with each node's ingress map.
     pub fn from_tagging(topo: &Topology, t: &Tagging) -> Self {
-        let mut entries: Vec<Entry> = t
-            .keys
-            .iter()
-            .map(|k| Entry {
-                node: k.node,
-                in_link: k.in_channel.map(|c| c >> 1),
-                tag: k.tag,
-                out_link: k.out_channel >> 1,
-                next_tag: k.next_tag,
-                priority: k.priority,
-                next_priority: k.next_priority,
-            })
-            .collect();
-        entries.sort_unstable();
-        let mut ingress: Vec<Vec<(u32, u32)>> = vec![Vec::new(); topo.node_count()];
-        for &(c, tag, p) in &t.states {
-            ingress[topo.channel_dst(c) as usize].push((tag, p));
-        }
-        for k in t.keys.iter().filter(|k| k.in_channel.is_none()) {
-            ingress[k.node as usize].push((k.tag, k.priority));
-        }
-        for v in &mut ingress {
-            v.sort_unstable();
-            v.dedup();
-        }
+        let entries = t.entries();
+        let ingress = t.ingress(topo);
         RuleSet {
             topology: topo.name().to_string(),
             algo: t.algo.name(),
@@ -184,11 +107,7 @@ impl RuleSet {
         self.by_node(nodes)
             .iter()
             .enumerate()
-            .map(|(v, es)| NodeCounts {
-                acl_exact: es.len() as u64,
-                acl_compressed: compress(es).len() as u64,
-                queue_rules: self.ingress.get(v).map_or(0, Vec::len) as u64,
-            })
+            .map(|(v, es)| node_counts(es, self.ingress.get(v).map_or(0, Vec::len)))
             .collect()
     }
 
@@ -314,61 +233,4 @@ impl RuleSet {
             ingress,
         })
     }
-}
-
-/// Compresses one node's entries into port-set entries, as TCAM port bitmaps
-/// allow: per action (tag, next tag and queues), in ports with the same set
-/// of out ports share one entry (and symmetrically; the smaller cover wins). Each
-/// result is a biclique of the (in, out) relation and together they cover it
-/// exactly once.
-///
-/// Complexity: O(m log m) for m entries.
-pub fn compress(entries: &[Entry]) -> Vec<Compressed> {
-    type Pairs = Vec<(Option<LinkId>, LinkId)>;
-    let mut by_action: BTreeMap<(u32, u32, u32, u32), Pairs> = BTreeMap::new();
-    for e in entries {
-        by_action
-            .entry((e.tag, e.next_tag, e.priority, e.next_priority))
-            .or_default()
-            .push((e.in_link, e.out_link));
-    }
-    let mut out = Vec::new();
-    for ((tag, next_tag, priority, next_priority), pairs) in by_action {
-        let mut by_in: BTreeMap<Option<LinkId>, Vec<LinkId>> = BTreeMap::new();
-        let mut by_out: BTreeMap<LinkId, Vec<Option<LinkId>>> = BTreeMap::new();
-        for &(i, o) in &pairs {
-            by_in.entry(i).or_default().push(o);
-            by_out.entry(o).or_default().push(i);
-        }
-        let mut in_groups: BTreeMap<Vec<LinkId>, Vec<Option<LinkId>>> = BTreeMap::new();
-        for (i, mut outs) in by_in {
-            outs.sort_unstable();
-            outs.dedup();
-            in_groups.entry(outs).or_default().push(i);
-        }
-        let mut out_groups: BTreeMap<Vec<Option<LinkId>>, Vec<LinkId>> = BTreeMap::new();
-        for (o, mut ins) in by_out {
-            ins.sort_unstable();
-            ins.dedup();
-            out_groups.entry(ins).or_default().push(o);
-        }
-        let groups: Vec<(Vec<Option<LinkId>>, Vec<LinkId>)> = if in_groups.len() <= out_groups.len()
-        {
-            in_groups
-                .into_iter()
-                .map(|(outs, ins)| (ins, outs))
-                .collect()
-        } else {
-            out_groups.into_iter().collect()
-        };
-        out.extend(groups.into_iter().map(|(in_links, out_links)| Compressed {
-            in_links,
-            tag,
-            out_links,
-            next_tag,
-            priority,
-            next_priority,
-        }));
-    }
-    out
 }

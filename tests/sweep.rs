@@ -1,5 +1,8 @@
 //! Sweeps end to end: Parquet read back row by row, determinism across job
 //! counts, and a failing grid point recorded while the rest succeed.
+//!
+//! One file past 600 lines on purpose: the sweep's end-to-end tests share
+//! fixtures (specs, read-back helpers) and each runs real sweeps.
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{UInt32Type, UInt64Type};

@@ -1,6 +1,10 @@
 //! Switch profiles: one switch model's buffer, headroom parameters, queues,
 //! rule space and default links, read from TOML (built in, or a user's
 //! file) and validated before any work.
+//!
+//! One file past 600 lines on purpose: the profile type, its TOML reader and
+//! every field's validation belong together, so a new field is added, parsed
+//! and checked in one place.
 
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -516,7 +520,7 @@ impl Profile {
             };
             if path.is_empty() {
                 return Err(Error::Profile {
-                    origin: "--switch".into(),
+                    origin: "spec".into(),
                     profile: spec.to_string(),
                     field: "path".into(),
                     reason: "is empty: give file:PATH or file:PATH#NAME".into(),

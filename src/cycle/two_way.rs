@@ -1,5 +1,9 @@
 //! Two-way ordered search over an order-maintenance list: incremental cycle
 //! detection that moves only the vertices whose order must change.
+//!
+//! One file past 600 lines on purpose: the order-maintenance list, the
+//! two-way search and their oracle tests are one algorithm whose invariants are
+//! read together.
 
 use super::IncrementalDag;
 use super::arena::Adjacency;

@@ -15,6 +15,10 @@
 //!   none, one or many ([`kbounce::KbSources`]), which is exact for k-bounce.
 //! * `dor`: a flag; dimension-order continuations depend on the channel only.
 //! * explicit paths (`random`, `file`): the path ids, whose position is `hop`.
+//!
+//! One file past 600 lines on purpose: the ELP spec grammar, the language's
+//! prefix sets and their counting are the module's core types; each family's
+//! construction is in its own file.
 
 pub mod count;
 pub mod dor;

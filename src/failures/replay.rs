@@ -13,6 +13,10 @@
 //! states, channel transitions and rule entries that traffic uses. Work per
 //! trial: O(E * (L + S * d)) for E endpoints, L links, S packet states and
 //! degree d, split over the destinations in parallel.
+//!
+//! One file past 600 lines on purpose: one trial's replay (routing,
+//! per-destination counting, fallback and proof) is one computation over shared
+//! per-trial state.
 
 use crate::rules::RuleSet;
 use rayon::prelude::*;

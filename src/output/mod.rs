@@ -2,6 +2,7 @@
 
 pub mod parquet;
 pub mod record;
+pub mod schema;
 
 use crate::error::{Error, Result};
 use std::io::Write;

@@ -1,5 +1,7 @@
 //! Column builders and the Parquet writer (zstd, key-value metadata).
 
+pub use super::schema::Kind;
+
 use crate::error::{Error, Result};
 use arrow_array::{
     ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray, UInt32Array,
@@ -42,26 +44,12 @@ pub(crate) struct Table {
     pub columns: Vec<(&'static str, Column)>,
 }
 
-/// The type of a declared column.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// UTF-8 string.
-    Str,
-    /// Unsigned 64-bit integer.
-    U64,
-    /// Unsigned 32-bit integer.
-    U32,
-    /// Signed 64-bit integer.
-    I64,
-    /// 64-bit float.
-    F64,
-    /// Boolean.
-    Bool,
-}
-
+/// Rows are pushed only through a record's fields ([`super::record::Cell`]),
+/// whose type is the one the column was declared with, so a value can
+/// never meet a column of another type.
 impl Table {
     /// A table whose columns exist (with their types) even with zero rows.
-    pub fn with_columns(cols: &[super::record::ColumnDef]) -> Self {
+    pub fn with_columns(cols: &[super::schema::ColumnDef]) -> Self {
         let columns = cols
             .iter()
             .map(|d| {
@@ -90,34 +78,40 @@ impl Table {
             .unwrap_or_else(|| panic!("column {name} is not declared"));
         &mut self.columns[i].1
     }
-    pub fn str(&mut self, name: &'static str, v: Option<impl Into<String>>) {
-        if let Column::Str(c) = self.col(name) {
-            c.push(v.map(Into::into));
+    pub(super) fn str(&mut self, name: &'static str, v: Option<impl Into<String>>) {
+        match self.col(name) {
+            Column::Str(c) => c.push(v.map(Into::into)),
+            _ => unreachable!("column {name} is declared with the type its record pushes"),
         }
     }
-    pub fn u64(&mut self, name: &'static str, v: Option<u64>) {
-        if let Column::U64(c) = self.col(name) {
-            c.push(v);
+    pub(super) fn u64(&mut self, name: &'static str, v: Option<u64>) {
+        match self.col(name) {
+            Column::U64(c) => c.push(v),
+            _ => unreachable!("column {name} is declared with the type its record pushes"),
         }
     }
-    pub fn u32(&mut self, name: &'static str, v: Option<u32>) {
-        if let Column::U32(c) = self.col(name) {
-            c.push(v);
+    pub(super) fn u32(&mut self, name: &'static str, v: Option<u32>) {
+        match self.col(name) {
+            Column::U32(c) => c.push(v),
+            _ => unreachable!("column {name} is declared with the type its record pushes"),
         }
     }
-    pub fn i64(&mut self, name: &'static str, v: Option<i64>) {
-        if let Column::I64(c) = self.col(name) {
-            c.push(v);
+    pub(super) fn i64(&mut self, name: &'static str, v: Option<i64>) {
+        match self.col(name) {
+            Column::I64(c) => c.push(v),
+            _ => unreachable!("column {name} is declared with the type its record pushes"),
         }
     }
-    pub fn f64(&mut self, name: &'static str, v: Option<f64>) {
-        if let Column::F64(c) = self.col(name) {
-            c.push(v);
+    pub(super) fn f64(&mut self, name: &'static str, v: Option<f64>) {
+        match self.col(name) {
+            Column::F64(c) => c.push(v),
+            _ => unreachable!("column {name} is declared with the type its record pushes"),
         }
     }
-    pub fn bool(&mut self, name: &'static str, v: Option<bool>) {
-        if let Column::Bool(c) = self.col(name) {
-            c.push(v);
+    pub(super) fn bool(&mut self, name: &'static str, v: Option<bool>) {
+        match self.col(name) {
+            Column::Bool(c) => c.push(v),
+            _ => unreachable!("column {name} is declared with the type its record pushes"),
         }
     }
 

@@ -5,89 +5,62 @@
 //! new figure is added in one place and reaches `tagger run --json`,
 //! `runs.parquet`, `tagger schema` and the sweep checker together.
 
-use super::parquet::{Kind, Table};
+pub use super::schema::{ColumnDef, json, markdown};
 
-/// One column of an output table: name, type, and what it holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ColumnDef {
-    /// The column's name.
-    pub name: &'static str,
-    /// Its type.
-    pub kind: Kind,
-    /// What it holds (the field's doc comment).
-    pub doc: &'static str,
-}
+use super::parquet::Table;
+use super::schema::{Kind, type_name};
+use crate::error::{Error, Result};
+use arrow_array::{
+    Array, ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray, UInt32Array,
+    UInt64Array,
+};
 
-impl ColumnDef {
-    /// A column with its doc (for the hand-written sweep-level columns).
-    pub const fn new(name: &'static str, kind: Kind, doc: &'static str) -> Self {
-        ColumnDef { name, kind, doc }
-    }
-
-    /// The doc text as one line, without the leading spaces that doc
-    /// comments carry.
-    pub fn doc_line(&self) -> String {
-        self.doc.split_whitespace().collect::<Vec<_>>().join(" ")
-    }
-}
-
-/// The type's name in `tagger schema`.
-fn type_name(k: Kind) -> &'static str {
-    match k {
-        Kind::Str => "string",
-        Kind::U64 => "u64",
-        Kind::U32 => "u32",
-        Kind::I64 => "i64",
-        Kind::F64 => "f64",
-        Kind::Bool => "bool",
-    }
-}
-
-/// Tables as Markdown: a heading and a column table each.
-pub fn markdown(tables: &[(&str, Vec<ColumnDef>)]) -> String {
-    let mut out = String::new();
-    for (i, (name, cols)) in tables.iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        out.push_str(&format!(
-            "#### `{name}`\n\n| column | type | holds |\n|---|---|---|\n"
-        ));
-        for c in cols {
-            out.push_str(&format!(
-                "| `{}` | {} | {} |\n",
-                c.name,
-                type_name(c.kind),
-                c.doc_line().replace('|', "\\|")
-            ));
-        }
-    }
-    out
-}
-
-/// Tables as JSON: `{table: [{name, type, doc}, ...]}`, tables in order.
-pub fn json(tables: &[(&str, Vec<ColumnDef>)]) -> serde_json::Value {
-    let mut map = serde_json::Map::new();
-    for (name, cols) in tables {
-        let cols: Vec<_> = cols
-            .iter()
-            .map(|c| serde_json::json!({"name": c.name, "type": type_name(c.kind), "doc": c.doc_line()}))
-            .collect();
-        map.insert((*name).to_string(), serde_json::Value::Array(cols));
-    }
-    serde_json::Value::Object(map)
-}
-
-/// A Rust type that fills one column (nullable: `None` is a null).
-pub(crate) trait Cell {
+/// A Rust type that fills one column (nullable: `None` is a null), and
+/// reads it back.
+pub(crate) trait Cell: Sized {
     const KIND: Kind;
     fn push_to(v: Option<&Self>, name: &'static str, table: &mut Table);
+    /// The value at row `i` (`None`: null); `Err` when the column holds
+    /// another type.
+    fn read_from(col: &dyn Array, i: usize) -> std::result::Result<Option<Self>, ()>;
+}
+
+/// Row `i` of `col` through the arrow array type `A`.
+fn read_as<A: Array + 'static, T>(
+    col: &dyn Array,
+    i: usize,
+    value: impl Fn(&A, usize) -> T,
+) -> std::result::Result<Option<T>, ()> {
+    let a = col.as_any().downcast_ref::<A>().ok_or(())?;
+    Ok(a.is_valid(i).then(|| value(a, i)))
+}
+
+/// The column `name` of `batch`, for a record's read-back.
+///
+/// # Errors
+/// [`Error::Column`] when `batch` has no such column.
+pub(crate) fn column<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a ArrayRef> {
+    batch.column_by_name(name).ok_or_else(|| Error::Column {
+        column: name.to_string(),
+        reason: "missing (the file was not written by this version's schema)".into(),
+    })
+}
+
+/// The error for a column `name` of `col`'s type where `kind` was declared.
+pub(crate) fn wrong_type(name: &str, col: &ArrayRef, kind: Kind) -> Error {
+    Error::Column {
+        column: name.to_string(),
+        reason: format!("holds {}, declared {}", col.data_type(), type_name(kind)),
+    }
 }
 
 impl Cell for u64 {
     const KIND: Kind = Kind::U64;
     fn push_to(v: Option<&Self>, name: &'static str, table: &mut Table) {
         table.u64(name, v.copied());
+    }
+    fn read_from(col: &dyn Array, i: usize) -> std::result::Result<Option<Self>, ()> {
+        read_as(col, i, |a: &UInt64Array, i| a.value(i))
     }
 }
 
@@ -96,12 +69,18 @@ impl Cell for u32 {
     fn push_to(v: Option<&Self>, name: &'static str, table: &mut Table) {
         table.u32(name, v.copied());
     }
+    fn read_from(col: &dyn Array, i: usize) -> std::result::Result<Option<Self>, ()> {
+        read_as(col, i, |a: &UInt32Array, i| a.value(i))
+    }
 }
 
 impl Cell for i64 {
     const KIND: Kind = Kind::I64;
     fn push_to(v: Option<&Self>, name: &'static str, table: &mut Table) {
         table.i64(name, v.copied());
+    }
+    fn read_from(col: &dyn Array, i: usize) -> std::result::Result<Option<Self>, ()> {
+        read_as(col, i, |a: &Int64Array, i| a.value(i))
     }
 }
 
@@ -110,12 +89,18 @@ impl Cell for f64 {
     fn push_to(v: Option<&Self>, name: &'static str, table: &mut Table) {
         table.f64(name, v.copied());
     }
+    fn read_from(col: &dyn Array, i: usize) -> std::result::Result<Option<Self>, ()> {
+        read_as(col, i, |a: &Float64Array, i| a.value(i))
+    }
 }
 
 impl Cell for bool {
     const KIND: Kind = Kind::Bool;
     fn push_to(v: Option<&Self>, name: &'static str, table: &mut Table) {
         table.bool(name, v.copied());
+    }
+    fn read_from(col: &dyn Array, i: usize) -> std::result::Result<Option<Self>, ()> {
+        read_as(col, i, |a: &BooleanArray, i| a.value(i))
     }
 }
 
@@ -124,12 +109,18 @@ impl Cell for String {
     fn push_to(v: Option<&Self>, name: &'static str, table: &mut Table) {
         table.str(name, v.map(String::as_str));
     }
+    fn read_from(col: &dyn Array, i: usize) -> std::result::Result<Option<Self>, ()> {
+        read_as(col, i, |a: &StringArray, i| a.value(i).to_string())
+    }
 }
 
 impl<T: Cell> Cell for Option<T> {
     const KIND: Kind = T::KIND;
     fn push_to(v: Option<&Self>, name: &'static str, table: &mut Table) {
         T::push_to(v.and_then(Option::as_ref), name, table);
+    }
+    fn read_from(col: &dyn Array, i: usize) -> std::result::Result<Option<Self>, ()> {
+        Ok(Some(T::read_from(col, i)?))
     }
 }
 
@@ -149,8 +140,10 @@ impl<T: Cell> Cell for Option<T> {
 /// generates the struct as written plus `Figures::COLUMNS` (one
 /// [`ColumnDef`] per field: `prefix` + field name, the type's [`Cell::KIND`],
 /// the field's doc) and `Figures::push_row(Option<&Figures>, &mut Table)`,
-/// which appends one row (all nulls for `None`, a failed scenario). Every
-/// field must have a doc comment and a [`Cell`] type.
+/// which appends one row (all nulls for `None`, a failed scenario), and
+/// `Figures::read_rows(&RecordBatch)`, which reads the rows back through the
+/// same definitions. Every field must have a doc comment and a [`Cell`]
+/// type.
 macro_rules! record {
     (
         $(#[$sm:meta])*
@@ -190,6 +183,45 @@ macro_rules! record {
                         table,
                     );
                 )*
+            }
+
+            /// Reads every row of `batch` back through the columns that
+            /// wrote it: `None` for a row whose non-optional fields are
+            /// null (a failed scenario's).
+            ///
+            /// # Errors
+            /// [`crate::Error::Column`] naming a column that `batch` lacks
+            /// or holds with another type.
+            #[allow(dead_code)]
+            pub(crate) fn read_rows(
+                batch: &arrow_array::RecordBatch,
+            ) -> $crate::error::Result<Vec<Option<Self>>> {
+                let cols = [
+                    $( $crate::output::record::column(batch, concat!($prefix, stringify!($f)))?, )*
+                ];
+                (0..batch.num_rows())
+                    .map(|i| {
+                        let mut c = cols.iter();
+                        Ok(Some(Self {
+                            $(
+                                $f: {
+                                    let col = c.next().expect("one column per field");
+                                    match <$t as $crate::output::record::Cell>::read_from(col.as_ref(), i) {
+                                        Ok(Some(v)) => v,
+                                        Ok(None) => return Ok(None),
+                                        Err(()) => {
+                                            return Err($crate::output::record::wrong_type(
+                                                concat!($prefix, stringify!($f)),
+                                                col,
+                                                <$t as $crate::output::record::Cell>::KIND,
+                                            ))
+                                        }
+                                    }
+                                },
+                            )*
+                        }))
+                    })
+                    .collect()
             }
         }
     };
@@ -236,5 +268,32 @@ mod tests {
         assert_eq!(batch.num_rows(), 2);
         assert_eq!(batch.column(0).null_count(), 1);
         assert_eq!(batch.column(1).null_count(), 2);
+        // Read back through the same definitions: the row, and None for
+        // the all-null one.
+        let back = Sample::read_rows(&batch).unwrap();
+        assert_eq!(back.len(), 2);
+        let first = back[0].as_ref().unwrap();
+        assert_eq!((first.n, first.flag, first.name.as_str()), (3, None, "x"));
+        assert!(back[1].is_none());
+        // A missing column and a column of another type are errors
+        // naming the column, not a panic or a silent None.
+        let without = batch.project(&[1, 2]).unwrap();
+        let e = Sample::read_rows(&without).unwrap_err().to_string();
+        assert!(e.contains("column 's_n': missing"), "{e}");
+        let swapped = RecordBatch::try_new(
+            std::sync::Arc::new(arrow_schema::Schema::new(vec![
+                arrow_schema::Field::new("s_n", arrow_schema::DataType::Utf8, true),
+                arrow_schema::Field::new("s_flag", arrow_schema::DataType::Boolean, true),
+                arrow_schema::Field::new("s_name", arrow_schema::DataType::Utf8, true),
+            ])),
+            vec![
+                batch.column(2).clone(),
+                batch.column(1).clone(),
+                batch.column(2).clone(),
+            ],
+        )
+        .unwrap();
+        let e = Sample::read_rows(&swapped).unwrap_err().to_string();
+        assert!(e.contains("column 's_n': holds Utf8, declared u64"), "{e}");
     }
 }

@@ -32,15 +32,16 @@
 //! queues than the mapping has is refused.
 
 mod classify;
+mod dir;
 mod export;
+mod neutral;
 mod read;
-mod table;
 #[cfg(test)]
 mod tests;
 
 pub use export::{Export, Switch, export, replaceable, traffic_classes, write, write_files};
+pub use neutral::{TABLE_FORMAT, table};
 pub use read::read;
-pub use table::{TABLE_FORMAT, table};
 
 use crate::capacity::Profile;
 use crate::error::{Error, Result};

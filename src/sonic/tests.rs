@@ -1,3 +1,7 @@
+//! The SONiC export's unit tests: one file past 600 lines on purpose,
+//! since the export, its read-back and the fixtures they share are tested
+//! together.
+
 use super::*;
 use serde_json::json;
 
@@ -585,7 +589,7 @@ fn acl_rules_count_as_a_switch_applies_them() {
             Box::new(move |db| {
                 let (_, mut r) = first_rule(db);
                 r["SET_DSCP"] =
-                    json!((super::read::number(&r["SET_DSCP"]).unwrap() + 1).to_string());
+                    json!((super::dir::number(&r["SET_DSCP"]).unwrap() + 1).to_string());
                 db["ACL_RULE"]["TAGGER_REWRITE|TWIN"] = r;
             }),
             "the order is the ASIC's",

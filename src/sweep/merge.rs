@@ -3,7 +3,8 @@
 //! `switches.parquet`, rows in scenario order, as a single-machine sweep of
 //! the same spec writes them.
 
-use super::{lock, publish_pair, rows_of};
+use super::rows_of;
+use super::store::{lock, publish_pair};
 use crate::error::{Error, Result};
 use crate::output::parquet::read_metadata as meta_of;
 use arrow_array::{Array, RecordBatch};
@@ -162,7 +163,7 @@ pub fn merge(dir: &Path) -> Result<Merged> {
     } else {
         None
     };
-    let rows = rows_of(std::slice::from_ref(&runs));
+    let rows = rows_of(std::slice::from_ref(&runs))?;
     Ok(Merged {
         shards: count,
         runs: rows.len(),

@@ -29,6 +29,10 @@
 //! for every group. A failure spec's own seed (default 1) draws the same
 //! failures for every scenario of the same topology, so plans are compared
 //! on the same trials.
+//!
+//! One file past 600 lines on purpose: the spec grammar, its validation and
+//! its expansion share the per-field checks that make every error name its
+//! group and key.
 
 use crate::cycle::CycleBackend;
 use crate::elp::ElpSpec;
@@ -436,7 +440,7 @@ impl Sweep {
                 return Err(err(
                     format!("group {} ('{}')", gi + 1, g.name),
                     format!(
-                        "{} topologies x {} ELPs x {} algorithms x {} cycle backends{} x {trials} trials = {count} scenarios, {} in the sweep so far: more than the cap of {max_scenarios} (raise it with --max-scenarios)",
+                        "{} topologies x {} ELPs x {} algorithms x {} cycle backends{} x {trials} trials = {count} scenarios, {} in the sweep so far: more than the cap of {max_scenarios} (raise the scenario cap to run it)",
                         parsed_topos.len(),
                         parsed_elps.len(),
                         parsed_algos.len(),

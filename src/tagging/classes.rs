@@ -56,7 +56,7 @@ pub fn share(t: &Tagging, m: u32) -> Result<SharedClasses> {
         reason,
     };
     if m == 0 {
-        return Err(bad("--classes must be at least 1".into()));
+        return Err(bad("classes must be at least 1".into()));
     }
     if t.scheme != Scheme::Dscp {
         return Err(bad(

@@ -1,4 +1,8 @@
 //! The hop-ordered walk over the ELP language that every algorithm shares.
+//!
+//! One file past 600 lines on purpose: the walk's phases (`Walker`: seed,
+//! decide, expand, advance, finish) share its state and invariants and are
+//! read in order.
 
 use crate::budget::{Budget, bytes_of};
 use crate::elp::{ElpSet, Prefixes};

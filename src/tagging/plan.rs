@@ -233,6 +233,59 @@ pub(crate) fn priority_stats(
 }
 
 impl Tagging {
+    /// One rule entry per decided key, sorted by (node, in link, tag, out
+    /// link): what [`crate::rules::RuleSet::from_tagging`] installs.
+    pub fn entries(&self) -> Vec<crate::compress::Entry> {
+        let mut entries: Vec<crate::compress::Entry> = self
+            .keys
+            .iter()
+            .map(|k| crate::compress::Entry {
+                node: k.node,
+                in_link: k.in_channel.map(|c| c >> 1),
+                tag: k.tag,
+                out_link: k.out_channel >> 1,
+                next_tag: k.next_tag,
+                priority: k.priority,
+                next_priority: k.next_priority,
+            })
+            .collect();
+        entries.sort_unstable();
+        entries
+    }
+
+    /// Per node, the ingress map: the distinct `(tag, lossless queue)`
+    /// pairs of packets arriving at its ports, including packets from its
+    /// hosts, sorted.
+    pub fn ingress(&self, topo: &Topology) -> Vec<Vec<(u32, u32)>> {
+        let mut ingress: Vec<Vec<(u32, u32)>> = vec![Vec::new(); topo.node_count()];
+        for &(c, tag, p) in &self.states {
+            ingress[topo.channel_dst(c) as usize].push((tag, p));
+        }
+        for k in self.keys.iter().filter(|k| k.in_channel.is_none()) {
+            ingress[k.node as usize].push((k.tag, k.priority));
+        }
+        for v in &mut ingress {
+            v.sort_unstable();
+            v.dedup();
+        }
+        ingress
+    }
+
+    /// Compressed ACL entries plus ingress map entries over all nodes: the
+    /// rules the plan installs (`search`'s tie-break at equal priorities).
+    pub fn rule_count(&self, topo: &Topology) -> u64 {
+        let entries = self.entries();
+        let ingress = self.ingress(topo);
+        let mut total = 0;
+        let mut rest = entries.as_slice();
+        for (v, map) in ingress.iter().enumerate() {
+            let here = rest.partition_point(|e| e.node as usize == v);
+            total += crate::compress::node_counts(&rest[..here], map.len()).rules();
+            rest = &rest[here..];
+        }
+        total
+    }
+
     /// Heap bytes held by the keys and states (for memory budgets).
     pub fn heap_bytes(&self) -> u64 {
         crate::budget::bytes_of::<Key>(self.keys.len())

@@ -453,13 +453,7 @@ pub(super) fn plan(
     }
     // Compressed rules plus ingress maps, the tie-breaker at equal
     // priorities.
-    let rules_of = |t: &Tagging| -> u64 {
-        crate::rules::RuleSet::from_tagging(topo, t)
-            .counts(topo.node_count())
-            .iter()
-            .map(|c| c.acl_compressed + c.queue_rules)
-            .sum()
-    };
+    let rules_of = |t: &Tagging| -> u64 { t.rule_count(topo) };
     // The orders with the fewest priorities seed the local search; the
     // plan kept is the best by (priorities, compressed rules), greedy's own
     // first so that ties keep it.

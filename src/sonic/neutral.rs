@@ -3,8 +3,8 @@
 //! switch targets (P4, vendor CLIs) to translate.
 
 use super::classify::classify;
+use super::dir::{Arrivals, check_arrivals, header, number, switch_files};
 use super::port_names;
-use super::read::{Arrivals, check_arrivals, header, number, switch_files};
 use crate::error::{Error, Result};
 use crate::rules::{Entry, RuleSet, compress};
 use serde_json::{Value, json};
@@ -138,7 +138,7 @@ pub(super) fn read(
         let listed = t["ports"].as_array().ok_or_else(|| {
             bad(format!(
                 "ports = {} is not a list",
-                super::read::excerpt(&t["ports"].to_string())
+                super::dir::excerpt(&t["ports"].to_string())
             ))
         })?;
         if listed.len() < links.len() {
@@ -154,7 +154,7 @@ pub(super) fn read(
             let name = p["name"]
                 .as_str()
                 .ok_or_else(|| bad(format!("ports[{i}] has no name")))?;
-            let shown = super::read::excerpt(name);
+            let shown = super::dir::excerpt(name);
             if name != names[i] {
                 return Err(bad(format!(
                     "ports[{i}] is named {shown}; the topology names that port {}",
