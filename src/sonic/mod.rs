@@ -93,7 +93,7 @@ impl std::str::FromStr for Target {
 }
 
 /// The export of `rules` in `format`, in memory: everything that can refuse
-/// the plan happens here, before [`write`] touches a file.
+/// the plan happens here, before [`write()`] touches a file.
 ///
 /// # Errors
 /// As [`export`] or [`table`].

@@ -131,7 +131,7 @@ pub(super) fn remove_temporaries(dir: &Path, of: Option<&Path>) -> Result<()> {
 }
 
 /// Writes `runs.parquet` and `switches.parquet` for outcomes already in
-/// memory (no parts, no resume); see [`execute`] for the sweep runner.
+/// memory (no parts, no resume); see [`super::execute`] for the sweep runner.
 ///
 /// # Errors
 /// I/O or Parquet errors naming the file.

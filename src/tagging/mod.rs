@@ -99,7 +99,7 @@ pub fn tag_within(
 }
 
 /// Runs `algo` in `cx`: the dispatch to each algorithm's file, then the
-/// checks every plan passes ([`self_check`]) and the lower bound its own
+/// checks every plan passes (the self-checks) and the lower bound its own
 /// dependencies prove.
 ///
 /// # Errors

@@ -84,7 +84,7 @@ pub struct Effort {
     /// reached (0 when every target down to the lower bound was reached).
     pub residue: u64,
     /// True when a time limit (`search:time=S`, `exact:timeout=S`) or a
-    /// stop request ([`control::request_stop`]) ended the work.
+    /// stop request ([`Control::request_stop`](super::Control::request_stop)) ended the work.
     pub stopped_early: bool,
     /// `exact`: paths of the sub-ELP on which the solver proved the last
     /// priority count impossible (0 when it proved nothing). Any plan for
