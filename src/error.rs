@@ -33,6 +33,8 @@ pub enum Error {
     /// back; names the file, table or node at fault.
     #[error("export: {reason}")]
     Export {
+        /// Which stage of exporting refused, for a caller to match.
+        kind: ExportKind,
         /// What is wrong, naming the file, table, port or node.
         reason: String,
     },
@@ -220,6 +222,25 @@ pub enum Error {
 
 /// The library's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What an [`Error::Export`] is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ExportKind {
+    /// An export target that is not `sonic:DIR` or `json:DIR`.
+    Target,
+    /// A tag -> DSCP or priority -> queue mapping that is invalid (a value
+    /// out of range or listed twice) or has no value for what the plan
+    /// uses.
+    Mapping,
+    /// A plan the port maps cannot encode (an entry sending a packet back
+    /// out of the link it came in on).
+    Plan,
+    /// An exported directory that cannot be read back: a file that is not
+    /// JSON, a table or value that is missing, malformed or inconsistent, or
+    /// a configuration under which the decoded priorities are not lossless.
+    ReadBack,
+}
 
 impl Error {
     /// An I/O error on `path`.

@@ -71,6 +71,6 @@ pub mod verify;
 #[cfg(test)]
 mod testing;
 
-pub use error::{Error, Result};
+pub use error::{Error, ExportKind, Result};
 pub use tagger_generators as generators;
 pub use tagger_generators::{Topology, TopologySpec};

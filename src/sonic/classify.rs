@@ -79,6 +79,7 @@ pub(crate) fn classify<'a>(
     for e in &rules.entries {
         if e.in_link == Some(e.out_link) {
             return Err(Error::Export {
+                kind: crate::error::ExportKind::Plan,
                 reason: format!(
                     "node {}: an entry sends tag {} back out of link {} it came in on; port maps cannot encode U-turns (an ACL fallback is not implemented)",
                     e.node, e.tag, e.out_link

@@ -13,6 +13,7 @@ use tagger_generators::{LinkId, NodeId, Topology};
 pub(super) fn load(p: &Path) -> Result<Value> {
     let text = tagger_generators::file::read_input(p).map_err(|e| Error::io(p, e))?;
     serde_json::from_str(&text).map_err(|e| Error::Export {
+        kind: crate::error::ExportKind::ReadBack,
         reason: format!("{}: {e}", p.display()),
     })
 }

@@ -44,7 +44,7 @@ pub use neutral::{TABLE_FORMAT, table};
 pub use read::read;
 
 use crate::capacity::Profile;
-use crate::error::{Error, Result};
+use crate::error::{Error, ExportKind, Result};
 use crate::rules::RuleSet;
 use serde_json::{Value, json};
 use tagger_generators::{NodeId, Topology};
@@ -77,6 +77,7 @@ impl std::str::FromStr for Target {
             Some(("json", d)) if !d.is_empty() => Format::Json,
             _ => {
                 return Err(Error::Export {
+                    kind: ExportKind::Target,
                     reason: format!(
                         "'{}': expected sonic:DIR or json:DIR",
                         crate::error::excerpt(s, 80)
@@ -145,7 +146,10 @@ impl Mapping {
     /// [`Error::Export`] naming the list (`dscp` or `queues`), the index
     /// and the value at fault.
     pub fn new(dscp: Vec<u32>, queues: Vec<u32>) -> Result<Self> {
-        Mapping::checked(dscp, queues).map_err(|reason| Error::Export { reason })
+        Mapping::checked(dscp, queues).map_err(|reason| Error::Export {
+            kind: ExportKind::Mapping,
+            reason,
+        })
     }
 
     /// [`Mapping::new`] with the reason alone, for callers that say where
@@ -192,6 +196,7 @@ impl Mapping {
             .get(tag.wrapping_sub(1) as usize)
             .copied()
             .ok_or_else(|| Error::Export {
+                kind: ExportKind::Mapping,
                 reason: format!(
                     "tag {tag} has no DSCP value: the mapping has {} (tags 1..={})",
                     self.dscp.len(),
@@ -214,6 +219,7 @@ impl Mapping {
             .get(p.wrapping_sub(1) as usize)
             .copied()
             .ok_or_else(|| Error::Export {
+                kind: ExportKind::Mapping,
                 reason: format!(
                     "lossless priority {p} has no queue: the mapping has {} lossless queues",
                     self.queues.len()

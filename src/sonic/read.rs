@@ -43,6 +43,7 @@ fn covers(key: &str, port: &str, n: u32) -> bool {
 pub fn read(topo: &Topology, dir: &Path) -> Result<RuleSet> {
     let summary = load(&dir.join("summary.json"))?;
     let bad = |file: &str, reason: String| Error::Export {
+        kind: crate::error::ExportKind::ReadBack,
         reason: format!("{}: {reason}", dir.join(file).display()),
     };
     match summary["format"].as_str() {

@@ -719,3 +719,58 @@ fn table_ports_must_match_the_topology() {
         assert!(err.contains(want), "{want}: {err}");
     }
 }
+
+/// A caller can tell an export's refusals apart by kind: the target, the
+/// mapping, a plan the maps cannot encode, and a directory that does not
+/// read back.
+#[test]
+fn export_errors_have_kinds_a_caller_can_match() {
+    use crate::error::ExportKind;
+    let kind = |e: Error| match e {
+        Error::Export { kind, .. } => kind,
+        other => panic!("not an export error: {other}"),
+    };
+    assert_eq!(
+        kind("cisco:x".parse::<Target>().unwrap_err()),
+        ExportKind::Target
+    );
+    assert_eq!(
+        "json:out".parse::<Target>().unwrap(),
+        Target {
+            format: Format::Json,
+            dir: "out".into()
+        }
+    );
+    assert_eq!(
+        kind(Mapping::new(vec![3, 3], vec![3]).unwrap_err()),
+        ExportKind::Mapping
+    );
+    let (t, _, r) = plan("fattree:k=4", "kbounce:1", "clos");
+    let short = Options {
+        mapping: Mapping::new(vec![26], vec![4, 3]).unwrap(),
+        ..Default::default()
+    };
+    assert_eq!(
+        kind(export(&t, &r, &short).unwrap_err()),
+        ExportKind::Mapping
+    );
+    // An entry sending a packet back out of the link it came in on.
+    let mut u_turn = r.clone();
+    let e = u_turn
+        .entries
+        .iter_mut()
+        .find(|e| e.in_link.is_some())
+        .unwrap();
+    e.out_link = e.in_link.unwrap();
+    assert_eq!(
+        kind(build(&t, &u_turn, Format::Sonic, &Options::default()).unwrap_err()),
+        ExportKind::Plan
+    );
+    let ex = export(&t, &r, &Options::default()).unwrap();
+    let dir = written(&ex);
+    std::fs::write(dir.path().join("0.json"), "{ not json").unwrap();
+    assert_eq!(
+        kind(read(&t, dir.path()).unwrap_err()),
+        ExportKind::ReadBack
+    );
+}
