@@ -878,7 +878,14 @@ fn switch_profiles_on_the_command_line() {
         "--switch",
         "nexus",
     ]);
-    assert_eq!(o.status.code(), Some(1));
+    // A switch profile spec is parsed with the other arguments: a usage
+    // error naming the option.
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).contains("invalid value 'nexus' for '--switch <NAME>'"),
+        "{}",
+        text(&o)
+    );
     assert!(text(&o).contains("[nexus] name: no such profile (known: drafts-40g, spectrum1, spectrum2, tomahawk, tomahawk5)"), "{}", text(&o));
 }
 

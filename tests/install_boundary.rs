@@ -675,7 +675,7 @@ fn inputs_must_be_regular_files() {
         "--switch",
         "file:",
     ]);
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("is empty"), "{}", text(&o));
 }
 

@@ -14,7 +14,7 @@ pub mod profile;
 use crate::rules::NodeCounts;
 use crate::tagging::Tagging;
 pub use headroom::{PortHeadroom, port_headroom};
-pub use profile::{HeadroomModel, Profile};
+pub use profile::{HeadroomModel, Profile, ProfileSpec};
 use tagger_generators::{NodeKind, Topology};
 
 /// One switch's fit.

@@ -343,7 +343,7 @@ pub struct SwitchArgs {
     /// Switch profile: a built-in name (spectrum2, spectrum1, tomahawk,
     /// tomahawk5, drafts-40g), file:PATH or file:PATH#NAME.
     #[arg(long = "switch", default_value = tagger::capacity::profile::DEFAULT_PROFILE)]
-    pub name: String,
+    pub name: tagger::capacity::ProfileSpec,
     /// Switch-to-switch cable length in metres (default: the profile's).
     #[arg(long)]
     pub cable_m: Option<f64>,
@@ -357,17 +357,14 @@ pub struct SwitchArgs {
 
 impl SwitchArgs {
     pub fn profile(&self) -> tagger::Result<tagger::capacity::Profile> {
-        tagger::capacity::Profile::resolve(&self.name)?.with_links(
-            self.cable_m,
-            self.speed_gbps,
-            self.headroom,
-        )
+        self.name
+            .resolve()?
+            .with_links(self.cable_m, self.speed_gbps, self.headroom)
     }
 
     /// The profile file `--switch file:PATH[#NAME]` reads, if any.
     pub fn file(&self) -> Option<PathBuf> {
-        let rest = self.name.strip_prefix("file:")?;
-        Some(PathBuf::from(rest.split('#').next().unwrap_or(rest)))
+        self.name.file().map(PathBuf::from)
     }
 }
 

@@ -177,8 +177,6 @@ pub fn merge(dir: &Path) -> Result<Merged> {
 /// The batches' rows as one batch, stably ordered by `scenario_id`: a
 /// scenario's rows come from one shard, in its order.
 fn by_scenario(batches: &[RecordBatch], origin: &Path) -> Result<RecordBatch> {
-    use arrow_array::cast::AsArray;
-    use arrow_array::types::UInt64Type;
     let pq = |reason: String| Error::Parquet {
         path: origin.to_path_buf(),
         reason,
@@ -191,11 +189,13 @@ fn by_scenario(batches: &[RecordBatch], origin: &Path) -> Result<RecordBatch> {
         if batch.schema() != first.schema() {
             return Err(pq("shards have different columns".into()));
         }
-        let ids = batch
-            .column_by_name("scenario_id")
-            .ok_or_else(|| pq("no scenario_id column".into()))?
-            .as_primitive::<UInt64Type>();
-        order.extend((0..ids.len()).map(|r| (ids.value(r), b, r)));
+        // Through the column's declaration: a missing or mistyped
+        // scenario_id is an error naming it, not a panic.
+        let ids = super::tables::ScenarioOf::read_rows(batch).map_err(|e| pq(e.to_string()))?;
+        for (r, id) in ids.iter().enumerate() {
+            let id = id.ok_or_else(|| pq(format!("row {r} has no scenario_id")))?;
+            order.push((id.scenario_id, b, r));
+        }
     }
     order.sort_by_key(|&(id, _, _)| id);
     let picks: Vec<(usize, usize)> = order.iter().map(|&(_, b, r)| (b, r)).collect();
