@@ -104,8 +104,11 @@ impl RuleSet {
 
     /// Exact, compressed and queue counts per node.
     pub fn counts(&self, nodes: usize) -> Vec<NodeCounts> {
+        use rayon::prelude::*;
+        // Each node's compression is its own: in parallel, collected in
+        // node order.
         self.by_node(nodes)
-            .iter()
+            .par_iter()
             .enumerate()
             .map(|(v, es)| node_counts(es, self.ingress.get(v).map_or(0, Vec::len)))
             .collect()

@@ -56,9 +56,9 @@ impl Classes<'_> {
     }
 }
 
-/// Per node with lossless traffic, its classes, one node at a time (all of
-/// them at once would hold every switch's maps together: 15% more peak
-/// memory on fat-tree k=32).
+/// The classifier of a rule set: per node with lossless traffic, its
+/// classes, asked for one node at a time (all of them at once would hold
+/// every switch's maps together: 15% more peak memory on fat-tree k=32).
 ///
 /// (port, tag) pairs of one arriving priority share a class when one egress
 /// behaviour serves them all (the arriving tag is forgotten once
@@ -72,10 +72,7 @@ impl Classes<'_> {
 /// # Errors
 /// [`Error::Export`] when an entry sends a packet back out of the link it
 /// came in on (per-port maps cannot encode it).
-pub(crate) fn classify<'a>(
-    topo: &'a Topology,
-    rules: &'a RuleSet,
-) -> Result<impl Iterator<Item = Classes<'a>> + 'a> {
+pub(crate) fn classifier<'a>(topo: &'a Topology, rules: &'a RuleSet) -> Result<Classifier<'a>> {
     for e in &rules.entries {
         if e.in_link == Some(e.out_link) {
             return Err(Error::Export {
@@ -104,13 +101,48 @@ pub(crate) fn classify<'a>(
     }
     // Nodes some packet arrives at.
     let reached: BTreeSet<NodeId> = arriving.keys().map(|k| k.0).collect();
-    Ok((0..topo.node_count() as NodeId).filter_map(move |v| {
-        let entries = by_node[v as usize];
-        if entries.is_empty() && !reached.contains(&v) {
+    Ok(Classifier {
+        topo,
+        by_node,
+        arriving,
+        reached,
+    })
+}
+
+/// [`classifier`]'s nodes in id order, one at a time.
+///
+/// # Errors
+/// As [`classifier`].
+pub(crate) fn classify<'a>(
+    topo: &'a Topology,
+    rules: &'a RuleSet,
+) -> Result<impl Iterator<Item = Classes<'a>> + 'a> {
+    let c = classifier(topo, rules)?;
+    Ok((0..topo.node_count() as NodeId).filter_map(move |v| c.node(v)))
+}
+
+/// What classifying a node needs of the whole rule set: each node's
+/// entries, and what arrives at every port. Nodes are classified
+/// independently ([`Classifier::node`]), so in parallel where only their
+/// counts are wanted.
+pub(crate) struct Classifier<'a> {
+    topo: &'a Topology,
+    by_node: Vec<&'a [Entry]>,
+    /// Arriving (tag, priority) per link end: what the neighbour sends.
+    arriving: BTreeMap<Position, BTreeSet<(u32, u32)>>,
+    /// Nodes some packet arrives at.
+    reached: BTreeSet<NodeId>,
+}
+
+impl<'a> Classifier<'a> {
+    /// Node `v`'s classes (`None`: no lossless traffic there).
+    pub(crate) fn node(&self, v: NodeId) -> Option<Classes<'a>> {
+        let entries = self.by_node[v as usize];
+        if entries.is_empty() && !self.reached.contains(&v) {
             return None;
         }
-        let links: Vec<LinkId> = topo.out_channels(v).iter().map(|&c| c >> 1).collect();
-        let declared = topo.node(v).hosts as usize;
+        let links: Vec<LinkId> = self.topo.out_channels(v).iter().map(|&c| c >> 1).collect();
+        let declared = self.topo.node(v).hosts as usize;
         let hosts = if entries.iter().any(|e| e.in_link.is_none()) {
             declared.max(1)
         } else {
@@ -127,7 +159,7 @@ pub(crate) fn classify<'a>(
         let mut per_prio: BTreeMap<u32, Vec<(usize, u32, Rewrite)>> = BTreeMap::new();
         for (pi, &pos) in positions.iter().enumerate() {
             let mut tags: BTreeSet<(u32, u32)> =
-                arriving.get(&(v, pos)).cloned().unwrap_or_default();
+                self.arriving.get(&(v, pos)).cloned().unwrap_or_default();
             tags.extend(
                 entries
                     .iter()
@@ -201,5 +233,5 @@ pub(crate) fn classify<'a>(
             ingress,
             number,
         })
-    }))
+    }
 }

@@ -1,6 +1,6 @@
 //! The SONiC `config_db` writer.
 
-use super::classify::{ClassKey, Classes, classify};
+use super::classify::{ClassKey, Classes, classifier, classify};
 use super::{EGRESS_POOL, FORMAT, FREE_TCS, INGRESS_POOL, Mapping, Options, port_names};
 use crate::capacity::{PortHeadroom, port_headroom};
 use crate::error::{Error, Result};
@@ -69,7 +69,7 @@ pub struct Export {
 /// [`Error::Export`] when a priority has no queue or a tag no DSCP value
 /// in `opts.mapping`, or an entry is a U-turn.
 pub fn export(topo: &Topology, rules: &RuleSet, opts: &Options) -> Result<Export> {
-    export_inner(topo, rules, opts, true)
+    export_inner(topo, rules, opts)
 }
 
 /// Traffic classes the export of `rules` needs: (most needed at one switch
@@ -79,10 +79,18 @@ pub fn export(topo: &Topology, rules: &RuleSet, opts: &Options) -> Result<Export
 /// # Errors
 /// As [`export`] with the default options.
 pub fn traffic_classes(topo: &Topology, rules: &RuleSet) -> Result<(usize, usize)> {
-    let ex = export_inner(topo, rules, &Options::default(), false)?;
+    use rayon::prelude::*;
+    check_mapping(rules, &Options::default().mapping)?;
+    let classes = classifier(topo, rules)?;
+    // Nodes are classified independently; the max and the count do not
+    // depend on the order they finish in.
+    let needed: Vec<usize> = (0..topo.node_count() as NodeId)
+        .into_par_iter()
+        .filter_map(|v| classes.node(v).map(|c| c.number.len()))
+        .collect();
     Ok((
-        ex.switches.iter().map(|s| s.needed_tcs).max().unwrap_or(0),
-        ex.switches.iter().filter(|s| s.over()).count(),
+        needed.iter().copied().max().unwrap_or(0),
+        needed.iter().filter(|&&n| n > FREE_TCS).count(),
     ))
 }
 
@@ -96,7 +104,7 @@ fn check_mapping(rules: &RuleSet, m: &Mapping) -> Result<()> {
     Ok(())
 }
 
-fn export_inner(topo: &Topology, rules: &RuleSet, opts: &Options, maps: bool) -> Result<Export> {
+fn export_inner(topo: &Topology, rules: &RuleSet, opts: &Options) -> Result<Export> {
     check_mapping(rules, &opts.mapping)?;
     let mut switches = Vec::new();
     for mut c in classify(topo, rules)? {
@@ -117,11 +125,7 @@ fn export_inner(topo: &Topology, rules: &RuleSet, opts: &Options, maps: bool) ->
             }
             c.number = by_prio;
         }
-        let (config, acl_rules) = if maps {
-            switch_config(topo, &c, opts, acl)
-        } else {
-            (Value::Null, 0)
-        };
+        let (config, acl_rules) = switch_config(topo, &c, opts, acl);
         switches.push(Switch {
             node: c.node,
             config,

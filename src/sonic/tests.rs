@@ -774,3 +774,28 @@ fn export_errors_have_kinds_a_caller_can_match() {
         ExportKind::ReadBack
     );
 }
+
+/// The rules stage's traffic-class figures (nodes classified in parallel,
+/// no maps written) are the export's own, on every family and algorithm
+/// and on a plan past the free traffic classes.
+#[test]
+fn traffic_class_figures_match_the_export() {
+    let (t, _, r) = plan("jellyfish:n=30,ports=8,r=5,seed=2", "shortest", "brute");
+    let mut plans: Vec<(Topology, RuleSet)> = vec![(t, r)];
+    for (topo, elp, algo) in PLANS {
+        let (t, _, r) = plan(topo, elp, algo);
+        plans.push((t, r));
+    }
+    let mut over = 0;
+    for (t, r) in &plans {
+        let ex = export(t, r, &Options::default()).unwrap();
+        let (max, over_tcs) = traffic_classes(t, r).unwrap();
+        assert_eq!(max as u64, ex.summary["sonic_tcs_max"].as_u64().unwrap());
+        assert_eq!(
+            over_tcs as u64,
+            ex.summary["sonic_switches_over_tcs"].as_u64().unwrap()
+        );
+        over += over_tcs;
+    }
+    assert!(over > 0, "some plan needs ACL rules");
+}
