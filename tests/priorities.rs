@@ -184,6 +184,7 @@ fn algorithm_names_round_trip_and_bad_parameters_are_named() {
         "search:budget=5,seed=2",
         "search:budget=5,seed=2,time=1.5",
         "search:budget=5,seed=0,paths=10",
+        "search:budget=5,seed=0,symmetric=1",
         "exact",
         "exact:timeout=2.5",
     ] {
@@ -211,6 +212,7 @@ fn algorithm_names_round_trip_and_bad_parameters_are_named() {
         ("search:budget=e5", "budget = e5"),
         ("search:paths=-1e3", "paths = -1e3"),
         ("search:time=0", "time = 0"),
+        ("search:symmetric=2", "symmetric = 2 must be 0 or 1"),
         ("exact:timeout=-1", "timeout = -1"),
         ("exact:foo=1", "unknown parameter 'foo'"),
     ] {
@@ -249,4 +251,42 @@ fn search_matches_clos_without_levels() {
         let s = run(&topo, &elp, "search").summary;
         assert_eq!(s.figures.priorities, b + 1, "kbounce:{b} without levels");
     }
+}
+
+/// `search:symmetric=1` (a reversal-symmetric and an unrestricted local
+/// search taking turns): its plans pass the verifier on every family,
+/// never use more priorities than greedy, and are the same on one thread
+/// or two.
+#[test]
+fn symmetric_search_is_verified_and_deterministic() {
+    for (topo, elp) in [
+        ("fattree:k=4", "kbounce:1"),
+        ("leafspine:leaves=4,spines=2,hosts=1", "shortest"),
+        ("bcube:n=3,k=1", "shortest"),
+        ("hyperx:l=2,s=3,t=1", "shortest"),
+        ("jellyfish:n=40,ports=12,r=6,seed=3", "shortest"),
+    ] {
+        let s = run(topo, elp, "search:budget=5000000,symmetric=1").summary;
+        let g = run(topo, elp, "greedy").summary;
+        assert!(s.verified, "{topo} {elp}");
+        assert!(s.figures.priorities <= g.figures.priorities, "{topo} {elp}");
+    }
+    // A Jellyfish whose local search runs (greedy and the constructions
+    // stop at 3; 2 exists).
+    let (t, e) = build("jellyfish:n=200,ports=64,r=12,seed=2", "shortest");
+    let algo: Algo = "search:budget=50000000,seed=1,symmetric=1".parse().unwrap();
+    let at = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| tagging::tag(&t, &e, algo, CycleBackend::Ordered).unwrap())
+    };
+    let (one, two) = (at(1), at(2));
+    assert_eq!(one.keys, two.keys);
+    assert_eq!(one.effort, two.effort);
+    assert!(one.effort.as_ref().unwrap().steps > 0, "the search ran");
+    assert_eq!(one.priorities, 2);
+    let rules = tagger::rules::RuleSet::from_tagging(&t, &one);
+    assert!(tagger::verify::verify(&t, &rules, Some(&e)).ok());
 }

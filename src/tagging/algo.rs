@@ -40,6 +40,10 @@ pub enum Algo {
         time_ms: Option<u64>,
         /// Random paths sampled when the ELP has more (the search works on a sample, the plan covers all).
         max_paths: u64,
+        /// Also search reversal-symmetric plans: a symmetric and an
+        /// unrestricted local search take turns per target, the first to
+        /// reach it winning (`symmetric=1`; off by default).
+        symmetric: bool,
     },
     /// The fewest priorities, proven: `search`'s plan, then SAT under one
     /// priority fewer until the solver says impossible ([`exact`]). Stops
@@ -92,11 +96,13 @@ impl Algo {
                 seed,
                 time_ms,
                 max_paths,
+                symmetric,
             } => Algo::Search {
                 budget,
                 seed,
                 time_ms: Some(time_ms.map_or(ms, |t| t.min(ms))),
                 max_paths,
+                symmetric,
             },
             Algo::Exact { timeout_ms } => Algo::Exact {
                 timeout_ms: timeout_ms.min(ms),
@@ -124,6 +130,7 @@ impl Algo {
                 seed: 0,
                 time_ms: None,
                 max_paths: SEARCH_MAX_PATHS,
+                symmetric: false,
             } => "search".into(),
             Algo::Exact {
                 timeout_ms: EXACT_TIMEOUT_MS,
@@ -134,6 +141,7 @@ impl Algo {
                 seed,
                 time_ms,
                 max_paths,
+                symmetric,
             } => {
                 let mut s = format!("search:budget={budget},seed={seed}");
                 if let Some(ms) = time_ms {
@@ -141,6 +149,9 @@ impl Algo {
                 }
                 if *max_paths != SEARCH_MAX_PATHS {
                     s += &format!(",paths={max_paths}");
+                }
+                if *symmetric {
+                    s += ",symmetric=1";
                 }
                 s
             }
@@ -220,11 +231,16 @@ impl FromStr for Algo {
                 let seed = n("seed", &mut p, 0)?;
                 let max_paths = n("paths", &mut p, SEARCH_MAX_PATHS)?;
                 let time_ms = p.take("time").map(|v| millis("time", &v).map_err(bad)).transpose()?;
-                unknown(&p, "budget, seed, time, paths")?;
-                Ok(Algo::Search { budget, seed, time_ms, max_paths })
+                let symmetric = match p.take("symmetric").as_deref() {
+                    None | Some("0") | Some("false") => false,
+                    Some("1") | Some("true") => true,
+                    Some(v) => return Err(bad(format!("symmetric = {v} must be 0 or 1"))),
+                };
+                unknown(&p, "budget, seed, time, paths, symmetric")?;
+                Ok(Algo::Search { budget, seed, time_ms, max_paths, symmetric })
             }
             _ => Err(bad(
-                "unknown algorithm (expected brute, greedy, greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K, search[:budget=N,seed=X,time=S,paths=N] or exact[:timeout=S])".into(),
+                "unknown algorithm (expected brute, greedy, greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K, search[:budget=N,seed=X,time=S,paths=N,symmetric=1] or exact[:timeout=S])".into(),
             )),
         }
     }

@@ -114,7 +114,8 @@ pub fn tag_in(cx: &Context<'_>, algo: Algo) -> Result<Tagging> {
             seed,
             time_ms,
             max_paths,
-        } => search::plan(cx, budget, seed, time_ms, max_paths)?,
+            symmetric,
+        } => search::plan(cx, budget, seed, time_ms, max_paths, symmetric)?,
         Algo::Exact { timeout_ms } => exact::plan(cx, timeout_ms)?,
         Algo::GreedyTtl => ttl::plan(cx)?,
     })

@@ -14,6 +14,13 @@
 //!
 //! Complexity per step: O(L * (occ * L + d log d)) for a path of L links,
 //! channels on `occ` paths each, and `d` distinct neighbour positions.
+//!
+//! With `symmetric`, a reversal-symmetric search (order P-1-t mirrors order
+//! t on the reversed channels) takes turns with the unrestricted one.
+//!
+//! One file past 600 lines on purpose: the search state, its moves, the
+//! symmetric variant and the driver share the scoring invariants and are
+//! read together.
 
 use crate::elp::enumerate::ChannelPaths;
 use rand::{Rng, SeedableRng};
@@ -27,6 +34,18 @@ use super::*;
 /// Gap between neighbouring positions after a relabelling; a move halves a
 /// gap, so a region of an order is relabelled after about 24 moves into it.
 const GAP: u64 = 1 << 24;
+
+/// A target's work is shared out in about this many turns between the
+/// symmetric and the unrestricted search.
+const SLICES: u64 = 16;
+
+/// The smallest turn, in path evaluations.
+const MIN_SLICE: u64 = 1_000_000;
+
+/// The mirror of a symmetric search: order `P - 1 - t` holds channel `c`
+/// at `MIRROR - x` when order `t` holds `c ^ 1` (its reverse) at `x`.
+/// Positions stay far below it (relabelled ones below 2^41).
+const MIRROR: u64 = 1 << 50;
 
 /// Occurrences a step's candidates must reach before they are scored in
 /// parallel (below it, rayon's fork and join cost more than they save).
@@ -71,6 +90,9 @@ pub struct LocalSearch<'a> {
     rng: ChaCha8Rng,
     /// Path evaluations so far.
     work: AtomicU64,
+    /// Reversal-symmetric plans only: `pos[P - 1 - t][c] = MIRROR -
+    /// pos[t][c ^ 1]` holds throughout.
+    symmetric: bool,
 }
 
 /// A move: put channel `c` in order `t` at position `at`, changing the
@@ -91,6 +113,34 @@ impl<'a> LocalSearch<'a> {
         pos: &[Vec<u64>],
         target: u32,
         seed: u64,
+    ) -> Self {
+        Self::start(paths, channels, pos, target, seed, false)
+    }
+
+    /// [`LocalSearch::new`] restricted to plans that map onto themselves
+    /// when every path is reversed: order `P - 1 - t` is order `t`
+    /// negated on the reversed channels (the middle order of an odd `P` is
+    /// its own mirror). A path and its reverse then impose one condition,
+    /// and a move places a channel and its reverse together. A
+    /// restriction, not a relaxation: failing proves nothing. The start
+    /// takes the lower half of `pos` and mirrors it.
+    pub fn new_symmetric(
+        paths: &'a ChannelPaths,
+        channels: usize,
+        pos: &[Vec<u64>],
+        target: u32,
+        seed: u64,
+    ) -> Self {
+        Self::start(paths, channels, pos, target, seed, true)
+    }
+
+    fn start(
+        paths: &'a ChannelPaths,
+        channels: usize,
+        pos: &[Vec<u64>],
+        target: u32,
+        seed: u64,
+        symmetric: bool,
     ) -> Self {
         let mut count = vec![0usize; channels + 1];
         for &c in &paths.channels {
@@ -121,7 +171,26 @@ impl<'a> LocalSearch<'a> {
             slot: vec![u32::MAX; paths.len()],
             rng: ChaCha8Rng::seed_from_u64(seed),
             work: AtomicU64::new(0),
+            symmetric,
         };
+        if symmetric {
+            let p = target as usize;
+            for t in 0..p.div_ceil(2) {
+                let m = p - 1 - t;
+                if m == t {
+                    // The middle order, its own mirror: each link's two
+                    // channels either side of the centre, as far apart as
+                    // their start positions.
+                    let o = &s.pos[t];
+                    let mid: Vec<u64> = (0..channels)
+                        .map(|c| (MIRROR / 2 + o[c]).wrapping_sub(o[c ^ 1]))
+                        .collect();
+                    s.pos[t] = mid;
+                } else {
+                    s.mirror(t);
+                }
+            }
+        }
         for p in 0..paths.len() {
             if s.retag(p) > target {
                 s.slot[p] = s.violated.len() as u32;
@@ -129,6 +198,57 @@ impl<'a> LocalSearch<'a> {
             }
         }
         s
+    }
+
+    /// The order tied to order `t` (itself when not symmetric, or the
+    /// middle order).
+    fn pair(&self, t: usize) -> usize {
+        if self.symmetric {
+            self.target as usize - 1 - t
+        } else {
+            t
+        }
+    }
+
+    /// Writes order `t`'s mirror into its pair.
+    fn mirror(&mut self, t: usize) {
+        let m = self.pair(t);
+        let mirrored: Vec<u64> = (0..self.pos[t].len())
+            .map(|c| MIRROR - self.pos[t][c ^ 1])
+            .collect();
+        self.pos[m] = mirrored;
+    }
+
+    /// Spreads order `t` (and keeps its pair its mirror).
+    fn relabel(&mut self, t: usize) {
+        let m = self.pair(t);
+        if !self.symmetric {
+            self.pos[t] = relabelled(&self.pos[t]);
+        } else if m == t {
+            self.pos[t] = relabelled_mirror(&self.pos[t]);
+        } else {
+            self.pos[t] = relabelled(&self.pos[t]);
+            self.mirror(t);
+        }
+    }
+
+    /// Paths of `all` past the target, when this search runs on `set`:
+    /// `all` itself, or one of each path and its reverse (a kept path then
+    /// counts twice when its reverse is in `all`).
+    fn violated_paths(&self, set: &ChannelPaths, all: &ChannelPaths) -> u64 {
+        if std::ptr::eq(set, all) {
+            return self.violated.len() as u64;
+        }
+        let members: rustc_hash::FxHashSet<&[ChannelId]> =
+            (0..all.len()).map(|i| all.path(i)).collect();
+        self.violated
+            .iter()
+            .map(|&p| {
+                let rev: Vec<ChannelId> =
+                    set.path(p as usize).iter().rev().map(|&c| c ^ 1).collect();
+                1 + u64::from(members.contains(rev.as_slice()))
+            })
+            .sum()
     }
 
     /// Paths currently past the target.
@@ -232,8 +352,13 @@ impl<'a> LocalSearch<'a> {
             }
             let o = &self.pos[tag - 1];
             if o[w[0] as usize] >= o[w[1] as usize] {
-                cands.push((w[0], tag - 1));
-                cands.push((w[1], tag - 1));
+                // A symmetric search moves the lower order of a pair (its
+                // mirror follows).
+                let t = tag - 1;
+                let m = self.pair(t);
+                for c in [w[0], w[1]] {
+                    cands.push(if m < t { (c ^ 1, m) } else { (c, t) });
+                }
                 tag += 1;
             }
         }
@@ -258,7 +383,7 @@ impl<'a> LocalSearch<'a> {
         // every candidate in it again (their positions were relabelled).
         while let Some(i) = scored.iter().position(Result::is_err) {
             let t = cands[i].1;
-            self.pos[t] = relabelled(&self.pos[t]);
+            self.relabel(t);
             for (j, &(c, tj)) in cands.iter().enumerate() {
                 if tj == t {
                     scored[j] = self.best_move(c, t);
@@ -284,19 +409,38 @@ impl<'a> LocalSearch<'a> {
 
     /// The best position for channel `c` in order `t` (None when it has no
     /// neighbours to be placed against, or only its current region), or
-    /// [`Cramped`] when no position is free in the best region.
+    /// [`Cramped`] when no position is free in the best region. In a
+    /// symmetric search the move also places `c ^ 1` at the mirrored
+    /// position in order `t`'s pair, so the paths through `c ^ 1` are
+    /// scored too, their neighbours mirrored into order `t`'s positions.
     fn best_move(&self, c: ChannelId, t: usize) -> Result<Option<Move>, Cramped> {
-        let occs = &self.occ[self.occ_start[c as usize]..self.occ_start[c as usize + 1]];
         let o = &self.pos[t];
-        let mut marks: Vec<u64> = Vec::with_capacity(2 * occs.len());
-        for &(q, j) in occs {
-            let path = self.paths.path(q as usize);
-            let j = j as usize;
-            if j > 0 {
-                marks.push(o[path[j - 1] as usize]);
+        // The sides a move touches: (channel, its order, mirrored).
+        let mut sides = vec![(c, t, false)];
+        if self.symmetric {
+            sides.push((c ^ 1, self.pair(t), true));
+        }
+        let occs =
+            |ch: ChannelId| &self.occ[self.occ_start[ch as usize]..self.occ_start[ch as usize + 1]];
+        // A neighbour's position in order `t`'s coordinates.
+        let at = |n: ChannelId, tt: usize, mirrored: bool| -> u64 {
+            if mirrored {
+                MIRROR - self.pos[tt][n as usize]
+            } else {
+                self.pos[tt][n as usize]
             }
-            if j + 1 < path.len() {
-                marks.push(o[path[j + 1] as usize]);
+        };
+        let mut marks: Vec<u64> = Vec::new();
+        for &(ch, tt, mirrored) in &sides {
+            for &(q, j) in occs(ch) {
+                let path = self.paths.path(q as usize);
+                let j = j as usize;
+                if j > 0 {
+                    marks.push(at(path[j - 1], tt, mirrored));
+                }
+                if j + 1 < path.len() {
+                    marks.push(at(path[j + 1], tt, mirrored));
+                }
             }
         }
         if marks.is_empty() {
@@ -310,46 +454,52 @@ impl<'a> LocalSearch<'a> {
         let mut diff = vec![0i64; k + 2];
         let mut now = 0i64;
         let idx = |m: u64| marks.binary_search(&m).expect("every neighbour is marked");
-        let mut last_q = u32::MAX;
-        for &(q, j) in occs {
-            if q == last_q {
-                continue; // a channel twice on one path: scored once
-            }
-            last_q = q;
-            let path = self.paths.path(q as usize);
-            let j = j as usize;
-            // Order t decides a transition at c only if the path carries
-            // tag t + 1 (1-based) into it or out of it; otherwise every
-            // region costs the same and the path is left out of the sums.
-            let a = self.paths.offsets[q as usize];
-            let before = self.tags[a + j.saturating_sub(1)] as usize;
-            if before > t + 1 || before + 1 < t + 1 {
-                continue;
-            }
-            let w = self.weight[q as usize] as i64;
-            let prev = (j > 0).then(|| o[path[j - 1] as usize]);
-            let next = path.get(j + 1).map(|&n| o[n as usize]);
-            let (lo, hi) = match (prev, next) {
-                (Some(x), Some(y)) => (x.min(y), x.max(y)),
-                (Some(x), None) | (None, Some(x)) => (x, x),
-                (None, None) => continue,
-            };
-            let cost = |x2: u64| -> i64 {
-                if self.tag_with(q as usize, j, c, t, x2) > self.target {
-                    w
-                } else {
-                    0
+        for &(ch, tt, mirrored) in &sides {
+            let mut last_q = u32::MAX;
+            for &(q, j) in occs(ch) {
+                if q == last_q {
+                    continue; // a channel twice on one path: scored once
                 }
-            };
-            let below = cost(2 * lo - 1);
-            let above = cost(2 * hi + 1);
-            let between = if hi > lo { cost(lo + hi) } else { above };
-            if self.slot[q as usize] != u32::MAX {
-                now += w;
+                last_q = q;
+                let path = self.paths.path(q as usize);
+                let j = j as usize;
+                // Order tt decides a transition at ch only if the path
+                // carries tag tt + 1 (1-based) into it or out of it;
+                // otherwise every region costs the same and the path is
+                // left out of the sums.
+                let a = self.paths.offsets[q as usize];
+                let before = self.tags[a + j.saturating_sub(1)] as usize;
+                if before > tt + 1 || before + 1 < tt + 1 {
+                    continue;
+                }
+                let w = self.weight[q as usize] as i64;
+                let prev = (j > 0).then(|| at(path[j - 1], tt, mirrored));
+                let next = path.get(j + 1).map(|&n| at(n, tt, mirrored));
+                let (lo, hi) = match (prev, next) {
+                    (Some(x), Some(y)) => (x.min(y), x.max(y)),
+                    (Some(x), None) | (None, Some(x)) => (x, x),
+                    (None, None) => continue,
+                };
+                // x2: the doubled position of `c` in order t; the mirrored
+                // side sits at the doubled mirror in its own order.
+                let cost = |x2: u64| -> i64 {
+                    let x2 = if mirrored { 2 * MIRROR - x2 } else { x2 };
+                    if self.tag_with(q as usize, j, ch, tt, x2) > self.target {
+                        w
+                    } else {
+                        0
+                    }
+                };
+                let below = cost(2 * lo - 1);
+                let above = cost(2 * hi + 1);
+                let between = if hi > lo { cost(lo + hi) } else { above };
+                if self.slot[q as usize] != u32::MAX {
+                    now += w;
+                }
+                diff[0] += below;
+                diff[idx(lo) + 1] += between - below;
+                diff[idx(hi) + 1] += above - between;
             }
-            diff[0] += below;
-            diff[idx(lo) + 1] += between - below;
-            diff[idx(hi) + 1] += above - between;
         }
         let mut run = 0i64;
         let mut best: Option<(i64, usize)> = None;
@@ -369,7 +519,7 @@ impl<'a> LocalSearch<'a> {
         let at = match (lo, hi) {
             (Some(l), Some(h)) if h - l >= 2 => l + (h - l) / 2,
             (None, Some(h)) if h >= 2 => h / 2,
-            (Some(l), None) => l + GAP,
+            (Some(l), None) if l + GAP < MIRROR => l + GAP,
             _ => return Err(Cramped),
         };
         Ok(Some(Move {
@@ -382,10 +532,21 @@ impl<'a> LocalSearch<'a> {
 
     fn apply(&mut self, m: Move) {
         self.pos[m.t][m.c as usize] = m.at;
-        let (a, b) = (
-            self.occ_start[m.c as usize],
-            self.occ_start[m.c as usize + 1],
-        );
+        let mut moved = vec![m.c];
+        if self.symmetric {
+            let pair = self.pair(m.t);
+            self.pos[pair][(m.c ^ 1) as usize] = MIRROR - m.at;
+            moved.push(m.c ^ 1);
+        }
+        for ch in moved {
+            self.retag_through(ch);
+        }
+    }
+
+    /// Retags every path through channel `ch` and updates the violated
+    /// list.
+    fn retag_through(&mut self, ch: ChannelId) {
+        let (a, b) = (self.occ_start[ch as usize], self.occ_start[ch as usize + 1]);
         for i in a..b {
             let q = self.occ[i].0 as usize;
             let bad = self.retag(q) > self.target;
@@ -404,6 +565,49 @@ impl<'a> LocalSearch<'a> {
             }
         }
     }
+}
+
+/// `paths` less every path whose reverse (the channels reversed, each
+/// `c ^ 1`) is also there and comes first: a path without its reverse
+/// stays.
+fn one_of_each_reversal(paths: &ChannelPaths) -> ChannelPaths {
+    let all: rustc_hash::FxHashSet<&[ChannelId]> =
+        (0..paths.len()).map(|i| paths.path(i)).collect();
+    let mut rev = Vec::new();
+    let keep: Vec<bool> = (0..paths.len())
+        .map(|i| {
+            let p = paths.path(i);
+            rev.clear();
+            rev.extend(p.iter().rev().map(|&c| c ^ 1));
+            p <= rev.as_slice() || !all.contains(rev.as_slice())
+        })
+        .collect();
+    let mut out = ChannelPaths {
+        channels: Vec::new(),
+        offsets: vec![0],
+    };
+    for (i, _) in keep.iter().enumerate().filter(|(_, k)| **k) {
+        out.channels.extend_from_slice(paths.path(i));
+        out.offsets.push(out.channels.len());
+    }
+    out
+}
+
+/// [`relabelled`] for an order that is its own mirror (`pos[c] +
+/// pos[c ^ 1] = MIRROR`): ties and the order kept, gaps of twice [`GAP`],
+/// centred on `MIRROR / 2` so that the mirror still holds.
+fn relabelled_mirror(pos: &[u64]) -> Vec<u64> {
+    let mut values: Vec<u64> = pos.to_vec();
+    values.sort_unstable();
+    values.dedup();
+    let n = values.len() as u64;
+    pos.iter()
+        .map(|x| {
+            let i = values.binary_search(x).expect("a value of the order") as u64 + 1;
+            // MIRROR / 2 + (2i - n - 1) * GAP, kept non-negative.
+            (MIRROR / 2 + 2 * i * GAP) - (n + 1) * GAP
+        })
+        .collect()
 }
 
 /// The same order with ties kept and gaps of [`GAP`] (positions start at
@@ -429,6 +633,7 @@ pub(super) fn plan(
     seed: u64,
     time_ms: Option<u64>,
     max_paths: u64,
+    symmetric: bool,
 ) -> Result<Tagging> {
     let (topo, elp, cycle, budget) = (cx.topo, cx.elp, cx.cycle, cx.budget);
     let algo = Algo::Search {
@@ -436,6 +641,7 @@ pub(super) fn plan(
         seed,
         time_ms,
         max_paths,
+        symmetric,
     };
     let deadline =
         time_ms.map(|ms| std::time::Instant::now() + std::time::Duration::from_millis(ms));
@@ -484,16 +690,25 @@ pub(super) fn plan(
     let counts = elp.counts(topo);
     if best.0 > lb && work > 0 && counts.paths <= max_paths as u128 {
         // Channels, occurrences and cached tags: about 16 bytes per channel
-        // of every path.
+        // of every path; the symmetric search's halved paths and its own
+        // state add about 8 more.
+        let per_channel = if symmetric { 24 } else { 16 };
         budget.check(
             "tagging",
-            (counts.paths as u64).saturating_mul(16 * (counts.longest as u64 + 1)),
+            (counts.paths as u64).saturating_mul(per_channel * (counts.longest as u64 + 1)),
         )?;
         let paths = crate::elp::enumerate::maximal_channel_paths(topo, elp, max_paths)?;
         // A path of L links carries at most L tags: it can never pass a
         // target of L or more.
         let floor = lb.max(1) as usize;
         let paths = paths.retain(|p| p.len() > floor);
+        // The symmetric search needs one of each path and its reverse: a
+        // symmetric plan fits a path exactly when it fits the reverse.
+        let halved = if symmetric {
+            one_of_each_reversal(&paths)
+        } else {
+            ChannelPaths::default()
+        };
         let mut left = work;
         let mut target = best.0 - 1;
         while target >= lb.max(1) && left > 0 {
@@ -503,27 +718,76 @@ pub(super) fn plan(
             // of 100 on Jellyfish 300/64 seed 1 and reached 2 on seed 2
             // where the other stalled at 69.
             let start = seed_orders.1.truncated(target as usize);
-            let mut ls = LocalSearch::new(
-                &paths,
-                topo.channel_count(),
-                &start.pos,
-                target,
-                crate::seed::mix(seed, target as u64),
-            );
-            let out = ls.run(left, &|| cx.control.expired(deadline), |steps, violated| {
-                cx.control.report(control::Progress {
-                    target,
-                    steps,
-                    violated: violated as u64,
-                })
-            });
-            effort.steps += out.steps;
-            left = left.saturating_sub(out.work);
-            if !out.reached {
-                effort.residue = out.residue;
-                effort.stopped_early = out.timed_out;
-                break;
+            let mix = crate::seed::mix(seed, target as u64);
+            let n = topo.channel_count();
+            // With `symmetric`, two searches take turns, a slice of work
+            // each: the reversal-symmetric one first (on one of each path
+            // and its reverse, with half the order variables), then the
+            // unrestricted one, which reaches plans the symmetric space
+            // lacks. The first to reach the target in this fixed schedule
+            // wins, so the result depends on the seed and the budget alone.
+            // Without it, the unrestricted search alone takes all the work.
+            let mut portfolio = Vec::with_capacity(2);
+            if symmetric {
+                portfolio.push((
+                    LocalSearch::new_symmetric(
+                        &halved,
+                        n,
+                        &start.pos,
+                        target,
+                        crate::seed::mix(mix, 1),
+                    ),
+                    &halved,
+                ));
             }
+            portfolio.push((LocalSearch::new(&paths, n, &start.pos, target, mix), &paths));
+            let slice = if symmetric {
+                (left / SLICES).max(MIN_SLICE)
+            } else {
+                left
+            };
+            let mut reached = None;
+            let mut timed_out = false;
+            'turns: while left > 0 {
+                for (i, (ls, _)) in portfolio.iter_mut().enumerate() {
+                    let out = ls.run(
+                        slice.min(left),
+                        &|| cx.control.expired(deadline),
+                        |steps, violated| {
+                            cx.control.report(control::Progress {
+                                target,
+                                steps,
+                                violated: violated as u64,
+                            })
+                        },
+                    );
+                    effort.steps += out.steps;
+                    left = left.saturating_sub(out.work);
+                    if out.reached {
+                        reached = Some(i);
+                        break 'turns;
+                    }
+                    if out.timed_out {
+                        timed_out = true;
+                        break 'turns;
+                    }
+                    if left == 0 {
+                        break 'turns;
+                    }
+                }
+            }
+            let Some(winner) = reached else {
+                // Paths of the whole ELP still violated: a kept path of
+                // the halved set stands for itself and its reverse.
+                effort.residue = portfolio
+                    .iter()
+                    .map(|(ls, set)| ls.violated_paths(set, &paths))
+                    .min()
+                    .unwrap_or(0);
+                effort.stopped_early = timed_out;
+                break;
+            };
+            let ls = portfolio.swap_remove(winner).0;
             let plan = order::OrderPlan { pos: ls.pos };
             consider(&plan, &mut best, &mut seed_orders)?;
             if best.0 > target {
@@ -596,5 +860,67 @@ mod tests {
     fn relabelling_keeps_order_and_ties() {
         let r = relabelled(&[5, 1, 5, 0]);
         assert!(r[3] < r[1] && r[1] < r[0] && r[0] == r[2] && r[3] >= GAP);
+    }
+}
+
+#[cfg(test)]
+mod symmetric_tests {
+    use super::*;
+
+    /// A symmetric search keeps every order pair mirrored (and an odd
+    /// target's middle order its own mirror) through its moves and
+    /// relabellings, and its residue counts a kept path for its reverse
+    /// too.
+    #[test]
+    fn the_mirror_holds_through_the_search() {
+        let t = crate::TopologySpec::parse("jellyfish:n=60,ports=16,r=6,seed=4")
+            .unwrap()
+            .build()
+            .unwrap();
+        let elp = ElpSet::build(&t, &crate::elp::ElpSpec::parse("shortest").unwrap()).unwrap();
+        let g = tag(&t, &elp, Algo::GREEDY, CycleBackend::Ordered).unwrap();
+        let paths = crate::elp::enumerate::maximal_channel_paths(&t, &elp, u64::MAX)
+            .unwrap()
+            .retain(|p| p.len() > 1);
+        let halved = one_of_each_reversal(&paths);
+        assert!(halved.len() * 2 >= paths.len() && halved.len() < paths.len());
+        let n = t.channel_count();
+        for target in [1u32, 2, 3] {
+            let start =
+                order::OrderPlan::from_keys(n, &g.keys, g.priorities).truncated(target as usize);
+            let mut ls = LocalSearch::new_symmetric(&halved, n, &start.pos, target, 5);
+            ls.run(2_000_000, &|| false, |_, _| {});
+            let p = target as usize;
+            for tt in 0..p {
+                for c in 0..n {
+                    assert_eq!(
+                        ls.pos[p - 1 - tt][c],
+                        MIRROR - ls.pos[tt][c ^ 1],
+                        "target {target}"
+                    );
+                }
+            }
+            // Its plan fits a path exactly when it fits the reverse: the
+            // residue over all paths is the count a plain evaluation gives.
+            let plan = ls.pos.clone();
+            let fits = |path: &[ChannelId]| {
+                let mut tag = 1usize;
+                for w in path.windows(2) {
+                    if tag > p {
+                        break;
+                    }
+                    if plan[tag - 1][w[0] as usize] >= plan[tag - 1][w[1] as usize] {
+                        tag += 1;
+                    }
+                }
+                tag <= p
+            };
+            let violated = (0..paths.len()).filter(|&i| !fits(paths.path(i))).count() as u64;
+            assert_eq!(
+                ls.violated_paths(&halved, &paths),
+                violated,
+                "target {target}"
+            );
+        }
     }
 }
