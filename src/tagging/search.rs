@@ -44,7 +44,7 @@ const MIN_SLICE: u64 = 1_000_000;
 
 /// The mirror of a symmetric search: order `P - 1 - t` holds channel `c`
 /// at `MIRROR - x` when order `t` holds `c ^ 1` (its reverse) at `x`.
-/// Positions stay far below it (relabelled ones below 2^41).
+/// Relabelled positions stay below 2^41, so mirrored ones stay positive.
 const MIRROR: u64 = 1 << 50;
 
 /// Occurrences a step's candidates must reach before they are scored in
@@ -123,7 +123,9 @@ impl<'a> LocalSearch<'a> {
     /// its own mirror). A path and its reverse then impose one condition,
     /// and a move places a channel and its reverse together. A
     /// restriction, not a relaxation: failing proves nothing. The start
-    /// takes the lower half of `pos` and mirrors it.
+    /// takes the lower half of `pos` and mirrors it. Any path set works;
+    /// one of each path and its reverse halves the work for the same
+    /// plans.
     pub fn new_symmetric(
         paths: &'a ChannelPaths,
         channels: usize,
