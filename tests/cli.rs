@@ -1302,3 +1302,41 @@ fn export_formats_mappings_and_switch_models() {
     );
     assert!(!dir.path().join("y").exists());
 }
+
+/// `run --require-fit` fails (exit 1, naming the checks, nothing written)
+/// when a switch does not fit the switch model, and passes when all do;
+/// without it the same run succeeds and says which switches do not fit.
+#[test]
+fn require_fit_refuses_a_plan_the_switches_cannot_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("r.json");
+    let rules_s = rules.to_str().unwrap();
+    let base = ["run", "fattree:k=4", "--elp", "kbounce:0"];
+    let with = |extra: &[&str]| {
+        let mut a: Vec<&str> = base.to_vec();
+        a.extend(extra);
+        tagger(&a)
+    };
+    let o = with(&["--require-fit", "--rules-out", rules_s]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(rules.exists());
+    std::fs::remove_file(&rules).unwrap();
+    let far = ["--cable-m", "100000", "--rules-out", rules_s];
+    let o = with(&[&far[..], &["--require-fit"]].concat());
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains(
+            "--require-fit: switches do not fit spectrum2 (20 over buffer): nothing written"
+        ) && text(&o).contains("20 of 20 switches do NOT fit"),
+        "{}",
+        text(&o)
+    );
+    assert!(!rules.exists(), "nothing is written");
+    let o = with(&far);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("20 of 20 switches do NOT fit"),
+        "{}",
+        text(&o)
+    );
+}

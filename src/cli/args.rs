@@ -75,9 +75,9 @@ pub enum Command {
     Export(ExportArgs),
     /// Independently verify a rule set against a topology (and paths).
     Verify(VerifyArgs),
-    /// Print the columns of runs.parquet and switches.parquet: name, type
-    /// and what each holds (the keys of `run --json` are the runs columns a
-    /// single run has).
+    /// Print the columns of runs.parquet, switches.parquet and
+    /// failures.parquet: name, type and what each holds (the keys of `run
+    /// --json` are the runs columns a single run has).
     Schema {
         /// markdown (as in the README) or json.
         #[arg(long, value_enum, default_value_t = SchemaFormat::Markdown)]
@@ -192,6 +192,11 @@ pub struct RunArgs {
     pub classes: u32,
     #[command(flatten)]
     pub limits: LimitArgs,
+    /// Fail (exit 1, nothing written) unless every switch fits the switch
+    /// model: its buffer, its lossless queues and, where the profile gives
+    /// one, its ACL capacity. The summary is printed either way.
+    #[arg(long)]
+    pub require_fit: bool,
 }
 
 // `tagger failures`.

@@ -92,6 +92,27 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     } else {
         pipeline::run_with(&cfg, &Control::new())
     }?;
+    if a.require_fit {
+        let f = &r.summary.figures;
+        let over = [
+            ("buffer", f.switches_over_buffer),
+            ("queues", f.switches_over_queues),
+            ("ACL", f.switches_over_acl.unwrap_or(0)),
+        ];
+        if over.iter().any(|&(_, n)| n > 0) {
+            say!(out, "{}", render::run(&r, pipeline::peak_rss_bytes()));
+            let what: Vec<String> = over
+                .iter()
+                .filter(|&&(_, n)| n > 0)
+                .map(|(check, n)| format!("{n} over {check}"))
+                .collect();
+            bail!(
+                "--require-fit: switches do not fit {} ({}): nothing written",
+                r.summary.figures.switch_profile,
+                what.join(", ")
+            );
+        }
+    }
     // Everything that can refuse the plan has run; the outputs are
     // written all or nothing.
     let export = match (&a.export, &export_opts) {
