@@ -119,6 +119,22 @@ pub fn compress(entries: &[Entry]) -> Vec<Compressed> {
     out
 }
 
+/// Entries of each of `nodes` nodes, as slices of `entries` (sorted by
+/// node; entries of nodes past `nodes` are left out).
+pub fn by_node(entries: &[Entry], nodes: usize) -> Vec<&[Entry]> {
+    let mut out = vec![&entries[..0]; nodes];
+    let mut i = 0;
+    while i < entries.len() {
+        let v = entries[i].node;
+        let j = i + entries[i..].partition_point(|e| e.node == v);
+        if (v as usize) < nodes {
+            out[v as usize] = &entries[i..j];
+        }
+        i = j;
+    }
+    out
+}
+
 /// The rule counts of one node from its entries (sorted or not) and the
 /// size of its ingress map.
 pub fn node_counts(entries: &[Entry], ingress: usize) -> NodeCounts {

@@ -89,17 +89,7 @@ impl RuleSet {
 
     /// Entries of each node, as slices of the sorted list.
     pub fn by_node(&self, nodes: usize) -> Vec<&[Entry]> {
-        let mut out = vec![&self.entries[..0]; nodes];
-        let mut i = 0;
-        while i < self.entries.len() {
-            let v = self.entries[i].node;
-            let j = i + self.entries[i..].partition_point(|e| e.node == v);
-            if (v as usize) < nodes {
-                out[v as usize] = &self.entries[i..j];
-            }
-            i = j;
-        }
-        out
+        crate::compress::by_node(&self.entries, nodes)
     }
 
     /// Exact, compressed and queue counts per node.

@@ -29,14 +29,12 @@ fn read_paths(topo: &tagger::Topology, paths: Option<&Path>) -> Result<Option<El
 /// `tagger run`: the whole pipeline on one scenario, its outputs written
 /// all or nothing once everything that can refuse the plan has run.
 pub fn run(a: RunArgs) -> Result<ExitCode> {
-    let out = claim_stdout(
-        &[
-            ("--topology-out", a.topology_out.as_deref()),
-            ("--rules-out", a.rules_out.as_deref()),
-            ("--paths-out", a.paths_out.as_deref()),
-        ],
-        a.json,
-    )?;
+    let files = [
+        ("--topology-out", a.topology_out.as_deref()),
+        ("--rules-out", a.rules_out.as_deref()),
+        ("--paths-out", a.paths_out.as_deref()),
+    ];
+    let out = claim_stdout(&files, a.json)?;
     // Outputs that would overwrite each other or an input are refused
     // before any work, and so is an export directory that holds something
     // else.
@@ -46,14 +44,10 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         .chain(a.elp.files().map(|p| ("--elp", p.to_path_buf())))
         .chain(a.switch.file().map(|p| ("--switch", p)))
         .collect();
-    let outputs: Vec<(&str, &Path)> = [
-        ("--topology-out", a.topology_out.as_deref()),
-        ("--rules-out", a.rules_out.as_deref()),
-        ("--paths-out", a.paths_out.as_deref()),
-    ]
-    .into_iter()
-    .filter_map(|(f, p)| p.map(|p| (f, p)))
-    .collect();
+    let outputs: Vec<(&str, &Path)> = files
+        .into_iter()
+        .filter_map(|(f, p)| p.map(|p| (f, p)))
+        .collect();
     let dirs: Vec<(&str, &Path)> = a
         .export
         .iter()

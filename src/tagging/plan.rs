@@ -276,14 +276,11 @@ impl Tagging {
     pub fn rule_count(&self, topo: &Topology) -> u64 {
         let entries = self.entries();
         let ingress = self.ingress(topo);
-        let mut total = 0;
-        let mut rest = entries.as_slice();
-        for (v, map) in ingress.iter().enumerate() {
-            let here = rest.partition_point(|e| e.node as usize == v);
-            total += crate::compress::node_counts(&rest[..here], map.len()).rules();
-            rest = &rest[here..];
-        }
-        total
+        crate::compress::by_node(&entries, ingress.len())
+            .iter()
+            .zip(&ingress)
+            .map(|(es, map)| crate::compress::node_counts(es, map.len()).rules())
+            .sum()
     }
 
     /// Heap bytes held by the keys and states (for memory budgets).
