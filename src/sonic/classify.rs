@@ -4,15 +4,12 @@
 
 use crate::error::{Error, Result};
 use crate::rules::{Entry, RuleSet};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use tagger_generators::{LinkId, NodeId, Topology};
 
 /// What a class stands for: the arriving priority, and per out link the
 /// next tag and priority (links absent: lossy there).
 pub(crate) type ClassKey = (u32, Vec<(LinkId, u32, u32)>);
-
-/// A port of a node: a link, or (`None`) its host ports.
-type Position = (NodeId, Option<LinkId>);
 
 /// One switch's classification.
 pub(crate) struct Classes<'a> {
@@ -85,27 +82,40 @@ pub(crate) fn classifier<'a>(topo: &'a Topology, rules: &'a RuleSet) -> Result<C
         }
     }
     let by_node = rules.by_node(topo.node_count());
-    // Arriving (tag, priority) per link end: what the neighbour sends.
-    let mut arriving: BTreeMap<Position, BTreeSet<(u32, u32)>> = BTreeMap::new();
-    for e in &rules.entries {
-        let [a, b] = topo.links()[e.out_link as usize];
-        let to = if a == e.node { b } else { a };
-        arriving
-            .entry((to, Some(e.out_link)))
-            .or_default()
-            .insert((e.next_tag, e.next_priority));
-        arriving
-            .entry((e.node, e.in_link))
-            .or_default()
-            .insert((e.tag, e.priority));
+    // What each channel carries into its head: the (next tag, next
+    // priority) pairs the entries at its tail send over it, sorted per
+    // channel. Built by one parallel sort rather than a map per link end,
+    // which was most of the rules stage on large fat-trees.
+    use rayon::prelude::*;
+    let links = topo.links();
+    let mut sent: Vec<(u32, u32, u32)> = rules
+        .entries
+        .par_iter()
+        .map(|e| {
+            let l = e.out_link;
+            let c = if links[l as usize][0] == e.node {
+                2 * l
+            } else {
+                2 * l + 1
+            };
+            (c, e.next_tag, e.next_priority)
+        })
+        .collect();
+    sent.par_sort_unstable();
+    sent.dedup();
+    let mut start = vec![0usize; topo.channel_count() + 1];
+    for &(c, _, _) in &sent {
+        start[c as usize + 1] += 1;
     }
-    // Nodes some packet arrives at.
-    let reached: BTreeSet<NodeId> = arriving.keys().map(|k| k.0).collect();
+    for c in 0..topo.channel_count() {
+        start[c + 1] += start[c];
+    }
+    let arriving = sent.into_iter().map(|(_, t, p)| (t, p)).collect();
     Ok(Classifier {
         topo,
         by_node,
         arriving,
-        reached,
+        start,
     })
 }
 
@@ -128,20 +138,24 @@ pub(crate) fn classify<'a>(
 pub(crate) struct Classifier<'a> {
     topo: &'a Topology,
     by_node: Vec<&'a [Entry]>,
-    /// Arriving (tag, priority) per link end: what the neighbour sends.
-    arriving: BTreeMap<Position, BTreeSet<(u32, u32)>>,
-    /// Nodes some packet arrives at.
-    reached: BTreeSet<NodeId>,
+    /// Arriving (tag, priority) pairs per channel, sorted:
+    /// `arriving[start[c]..start[c + 1]]` is what channel `c` carries.
+    arriving: Vec<(u32, u32)>,
+    start: Vec<usize>,
 }
 
 impl<'a> Classifier<'a> {
     /// Node `v`'s classes (`None`: no lossless traffic there).
     pub(crate) fn node(&self, v: NodeId) -> Option<Classes<'a>> {
         let entries = self.by_node[v as usize];
-        if entries.is_empty() && !self.reached.contains(&v) {
+        let out = self.topo.out_channels(v);
+        // A channel into v is the reverse of one out of it.
+        let into =
+            |c: u32| &self.arriving[self.start[c as usize ^ 1]..self.start[(c ^ 1) as usize + 1]];
+        if entries.is_empty() && out.iter().all(|&c| into(c).is_empty()) {
             return None;
         }
-        let links: Vec<LinkId> = self.topo.out_channels(v).iter().map(|&c| c >> 1).collect();
+        let links: Vec<LinkId> = out.iter().map(|&c| c >> 1).collect();
         let declared = self.topo.node(v).hosts as usize;
         let hosts = if entries.iter().any(|e| e.in_link.is_none()) {
             declared.max(1)
@@ -158,18 +172,23 @@ impl<'a> Classifier<'a> {
         // each with its rewrite per out link.
         let mut per_prio: BTreeMap<u32, Vec<(usize, u32, Rewrite)>> = BTreeMap::new();
         for (pi, &pos) in positions.iter().enumerate() {
-            let mut tags: BTreeSet<(u32, u32)> =
-                self.arriving.get(&(v, pos)).cloned().unwrap_or_default();
-            tags.extend(
-                entries
-                    .iter()
-                    .filter(|e| e.in_link == pos)
-                    .map(|e| (e.tag, e.priority)),
-            );
+            // Entries are sorted by (in link, tag, out link, ...): the
+            // position's entries are one run, and each tag's a run in it.
+            let lo = entries.partition_point(|e| e.in_link < pos);
+            let hi = entries.partition_point(|e| e.in_link <= pos);
+            let here = &entries[lo..hi];
+            let mut tags: Vec<(u32, u32)> = match pos {
+                Some(_) => into(out[pi]).to_vec(),
+                None => Vec::new(),
+            };
+            tags.extend(here.iter().map(|e| (e.tag, e.priority)));
+            tags.sort_unstable();
+            tags.dedup();
             for (tag, prio) in tags {
-                let f: Rewrite = entries
+                let a = here.partition_point(|e| e.tag < tag);
+                let b = here.partition_point(|e| e.tag <= tag);
+                let f: Rewrite = here[a..b]
                     .iter()
-                    .filter(|e| e.in_link == pos && e.tag == tag)
                     .map(|e| (e.out_link, (e.next_tag, e.next_priority)))
                     .collect();
                 per_prio.entry(prio).or_default().push((pi, tag, f));
@@ -178,38 +197,38 @@ impl<'a> Classifier<'a> {
         let mut number: BTreeMap<ClassKey, u32> = BTreeMap::new();
         let mut ingress: Vec<BTreeMap<u32, ClassKey>> = vec![BTreeMap::new(); positions.len()];
         for (prio, ports) in per_prio {
+            // A group's rewrite minus each member's own link is that
+            // member's rewrite exactly (a packet never leaves where it came
+            // in, so a rewrite never holds its own link). Merging a pair
+            // keeps that for the members when every link it adds is each
+            // member's own, and holds for the pair when every link of the
+            // group it lacks is its own.
             let mut groups: Vec<(Rewrite, Vec<(usize, u32)>)> = Vec::new();
             for (pi, tag, f) in &ports {
                 let own = |i: usize| positions[i];
-                let fits = |g: &(Rewrite, Vec<(usize, u32)>)| -> Option<Rewrite> {
-                    let mut m = g.0.clone();
+                let fits = |g: &(Rewrite, Vec<(usize, u32)>)| -> bool {
+                    let mut added = Vec::new();
                     for (&l, &x) in f {
-                        if *m.entry(l).or_insert(x) != x {
-                            return None;
+                        match g.0.get(&l) {
+                            Some(&y) if y != x => return false,
+                            Some(_) => {}
+                            None => added.push(l),
                         }
                     }
-                    let exact = |i: usize, fi: &Rewrite| {
-                        m.iter()
-                            .filter(|(l, _)| Some(**l) != own(i))
-                            .map(|(l, x)| (*l, *x))
-                            .eq(fi.iter().map(|(l, x)| (*l, *x)))
-                    };
-                    (exact(*pi, f)
-                        && g.1.iter().all(|&(r, rt)| {
-                            let fr = &ports
-                                .iter()
-                                .find(|p| p.0 == r && p.1 == rt)
-                                .expect("a member")
-                                .2;
-                            exact(r, fr)
-                        }))
-                    .then_some(m)
+                    added
+                        .iter()
+                        .all(|&l| g.1.iter().all(|&(r, _)| own(r) == Some(l)))
+                        && g.0
+                            .keys()
+                            .all(|&l| f.contains_key(&l) || own(*pi) == Some(l))
                 };
-                match groups.iter().position(|g| fits(g).is_some()) {
+                match groups.iter().position(fits) {
                     Some(gi) => {
-                        let m = fits(&groups[gi]).expect("it fits");
-                        groups[gi].0 = m;
-                        groups[gi].1.push((*pi, *tag));
+                        let g = &mut groups[gi];
+                        for (&l, &x) in f {
+                            g.0.insert(l, x);
+                        }
+                        g.1.push((*pi, *tag));
                     }
                     None => groups.push((f.clone(), vec![(*pi, *tag)])),
                 }

@@ -249,7 +249,10 @@ impl Tagging {
                 next_priority: k.next_priority,
             })
             .collect();
-        entries.sort_unstable();
+        // Entries are distinct and totally ordered: the parallel sort
+        // gives the sequential one's order.
+        use rayon::slice::ParallelSliceMut;
+        entries.par_sort_unstable();
         entries
     }
 
