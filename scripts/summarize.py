@@ -66,15 +66,15 @@ def main() -> int:
         """,
         [pattern],
     ).fetchall()
-    header = f"{'topology':<34} {'elp':<22} {'algo':<10} {'runs':>4} {'fail':>4} {'switches':>8} {'ports':>5} {'longest':>7} {'P':>4} {'P max':>5} {'LB':>3} {'opt':>4} {'rules_max':>9} {'seconds':>8}"
-    print(header)
-    print("-" * len(header))
-    for topo, elp, algo, runs, failed, sw, ports, longest, p, pmax, lb, opt, rmax, secs in rows:
-        fmt = lambda x, d=0: "-" if x is None else f"{x:.{d}f}"
-        print(
-            f"{topo[:34]:<34} {elp[:22]:<22} {algo[:10]:<10} {runs:>4} {failed:>4} {fmt(sw):>8} {ports or '-':>5} "
-            f"{fmt(longest):>7} {fmt(p):>4} {fmt(pmax):>5} {fmt(lb):>3} {opt or 0:>4} {fmt(rmax):>9} {fmt(secs, 3):>8}"
-        )
+    fmt = lambda x, d=0: "-" if x is None else f"{x:.{d}f}"
+    table(
+        ["topology", "elp", "algo", "runs", "fail", "switches", "ports", "longest", "P", "P max", "LB", "opt", "rules_max", "seconds"],
+        [
+            [topo, elp, algo, runs, failed, fmt(sw), ports or "-", fmt(longest), fmt(p), fmt(pmax), fmt(lb), opt or 0, fmt(rmax), fmt(secs, 3)]
+            for topo, elp, algo, runs, failed, sw, ports, longest, p, pmax, lb, opt, rmax, secs in rows
+        ],
+        left=3,
+    )
     settings = con.execute(
         "SELECT count(DISTINCT (switch_profile, cable_m, port_speed_gbps, headroom_model, classes)) FROM read_parquet(?)",
         [pattern],
@@ -111,17 +111,16 @@ def failures(con, pattern: str) -> None:
         [pattern],
     ).fetchall()
     print()
-    header = (f"{'topology':<38} {'elp':<10} {'algo':<7} {'failures':<28} {'routing':<9} {'P':>2} {'trials':>6} "
-              f"{'CBD %':>6} {'lossless %':>10} {'min %':>7} {'pairs min %':>11} {'replan P':>8} {'aware P':>7} {'ok':>3}")
-    print(header)
-    print("-" * len(header))
     pct = lambda x: "-" if x is None else f"{int(x * 10000) / 100:.2f}"
     num = lambda x: "-" if x is None else str(x)
-    for topo, elp, algo, spec, routing, p, trials, cbd, med, mn, pairs, repl, aware, ok in rows:
-        print(
-            f"{topo[:38]:<38} {elp[:10]:<10} {algo[:7]:<7} {spec[:28]:<28} {routing:<9} {p:>2} {trials:>6} "
-            f"{cbd * 100:>6.0f} {pct(med):>10} {pct(mn):>7} {pct(pairs):>11} {num(repl):>8} {num(aware):>7} {'yes' if ok else 'NO':>3}"
-        )
+    table(
+        ["topology", "elp", "algo", "failures", "routing", "P", "trials", "CBD %", "lossless %", "min %", "pairs min %", "replan P", "aware P", "ok"],
+        [
+            [topo, elp, algo, spec, routing, p, trials, f"{cbd * 100:.0f}", pct(med), pct(mn), pct(pairs), num(repl), num(aware), "yes" if ok else "NO"]
+            for topo, elp, algo, spec, routing, p, trials, cbd, med, mn, pairs, repl, aware, ok in rows
+        ],
+        left=5,
+    )
 
 
 def capacity(con, pattern: str) -> None:
@@ -145,20 +144,35 @@ def capacity(con, pattern: str) -> None:
         [pattern],
     ).fetchall()
     print()
-    header = (f"{'topology':<34} {'elp':<10} {'algo':<8} {'switch':<11} {'cable m':>7} {'M':>2} {'P':>3} {'Q':>3} {'P/sw':>4} "
-              f"{'queues':>6} {'headroom MiB':>12} {'margin MiB':>10} {'over buf':>8} {'over q':>6} {'max cable m':>11}")
-    print(header)
-    print("-" * len(header))
     mib = lambda x: "-" if x is None else f"{x / 2**20:.1f}"
+    body = []
     for topo, elp, algo, sw, cable, m, p, shared, psw, q, head, margin, ob, oq, mc, failed in rows:
         if failed:
-            print(f"{topo[:34]:<34} {elp[:10]:<10} {algo[:8]:<8} {sw[:11] if sw else '-':<11} {'failed':>7}")
+            body.append([topo, elp, algo, sw or "-", "failed"] + [""] * 10)
             continue
         cable_fit = "-" if mc is None else ("any" if mc >= 100000 else f"{mc:.1f}")
-        print(
-            f"{topo[:34]:<34} {elp[:10]:<10} {algo[:8]:<8} {sw[:11]:<11} {cable:>7.0f} {m:>2} {p:>3.0f} {shared:>3} {psw:>4} "
-            f"{q:>6} {mib(head):>12} {mib(margin):>10} {ob:>8} {oq:>6} {cable_fit:>11}"
-        )
+        body.append([topo, elp, algo, sw, f"{cable:.0f}", m, f"{p:.0f}", shared, psw, q, mib(head), mib(margin), ob, oq, cable_fit])
+    table(
+        ["topology", "elp", "algo", "switch", "cable m", "M", "P", "Q", "P/sw", "queues", "headroom MiB", "margin MiB", "over buf", "over q", "max cable m"],
+        body,
+        left=4,
+    )
+
+
+def table(header: list, rows: list, left: int) -> None:
+    """Prints rows under a header and a rule, every column as wide as its
+    widest cell (labels are never cut); the first `left` columns are
+    left-aligned, the rest right-aligned."""
+    cells = [[str(c) for c in r] for r in [header] + rows]
+    width = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    lines = [
+        " ".join(c.ljust(width[i]) if i < left else c.rjust(width[i]) for i, c in enumerate(r)).rstrip()
+        for r in cells
+    ]
+    print(lines[0])
+    print("-" * len(lines[0]))
+    for line in lines[1:]:
+        print(line)
 
 
 if __name__ == "__main__":

@@ -79,10 +79,18 @@ pub fn run(r: &RunResult, peak_rss_bytes: Option<u64>) -> String {
         s.figures.priorities_lower_bound,
         if s.figures.priorities_optimal {
             " (optimal)"
+        } else if s.algo.starts_with("clos") {
+            // Measured with `exact`: K+1 is the minimum on fat-tree k=4
+            // (K = 2, 3) and leaf-spines with 4 spines, but a 2-spine
+            // leaf-spine needs only 2 for kbounce:2 and 3 for kbounce:3.
+            " (optimality not proven: clos's K+1 for kbounce:K is the minimum on some Clos networks, not all, e.g. leafspine:leaves=4,spines=2 with kbounce:2 needs 2; --algo exact decides)"
         } else {
             " (optimality not proven)"
         }
     );
+    if let Some(why) = &s.figures.search_skipped {
+        line!(l, "search        local search not run: {why}");
+    }
     if let (Some(steps), Some(residue)) = (s.figures.search_steps, s.figures.search_residue) {
         let exact = s.algo.starts_with("exact");
         line!(
@@ -139,11 +147,6 @@ pub fn run(r: &RunResult, peak_rss_bytes: Option<u64>) -> String {
         s.figures.rules_max,
         s.figures.rules_p50,
         s.figures.rules_p99
-    );
-    line!(
-        l,
-        "headroom      {:.1} MB at the busiest node (40 Gb/s, 300 m, MTU 1500, every priority of the node at every port)",
-        s.figures.headroom_max_bytes as f64 / 1e6
     );
     if let Some(sh) = &r.shared {
         line!(
@@ -363,7 +366,6 @@ pub fn export(ex: &Export, format: Format, profile: &str, dir: &Path) -> String 
 /// in grid order, medians over trials; each line ends in a newline.
 pub fn sweep_summary(rows: &[Row]) -> String {
     use std::collections::BTreeMap;
-    use std::fmt::Write as _;
     let mut groups: BTreeMap<(u64, String, String, String), Vec<&Row>> = BTreeMap::new();
     let mut first_id: BTreeMap<(String, String, String), u64> = BTreeMap::new();
     for r in rows {
@@ -378,22 +380,20 @@ pub fn sweep_summary(rows: &[Row]) -> String {
         v.sort_by(f64::total_cmp);
         Some(v[(v.len() - 1) / 2])
     };
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:<36} {:<22} {:<14} {:>4} {:>7} {:>7} {:>4} {:>4} {:>9} {:>9} {:>8}  status",
-        "topology",
-        "elp",
-        "algo",
-        "runs",
-        "nodes",
-        "longest",
-        "P",
-        "LB",
-        "acl_max",
-        "rules_max",
-        "seconds"
-    );
+    let mut t = Table::new(&[
+        ("topology", Left),
+        ("elp", Left),
+        ("algo", Left),
+        ("runs", Right),
+        ("nodes", Right),
+        ("longest", Right),
+        ("P", Right),
+        ("LB", Right),
+        ("acl_max", Right),
+        ("rules_max", Right),
+        ("seconds", Right),
+        ("status", Left),
+    ]);
     for ((_, topo, elp, algo), rs) in groups {
         let ok: Vec<&&Row> = rs.iter().filter(|r| r.error.is_none()).collect();
         let failed = rs.len() - ok.len();
@@ -412,13 +412,11 @@ pub fn sweep_summary(rows: &[Row]) -> String {
                 .collect();
             format!("{failed} FAILED: {first}")
         };
-        let _ = writeln!(
-            out,
-            "{:<36} {:<22} {:<14} {:>4} {:>7} {:>7} {:>4} {:>4} {:>9} {:>9} {:>8}  {status}",
-            topo.chars().take(36).collect::<String>(),
-            elp.chars().take(22).collect::<String>(),
-            algo.chars().take(14).collect::<String>(),
-            rs.len(),
+        t.row(vec![
+            topo,
+            elp,
+            algo,
+            rs.len().to_string(),
             show(f(|r| r.nodes.map(|x| x as f64)), 0),
             show(f(|r| r.longest_elp.map(f64::from)), 0),
             show(f(|r| r.priorities.map(f64::from)), 0),
@@ -426,9 +424,78 @@ pub fn sweep_summary(rows: &[Row]) -> String {
             show(f(|r| r.acl_exact_max.map(|x| x as f64)), 0),
             show(f(|r| r.rules_max.map(|x| x as f64)), 0),
             show(f(|r| r.seconds), 3),
-        );
+            status,
+        ]);
     }
-    out
+    t.render()
+}
+
+use Align::{Left, Right};
+
+/// How a [`Table`] column lines up.
+#[derive(Clone, Copy)]
+enum Align {
+    Left,
+    Right,
+}
+
+/// A text table whose columns are as wide as their widest cell, so no
+/// label is ever cut (a sweep's spec strings can be long).
+struct Table {
+    cols: Vec<(String, Align)>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    fn new(cols: &[(&str, Align)]) -> Self {
+        Table {
+            cols: cols.iter().map(|&(h, a)| (h.to_string(), a)).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    fn row(&mut self, cells: Vec<String>) {
+        debug_assert_eq!(cells.len(), self.cols.len());
+        self.rows.push(cells);
+    }
+
+    /// Header and rows, each line ending in a newline and without trailing
+    /// spaces.
+    fn render(&self) -> String {
+        let header: Vec<String> = self.cols.iter().map(|c| c.0.clone()).collect();
+        let width: Vec<usize> = (0..self.cols.len())
+            .map(|i| {
+                std::iter::once(&header)
+                    .chain(&self.rows)
+                    .map(|r| r[i].chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let mut out = String::new();
+        for r in std::iter::once(&header).chain(&self.rows) {
+            let mut line = String::new();
+            for (i, cell) in r.iter().enumerate() {
+                if i > 0 {
+                    line.push(' ');
+                }
+                let pad = width[i] - cell.chars().count();
+                match self.cols[i].1 {
+                    Left => {
+                        line.push_str(cell);
+                        line.extend(std::iter::repeat_n(' ', pad));
+                    }
+                    Right => {
+                        line.extend(std::iter::repeat_n(' ', pad));
+                        line.push_str(cell);
+                    }
+                }
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out
+    }
 }
 
 /// One line per sweep scenario that ran a failure what-if (newline-terminated):
@@ -436,43 +503,33 @@ pub fn sweep_summary(rows: &[Row]) -> String {
 /// installed rules (median and worst trial), replanned and failure-aware
 /// priorities; empty when none did.
 pub fn sweep_failures(rows: &[Row]) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::new();
     let pct = |x: Option<f64>| x.map_or("-".to_string(), failures::percent);
     let num = |x: Option<u32>| x.map_or("-".to_string(), |v| v.to_string());
-    let mut any = false;
+    let mut t = Table::new(&[
+        ("topology", Left),
+        ("elp", Left),
+        ("algo", Left),
+        ("failures", Left),
+        ("routing", Left),
+        ("pri", Right),
+        ("CBD%", Right),
+        ("lossl%", Right),
+        ("min%", Right),
+        ("pairs%", Right),
+        ("repl", Right),
+        ("aware", Right),
+    ]);
     for r in rows {
         let (Some(f), Some(p)) = (&r.failures, r.priorities) else {
             continue;
         };
-        if !any {
-            let _ = writeln!(
-                out,
-                "{:<24} {:<10} {:<8} {:<28} {:<9} {:>3} {:>6} {:>8} {:>8} {:>8} {:>5} {:>5}",
-                "topology",
-                "elp",
-                "algo",
-                "failures",
-                "routing",
-                "pri",
-                "CBD%",
-                "lossl%",
-                "min%",
-                "pairs%",
-                "repl",
-                "aware"
-            );
-            any = true;
-        }
-        let _ = writeln!(
-            out,
-            "{:<24} {:<10} {:<8} {:<28} {:<9} {:>3} {:>6} {:>8} {:>8} {:>8} {:>5} {:>5}",
-            r.topology.chars().take(24).collect::<String>(),
-            r.elp.chars().take(10).collect::<String>(),
-            r.algo.chars().take(8).collect::<String>(),
-            f.spec.chars().take(28).collect::<String>(),
-            f.routing,
-            p,
+        t.row(vec![
+            r.topology.clone(),
+            r.elp.clone(),
+            r.algo.clone(),
+            f.spec.clone(),
+            f.routing.clone(),
+            p.to_string(),
             f.cbd_rate
                 .map_or("-".to_string(), |v| format!("{:.0}", 100.0 * v)),
             pct(f.lossless_paths_median),
@@ -480,7 +537,55 @@ pub fn sweep_failures(rows: &[Row]) -> String {
             pct(f.lossless_pairs_min),
             num(f.replanned_max),
             num(f.aware),
+        ]);
+    }
+    if t.rows.is_empty() {
+        return String::new();
+    }
+    t.render()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(id: u64, topology: &str, algo: &str) -> Row {
+        Row {
+            scenario_id: id,
+            topology: topology.into(),
+            elp: "shortest+random:20000,seed=9".into(),
+            algo: algo.into(),
+            error: None,
+            nodes: Some(2000),
+            longest_elp: Some(10),
+            priorities: Some(4),
+            bound: Some(2),
+            acl_exact_max: Some(51),
+            rules_max: Some(60),
+            seconds: Some(1.5),
+            failures: None,
+        }
+    }
+
+    /// Labels are never cut, and every column lines up under its header.
+    #[test]
+    fn summary_columns_fit_their_longest_label() {
+        let long = "jellyfish:n=2000,ports=64,r=12,seed=1";
+        let algo = "search:budget=100000000,seed=0,paths=5000000";
+        let t = sweep_summary(&[row(0, long, algo), row(1, "fattree:k=4", "greedy")]);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 3, "{t}");
+        assert!(lines[1].contains(long) && lines[1].contains(algo), "{t}");
+        assert!(lines[1].contains("shortest+random:20000,seed=9"), "{t}");
+        // Every line puts its P column (right-aligned) at the same end.
+        let p_end = |l: &str, needle: &str| l.find(needle).map(|i| i + needle.len());
+        let header_p = lines[0].find(" P ").unwrap() + 2;
+        for l in &lines[1..] {
+            assert_eq!(p_end(l, " 4 "), Some(header_p + 1), "{t}");
+        }
+        assert!(
+            t.lines().all(|l| l == l.trim_end()),
+            "trailing spaces:\n{t}"
         );
     }
-    out
 }

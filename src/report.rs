@@ -21,25 +21,29 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// One chart: its caption, what it shows, its SVG and its data points.
+/// One chart: the question it answers, how to read it, its panels (small
+/// multiples: one per family, routing model or plan) and its data points.
 #[derive(Debug)]
 pub struct Chart {
-    /// The chart's caption.
+    /// The question the chart answers (its caption).
     pub title: String,
-    /// What it shows and how to read it.
+    /// How to read it.
     pub note: String,
-    /// The chart as inline SVG.
-    pub svg: String,
-    /// Data points drawn (one mark each).
+    /// Its panels, each a titled inline SVG.
+    pub panels: Vec<(String, String)>,
+    /// Data points drawn (one circle each, over all panels).
     pub points: usize,
     /// Per series: name, colour (`#rrggbb`), and its mark (`dot`, `ring`
     /// or `cross`); written as HTML under the chart, so no legend box
-    /// covers the data.
+    /// covers the data. A series keeps its colour in every panel.
     pub legend: Vec<(String, String, &'static str)>,
+    /// Rows of a table under the chart (header first), when the answer
+    /// needs exact figures.
+    pub table: Vec<Vec<String>>,
 }
 
-/// Colour and mark of series `i` of `n` circle series: ten colours, filled
-/// for the first ten series and rings for the next ten.
+/// Colour and mark of series `i`: ten colours, filled for the first ten
+/// series and rings for the next ten.
 fn style(i: usize) -> (RGBColor, bool) {
     (
         PALETTE[i % PALETTE.len()],
@@ -60,11 +64,65 @@ fn tick(v: &f64) -> String {
         format!("{v:.1}")
     } else if a == 0.0 {
         "0".into()
-    } else if a >= 0.01 {
-        format!("{v:.2}")
+    } else if a >= 1e-4 {
+        // 0.1, 0.05, 0.001: no trailing zeros.
+        let t = format!("{v:.4}");
+        t.trim_end_matches('0').to_string()
     } else {
         format!("{v:.0e}")
     }
+}
+
+/// Round tick values for an axis over `lo..hi`: 1-2-5 steps on linear
+/// axes (whole numbers only on an integer axis), 1-2-5 per decade on log
+/// axes (decades alone when that is too many). Never two ticks with the
+/// same label.
+fn ticks(lo: f64, hi: f64, scale: Scale) -> Vec<f64> {
+    let mut out: Vec<f64> = Vec::new();
+    match scale {
+        Scale::Log => {
+            let (a, b) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
+            for mult in [&[1.0, 2.0, 5.0][..], &[1.0][..]] {
+                out = (a..=b)
+                    .flat_map(|e| mult.iter().map(move |m| m * 10f64.powi(e)))
+                    .filter(|&v| v >= lo && v <= hi)
+                    .collect();
+                if out.len() <= 8 {
+                    break;
+                }
+            }
+            if out.len() > 8 {
+                // Many decades: every other one.
+                out = out.into_iter().step_by(2).collect();
+            }
+        }
+        Scale::Linear | Scale::Integer => {
+            let raw = (hi - lo) / 5.0;
+            let mag = 10f64.powf(raw.log10().floor());
+            let mut step = [1.0, 2.0, 5.0, 10.0]
+                .iter()
+                .map(|m| m * mag)
+                .find(|&s| s >= raw)
+                .unwrap_or(raw);
+            if scale == Scale::Integer {
+                // Every whole number while they fit.
+                step = if hi - lo <= 12.0 {
+                    1.0
+                } else {
+                    step.max(1.0).round()
+                };
+            }
+            let mut v = (lo / step).ceil() * step;
+            while v <= hi + step * 1e-9 && out.len() < 50 {
+                // Exact zero, not -0 or 1e-17.
+                out.push(if v.abs() < step * 1e-9 { 0.0 } else { v });
+                v += step;
+            }
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    out.retain(|v| seen.insert(tick(v)));
+    out
 }
 
 /// A column of a table, by name, as optional values (a column the file
@@ -114,9 +172,6 @@ impl Cols<'_> {
     }
 }
 
-/// A named series of points.
-type Series = BTreeMap<String, Vec<(f64, f64)>>;
-
 const PALETTE: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
@@ -130,18 +185,54 @@ const PALETTE: [RGBColor; 10] = [
     RGBColor(23, 190, 207),
 ];
 
+/// The grey of bounds, limits and reference lines.
+const GREY: RGBColor = RGBColor(80, 80, 80);
+
 /// How an axis is scaled.
 #[derive(Clone, Copy, PartialEq)]
 enum Scale {
     Linear,
     Log,
+    /// Linear, with ticks at whole numbers only (priorities, queues).
+    Integer,
 }
 
+#[derive(Clone, Copy)]
 struct Axes<'a> {
     x: &'a str,
     y: &'a str,
     xs: Scale,
     ys: Scale,
+}
+
+/// How a series' points are joined.
+#[derive(Clone, Copy, PartialEq)]
+enum Join {
+    None,
+    Straight,
+    /// A step function (a CDF): flat to the next x, then up.
+    Step,
+}
+
+/// One series in a panel; `idx` is its index in the chart's legend, so it
+/// keeps its colour in every panel.
+struct Line {
+    idx: usize,
+    pts: Vec<(f64, f64)>,
+}
+
+/// One small multiple.
+struct Panel<'a> {
+    title: String,
+    axes: Axes<'a>,
+    lines: Vec<Line>,
+    join: Join,
+    /// Grey crosses (bounds, limits); not data points.
+    crosses: Vec<(f64, f64)>,
+    /// A grey dashed horizontal reference line (e.g. 0).
+    hline: Option<f64>,
+    /// A y range shared with the other panels, when they compare values.
+    y_range: Option<(f64, f64)>,
 }
 
 fn range(v: impl Iterator<Item = f64>, scale: Scale) -> (f64, f64) {
@@ -158,7 +249,8 @@ fn range(v: impl Iterator<Item = f64>, scale: Scale) -> (f64, f64) {
         };
     }
     match scale {
-        Scale::Log => (lo / 1.5, hi * 1.5),
+        Scale::Log => (lo / 1.4, hi * 1.4),
+        Scale::Integer => (lo - 0.5, hi + 0.5),
         Scale::Linear => {
             let pad = ((hi - lo) * 0.08).max(if hi.abs() > 0.0 { hi.abs() * 0.05 } else { 0.5 });
             (lo - pad, hi + pad)
@@ -166,59 +258,83 @@ fn range(v: impl Iterator<Item = f64>, scale: Scale) -> (f64, f64) {
     }
 }
 
-/// Draws `series` as circles joined by lines (when `lines`), with `extra`
-/// drawn as crosses (not counted as points); returns the SVG.
-fn draw(
-    title: &str,
-    axes: &Axes,
-    series: &Series,
-    extra: &Series,
-    lines: bool,
-) -> std::result::Result<String, String> {
+/// Panel size in SVG units; the page shows three across at 1280 px, so
+/// 14-unit text stays above 11 px.
+const PANEL: (u32, u32) = (480, 330);
+
+/// Draws one panel as SVG: circles for the points (the only circles, so
+/// they can be counted), joined as `join` says, over grey crosses and a
+/// reference line.
+fn draw_panel(p: &Panel) -> std::result::Result<String, String> {
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (760, 420)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, PANEL).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let all = || series.values().chain(extra.values()).flatten();
-        let (x0, x1) = range(all().map(|p| p.0), axes.xs);
-        let (y0, y1) = range(all().map(|p| p.1), axes.ys);
+        let xs = || p.lines.iter().flat_map(|l| l.pts.iter()).chain(&p.crosses);
+        let (x0, x1) = range(xs().map(|q| q.0), p.axes.xs);
+        let (y0, y1) = p
+            .y_range
+            .unwrap_or_else(|| range(xs().map(|q| q.1).chain(p.hline), p.axes.ys));
+        let (tx, ty) = (ticks(x0, x1, p.axes.xs), ticks(y0, y1, p.axes.ys));
         let mut b = ChartBuilder::on(&root);
-        b.caption(title, ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(64);
+        b.caption(&p.title, ("sans-serif", 16))
+            .margin(10)
+            .x_label_area_size(46)
+            .y_label_area_size(62);
         macro_rules! body {
             ($chart:expr) => {{
                 let mut chart = $chart.map_err(|e| e.to_string())?;
-                let mut mesh = chart.configure_mesh();
-                mesh.x_desc(axes.x)
-                    .y_desc(axes.y)
-                    .label_style(("sans-serif", 13))
+                chart
+                    .configure_mesh()
+                    .x_desc(p.axes.x)
+                    .y_desc(p.axes.y)
+                    .label_style(("sans-serif", 14))
+                    .light_line_style(WHITE)
+                    .axis_desc_style(("sans-serif", 14))
+                    .x_labels(tx.len())
+                    .y_labels(ty.len())
                     .x_label_formatter(&|v| tick(v))
-                    .y_label_formatter(&|v| tick(v));
-                // Log axes keep plotters' own ticks (a count would leave
-                // only the decades).
-                if axes.xs == Scale::Linear {
-                    mesh.x_labels(8);
-                }
-                if axes.ys == Scale::Linear {
-                    mesh.y_labels(8);
-                }
-                mesh.draw().map_err(|e| e.to_string())?;
-                // Secondary marks first, so the counted circles stay on top.
-                for (i, pts) in extra.values().enumerate() {
-                    let color = PALETTE[(i + 3) % PALETTE.len()].mix(0.8);
+                    .y_label_formatter(&|v| tick(v))
+                    .draw()
+                    .map_err(|e| e.to_string())?;
+                if let Some(h) = p.hline {
                     chart
-                        .draw_series(pts.iter().map(|&p| Cross::new(p, 4, color.stroke_width(2))))
+                        .draw_series(DashedLineSeries::new(
+                            [(x0, h), (x1, h)],
+                            6,
+                            4,
+                            GREY.stroke_width(1),
+                        ))
                         .map_err(|e| e.to_string())?;
                 }
-                for (i, pts) in series.values().enumerate() {
-                    let (color, filled) = style(i);
-                    if lines {
-                        let mut sorted = pts.clone();
-                        sorted.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+                chart
+                    .draw_series(
+                        p.crosses
+                            .iter()
+                            .map(|&q| Cross::new(q, 5, GREY.stroke_width(2))),
+                    )
+                    .map_err(|e| e.to_string())?;
+                for l in &p.lines {
+                    let (color, filled) = style(l.idx);
+                    let mut sorted = l.pts.clone();
+                    sorted.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+                    let path: Vec<(f64, f64)> = match p.join {
+                        Join::None => Vec::new(),
+                        Join::Straight => sorted.clone(),
+                        Join::Step => {
+                            let mut v = Vec::with_capacity(2 * sorted.len() + 1);
+                            let mut last = 0.0;
+                            for &(x, y) in &sorted {
+                                v.push((x, last));
+                                v.push((x, y));
+                                last = y;
+                            }
+                            v
+                        }
+                    };
+                    if !path.is_empty() {
                         chart
-                            .draw_series(LineSeries::new(sorted, color.stroke_width(1)))
+                            .draw_series(LineSeries::new(path, color.stroke_width(2)))
                             .map_err(|e| e.to_string())?;
                     }
                     let shape = if filled {
@@ -227,28 +343,32 @@ fn draw(
                         color.stroke_width(2)
                     };
                     chart
-                        .draw_series(pts.iter().map(|&p| Circle::new(p, 3, shape)))
+                        .draw_series(l.pts.iter().map(|&q| Circle::new(q, 4, shape)))
                         .map_err(|e| e.to_string())?;
                 }
             }};
         }
-        match (axes.xs, axes.ys) {
-            (Scale::Log, Scale::Log) => {
-                body!(b.build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale()))
-            }
-            (Scale::Log, Scale::Linear) => {
-                body!(b.build_cartesian_2d((x0..x1).log_scale(), y0..y1))
-            }
-            (Scale::Linear, Scale::Log) => {
-                body!(b.build_cartesian_2d(x0..x1, (y0..y1).log_scale()))
-            }
-            (Scale::Linear, Scale::Linear) => body!(b.build_cartesian_2d(x0..x1, y0..y1)),
+        let log = |s: Scale| s == Scale::Log;
+        match (log(p.axes.xs), log(p.axes.ys)) {
+            (true, true) => body!(b.build_cartesian_2d(
+                (x0..x1).log_scale().with_key_points(tx.clone()),
+                (y0..y1).log_scale().with_key_points(ty.clone())
+            )),
+            // Linear axes keep plotters' own 1-2-5 steps, asked for no more
+            // ticks than `ticks` gives, so an integer axis gets whole steps.
+            (true, false) => body!(
+                b.build_cartesian_2d((x0..x1).log_scale().with_key_points(tx.clone()), y0..y1)
+            ),
+            (false, true) => body!(
+                b.build_cartesian_2d(x0..x1, (y0..y1).log_scale().with_key_points(ty.clone()))
+            ),
+            (false, false) => body!(b.build_cartesian_2d(x0..x1, y0..y1)),
         }
         root.present().map_err(|e| e.to_string())?;
     }
-    // The drawing's own size is a default; the page scales it to its width.
+    // The drawing's own size is a default; the page scales it to its cell.
     Ok(svg.replacen(
-        "<svg width=\"760\" height=\"420\"",
+        &format!("<svg width=\"{}\" height=\"{}\"", PANEL.0, PANEL.1),
         "<svg role=\"img\" preserveAspectRatio=\"xMidYMid meet\"",
         1,
     ))
@@ -288,9 +408,53 @@ pub fn charts(dir: &Path) -> Result<Vec<Chart>> {
     charts_of(dir, &read_batches(&dir.join("runs.parquet"))?)
 }
 
+/// Series names in first-seen order, each with its legend index.
+#[derive(Default)]
+struct Names(Vec<String>);
+
+impl Names {
+    fn idx(&mut self, name: &str) -> usize {
+        match self.0.iter().position(|n| n == name) {
+            Some(i) => i,
+            None => {
+                self.0.push(name.to_string());
+                self.0.len() - 1
+            }
+        }
+    }
+    fn legend(&self) -> Vec<(String, String, &'static str)> {
+        self.0
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let (c, filled) = style(i);
+                (n.clone(), hex(c), if filled { "dot" } else { "ring" })
+            })
+            .collect()
+    }
+}
+
+/// Panel title -> series name -> points, in first-seen order of panels.
+type Grid = Vec<(String, BTreeMap<String, Vec<(f64, f64)>>)>;
+
+fn grid_push(g: &mut Grid, panel: &str, series: &str, pt: (f64, f64)) {
+    let at = match g.iter().position(|(t, _)| t == panel) {
+        Some(i) => i,
+        None => {
+            g.push((panel.to_string(), BTreeMap::new()));
+            g.len() - 1
+        }
+    };
+    g[at].1.entry(series.to_string()).or_default().push(pt);
+}
+
+/// Rows of the "which switches do not fit" table: the worst scenarios.
+const MISFITS_SHOWN: usize = 12;
+
 /// [`charts`] of the runs table `runs_b` already read from `dir`.
 fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
     let runs = Cols(runs_b);
+    let n = runs.len();
     let status = runs.str("status");
     let ok: Vec<bool> = status.iter().map(|s| s.as_deref() == Some("ok")).collect();
     let family = runs.str("family");
@@ -304,222 +468,442 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
         .zip(&servers)
         .map(|(a, b)| Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)).filter(|&x| x > 0.0))
         .collect();
-    let key = |i: usize, parts: &[&Vec<Option<String>>]| {
-        parts
-            .iter()
-            .map(|p| p[i].clone().unwrap_or_default())
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
+    let s_of = |v: &Vec<Option<String>>, i: usize| v[i].clone().unwrap_or_default();
     let bad = |e: String| Error::Parquet {
         path: dir.join("report.html"),
         reason: format!("drawing a chart: {e}"),
     };
     let mut out = Vec::new();
-    let mut push = |title: &str, note: &str, axes: Axes, s: Series, x: Series, lines: bool| {
-        let points = s.values().map(Vec::len).sum();
+    let mut push = |title: &str,
+                    note: String,
+                    panels: Vec<Panel>,
+                    names: &Names,
+                    extra_legend: &[(&str, &'static str)],
+                    table: Vec<Vec<String>>|
+     -> Result<()> {
+        let points: usize = panels
+            .iter()
+            .flat_map(|p| p.lines.iter())
+            .map(|l| l.pts.len())
+            .sum();
         if points == 0 {
-            return Ok::<(), Error>(());
+            return Ok(());
         }
-        let svg = draw(title, &axes, &s, &x, lines).map_err(bad)?;
-        let mut legend: Vec<(String, String, &'static str)> = s
-            .keys()
-            .enumerate()
-            .map(|(i, name)| {
-                let (c, filled) = style(i);
-                (name.clone(), hex(c), if filled { "dot" } else { "ring" })
-            })
-            .collect();
+        let mut svgs = Vec::new();
+        for p in &panels {
+            svgs.push((p.title.clone(), draw_panel(p).map_err(bad)?));
+        }
+        let mut legend = names.legend();
         legend.extend(
-            x.keys()
-                .enumerate()
-                .map(|(i, name)| (name.clone(), hex(PALETTE[(i + 3) % PALETTE.len()]), "cross")),
+            extra_legend
+                .iter()
+                .map(|(name, mark)| (name.to_string(), hex(GREY), *mark)),
         );
         out.push(Chart {
             title: title.into(),
-            note: note.into(),
-            svg,
+            note,
+            panels: svgs,
             points,
             legend,
+            table,
         });
         Ok(())
     };
-    // 1. Priorities against size, with the proven lower bound.
+    let family_panels = {
+        let mut f: Vec<String> = (0..n)
+            .filter(|&i| ok[i])
+            .map(|i| s_of(&family, i))
+            .collect();
+        f.sort();
+        f.dedup();
+        f
+    };
+
+    // 1. Priorities per algorithm against the proven bound, per family.
     let prio = runs.num("priorities");
     let bound = runs.num("priorities_lower_bound");
-    let (mut s, mut x) = (Series::new(), Series::new());
-    for i in 0..runs.len() {
-        if let (true, Some(n), Some(p)) = (ok[i], size[i], prio[i]) {
-            s.entry(key(i, &[&family])).or_default().push((n, p));
-            if let Some(b) = bound[i] {
-                x.entry("proven lower bound".into())
-                    .or_default()
-                    .push((n, b));
-            }
-        }
+    let mut names = Names::default();
+    let mut all_algos: Vec<String> = (0..n).filter(|&i| ok[i]).map(|i| s_of(&algo, i)).collect();
+    all_algos.sort();
+    all_algos.dedup();
+    for a in &all_algos {
+        names.idx(a);
     }
-    push(
-        "Lossless priorities against network size",
-        "One circle per scenario, coloured by family (every algorithm); crosses mark the proven lower bound on priorities.",
-        Axes {
-            x: "switches and servers",
-            y: "lossless priorities",
-            xs: Scale::Log,
-            ys: Scale::Linear,
-        },
-        s,
-        x,
-        false,
-    )?;
-    // 2. Rules per switch: the bottleneck (max) and p99.
-    let rmax = runs.num("rules_max");
-    let rp99 = runs.num("rules_p99");
-    let (mut s, mut x) = (Series::new(), Series::new());
-    for i in 0..runs.len() {
-        if let (true, Some(n), Some(r)) = (ok[i], size[i], rmax[i]) {
-            s.entry(key(i, &[&family]))
-                .or_default()
-                .push((n, r.max(1.0)));
-            if let Some(p) = rp99[i] {
-                x.entry("99th percentile".into())
-                    .or_default()
-                    .push((n, p.max(1.0)));
-            }
-        }
-    }
-    push(
-        "Rules per switch against network size",
-        "Circles: the busiest switch's rules (compressed ACL entries plus ingress map entries), one per scenario, coloured by family; crosses: the 99th percentile of the same scenario.",
-        Axes {
-            x: "switches and servers",
-            y: "rules per switch",
-            xs: Scale::Log,
-            ys: Scale::Log,
-        },
-        s,
-        x,
-        false,
-    )?;
-    // 3. Per-switch rule distribution of the largest scenario per family.
-    if let Ok(nodes_b) = read_batches(&dir.join("switches.parquet")) {
-        let nodes = Cols(&nodes_b);
-        let ids = runs.num("scenario_id");
-        let mut largest: BTreeMap<String, (f64, u64, String)> = BTreeMap::new();
-        for i in 0..runs.len() {
-            if let (true, Some(n), Some(id)) = (ok[i], size[i], ids[i]) {
-                let f = family[i].clone().unwrap_or_default();
-                let label = key(i, &[&topo, &elp, &algo]);
-                let e = largest.entry(f).or_insert((n, id as u64, label.clone()));
-                if n > e.0 {
-                    *e = (n, id as u64, label);
-                }
-            }
-        }
-        let nid = nodes.num("scenario_id");
-        let nrules = nodes.num("rules");
-        let nkind = nodes.str("kind");
-        let mut s = Series::new();
-        for (id, label) in largest.values().map(|(_, id, l)| (*id, l)) {
-            let mut v: Vec<f64> = (0..nodes.len())
-                .filter(|&j| nid[j] == Some(id as f64) && nkind[j].as_deref() == Some("switch"))
-                .filter_map(|j| nrules[j])
-                .collect();
-            if v.is_empty() {
-                continue;
-            }
-            v.sort_by(f64::total_cmp);
-            let n = v.len() as f64;
-            // One point per distinct value: the share of switches at or
-            // below it.
-            let mut pts = Vec::new();
-            for (j, r) in v.iter().enumerate() {
-                if v.get(j + 1) != Some(r) {
-                    pts.push((*r, (j + 1) as f64 / n));
-                }
-            }
-            s.insert(label.clone(), pts);
-        }
-        push(
-            "Rules per switch: distribution (CDF)",
-            "The largest scenario of each family: the share of its switches holding at most that many rules.",
-            Axes {
-                x: "rules per switch",
-                y: "share of switches",
-                xs: Scale::Linear,
-                ys: Scale::Linear,
-            },
-            s,
-            Series::new(),
-            true,
-        )?;
-    }
-    // 4. Stage seconds against size, log-log, with fitted exponents.
-    let mut s = Series::new();
-    for stage in ["generate", "elp", "tag", "rules", "verify", "failures"] {
-        let secs = runs.num(&format!("seconds_{stage}"));
-        let pts: Vec<(f64, f64)> = (0..runs.len())
-            .filter_map(|i| match (ok[i], size[i], secs[i]) {
-                (true, Some(n), Some(t)) if t > 0.0 => Some((n, t)),
-                _ => None,
-            })
+    let ys: Vec<f64> = (0..n)
+        .filter(|&i| ok[i])
+        .flat_map(|i| [prio[i], bound[i]])
+        .flatten()
+        .collect();
+    let shared = range(ys.iter().copied(), Scale::Integer);
+    let shared = (shared.0.max(0.5), shared.1);
+    let mut panels = Vec::new();
+    for f in &family_panels {
+        let rows: Vec<usize> = (0..n)
+            .filter(|&i| ok[i] && s_of(&family, i) == *f && size[i].is_some() && prio[i].is_some())
             .collect();
-        if pts.is_empty() {
-            continue;
-        }
-        let name = match loglog_slope(&pts) {
-            Some(k) => format!("{stage} (slope {k:.2})"),
-            None => stage.to_string(),
+        let here: Vec<usize> = {
+            let mut v: Vec<usize> = rows.iter().map(|&i| names.idx(&s_of(&algo, i))).collect();
+            v.sort();
+            v.dedup();
+            v
         };
-        s.insert(name, pts);
+        // Algorithms side by side around each size, so equal counts stay
+        // visible (a ratio: the axis is logarithmic).
+        let shift = |idx: usize| {
+            let k = here.iter().position(|&x| x == idx).unwrap_or(0) as f64;
+            1.0 + 0.06 * (k - (here.len() as f64 - 1.0) / 2.0)
+        };
+        let mut lines: BTreeMap<usize, Vec<(f64, f64)>> = BTreeMap::new();
+        let mut crosses = Vec::new();
+        for &i in &rows {
+            let (x, p) = (size[i].unwrap_or(1.0), prio[i].unwrap_or(0.0));
+            let idx = names.idx(&s_of(&algo, i));
+            lines.entry(idx).or_default().push((x * shift(idx), p));
+            if let Some(b) = bound[i] {
+                crosses.push((x, b));
+            }
+        }
+        crosses.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        crosses.dedup();
+        panels.push(Panel {
+            title: f.clone(),
+            axes: Axes {
+                x: "switches and servers",
+                y: "lossless priorities",
+                xs: Scale::Log,
+                ys: Scale::Integer,
+            },
+            lines: lines
+                .into_iter()
+                .map(|(idx, pts)| Line { idx, pts })
+                .collect(),
+            join: Join::None,
+            crosses,
+            hline: None,
+            y_range: Some(shared),
+        });
     }
     push(
-        "Stage seconds against network size",
-        "Log-log; the legend gives each stage's fitted growth exponent (least squares on the logs, all families together).",
-        Axes {
-            x: "switches and servers",
-            y: "seconds",
-            xs: Scale::Log,
-            ys: Scale::Log,
-        },
-        s,
-        Series::new(),
-        false,
+        "Which algorithm needs the fewest lossless priorities?",
+        "One panel per topology family: one circle per scenario, coloured by algorithm and set side by side around its network size; grey crosses mark the proven lower bound. A circle on a cross is proven optimal: no plan can use fewer.".into(),
+        panels,
+        &names,
+        &[("proven lower bound", "cross")],
+        Vec::new(),
     )?;
-    // 5. Capacity: buffer margin against cable length, per switch model.
+
+    // 2. Which switches do not fit their switch model, and by how much.
     let profile = runs.str("switch_profile");
     let cable = runs.num("cable_m");
     let margin = runs.num("buffer_margin_min_bytes");
-    let settings: std::collections::BTreeSet<(String, u64)> = (0..runs.len())
-        .filter_map(|i| Some((profile[i].clone()?, cable[i]?.to_bits())))
-        .collect();
-    if settings.len() > 1 {
-        let mut s = Series::new();
-        for i in 0..runs.len() {
-            if let (true, Some(c), Some(m)) = (ok[i], cable[i], margin[i]) {
-                let k = format!(
-                    "{} {} on {}",
-                    topo[i].as_deref().unwrap_or(""),
-                    elp[i].as_deref().unwrap_or(""),
-                    profile[i].as_deref().unwrap_or("")
-                );
-                s.entry(k).or_default().push((c, m / (1u64 << 20) as f64));
-            }
+    let p_switch = runs.num("priorities_per_switch_max");
+    let queues = runs.num("lossless_queues");
+    let (over_b, over_q, over_a) = (
+        runs.num("switches_over_buffer"),
+        runs.num("switches_over_queues"),
+        runs.num("switches_over_acl"),
+    );
+    let classes = runs.num("classes");
+    let cables_vary = (0..n)
+        .filter_map(|i| cable[i].map(f64::to_bits))
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
+        > 1;
+    let mut names = Names::default();
+    let (mut buf, mut que) = (
+        BTreeMap::<usize, Vec<(f64, f64)>>::new(),
+        BTreeMap::<usize, Vec<(f64, f64)>>::new(),
+    );
+    let mut limits = Vec::new();
+    let mut table = vec![
+        [
+            "topology",
+            "ELP",
+            "algorithm",
+            "switch",
+            "cable m",
+            "classes",
+            "switches",
+            "over buffer",
+            "least buffer left MiB",
+            "over queues",
+            "priorities / queues",
+            "over ACL",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    let mut misfit_rows: Vec<((f64, f64), Vec<String>)> = Vec::new();
+    let mib = |b: f64| b / f64::from(1u32 << 20);
+    for i in 0..n {
+        if !ok[i] {
+            continue;
         }
-        push(
-            "Smallest buffer margin against cable length",
-            "Per plan and switch model: the least lossless buffer left after PFC headroom at any switch (below 0: some switch does not fit).",
-            Axes {
-                x: "switch-to-switch cable (m)",
+        let idx = names.idx(&s_of(&profile, i));
+        let x = if cables_vary { cable[i] } else { size[i] };
+        if let (Some(x), Some(m)) = (x, margin[i]) {
+            buf.entry(idx).or_default().push((x, mib(m)));
+        }
+        if let (Some(x), Some(p), Some(q)) = (size[i], p_switch[i], queues[i]) {
+            que.entry(idx).or_default().push((x, p));
+            limits.push((x, q));
+        }
+        let over = |v: &Vec<Option<f64>>| v[i].unwrap_or(0.0);
+        let failing = over(&over_b) + over(&over_q) + over(&over_a);
+        if failing > 0.0 {
+            let num = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.0}"));
+            // Worst first: most switches failing, then the least buffer.
+            misfit_rows.push((
+                (-failing, margin[i].unwrap_or(0.0)),
+                vec![
+                    s_of(&topo, i),
+                    s_of(&elp, i),
+                    s_of(&algo, i),
+                    s_of(&profile, i),
+                    num(cable[i]),
+                    num(classes[i]),
+                    num(switches[i]),
+                    num(over_b[i]),
+                    margin[i].map_or("-".into(), |m| format!("{:.1}", mib(m))),
+                    num(over_q[i]),
+                    format!("{} / {}", num(p_switch[i]), num(queues[i])),
+                    num(over_a[i]),
+                ],
+            ));
+        }
+    }
+    let misfits = misfit_rows.len();
+    misfit_rows.sort_by(|a, b| a.0.0.total_cmp(&b.0.0).then(a.0.1.total_cmp(&b.0.1)));
+    table.extend(misfit_rows.into_iter().take(MISFITS_SHOWN).map(|r| r.1));
+    limits.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    limits.dedup();
+    let panels = vec![
+        Panel {
+            title: "buffer left at the tightest switch".into(),
+            axes: Axes {
+                x: if cables_vary {
+                    "switch-to-switch cable (m)"
+                } else {
+                    "switches and servers"
+                },
                 y: "buffer margin (MiB)",
-                xs: Scale::Linear,
+                xs: if cables_vary {
+                    Scale::Linear
+                } else {
+                    Scale::Log
+                },
                 ys: Scale::Linear,
             },
-            s,
-            Series::new(),
-            true,
+            lines: buf
+                .into_iter()
+                .map(|(idx, pts)| Line { idx, pts })
+                .collect(),
+            join: Join::None,
+            crosses: Vec::new(),
+            hline: Some(0.0),
+            y_range: None,
+        },
+        Panel {
+            title: "lossless queues the busiest switch needs".into(),
+            axes: Axes {
+                x: "switches and servers",
+                y: "priorities at one switch",
+                xs: Scale::Log,
+                ys: Scale::Integer,
+            },
+            lines: que
+                .into_iter()
+                .map(|(idx, pts)| Line { idx, pts })
+                .collect(),
+            join: Join::None,
+            crosses: limits,
+            hline: None,
+            y_range: None,
+        },
+    ];
+    push(
+        "Which switches do not fit, and by how much?",
+        format!(
+            "Coloured by switch model, one circle per scenario in each panel. Left: the lossless buffer left after PFC headroom at the tightest switch; below the dashed zero line some switch does not fit. Right: the most lossless priorities at one switch; above the grey cross (the model's lossless queues) it does not fit. {}",
+            if misfits == 0 {
+                "Every switch of every scenario fits.".to_string()
+            } else if misfits <= MISFITS_SHOWN {
+                format!(
+                    "The table lists the {misfits} scenarios where some switch does not fit, with how many switches fail each check."
+                )
+            } else {
+                format!(
+                    "In {misfits} scenarios some switch does not fit; the table lists the {MISFITS_SHOWN} worst (most switches failing, then the least buffer left), and DuckDB lists them all: SELECT * FROM 'runs.parquet' WHERE switches_over_buffer + switches_over_queues + coalesce(switches_over_acl, 0) > 0."
+                )
+            }
+        ),
+        panels,
+        &names,
+        &[("lossless queues of the model", "cross")],
+        if misfits == 0 { Vec::new() } else { table },
+    )?;
+
+    // 3. Rules per switch: a step CDF per ELP and algorithm, on each
+    // family's largest network.
+    if let Ok(nodes_b) = read_batches(&dir.join("switches.parquet")) {
+        let nodes = Cols(&nodes_b);
+        let ids = runs.num("scenario_id");
+        let nid = nodes.num("scenario_id");
+        let nrules = nodes.num("rules");
+        let nkind = nodes.str("kind");
+        let mut per_scenario: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
+        for j in 0..nodes.len() {
+            if let (Some(id), Some(r), Some("switch")) = (nid[j], nrules[j], nkind[j].as_deref()) {
+                per_scenario.entry(id as u64).or_default().push(r);
+            }
+        }
+        let mut names = Names::default();
+        let mut panels = Vec::new();
+        for f in &family_panels {
+            let rows: Vec<usize> = (0..n)
+                .filter(|&i| ok[i] && s_of(&family, i) == *f && size[i].is_some())
+                .collect();
+            let Some(largest) = rows.iter().filter_map(|&i| size[i]).reduce(f64::max) else {
+                continue;
+            };
+            // One topology of that size (the first), every plan on it.
+            let Some(t) = rows
+                .iter()
+                .find(|&&i| size[i] == Some(largest))
+                .map(|&i| s_of(&topo, i))
+            else {
+                continue;
+            };
+            let mut lines = Vec::new();
+            let mut seen = std::collections::BTreeSet::new();
+            for &i in rows.iter().filter(|&&i| s_of(&topo, i) == t) {
+                let label = format!("{} {}", s_of(&elp, i), s_of(&algo, i));
+                let Some(v) = ids[i].and_then(|id| per_scenario.get(&(id as u64))) else {
+                    continue;
+                };
+                // Trials of one plan: the first.
+                if !seen.insert(label.clone()) || v.is_empty() {
+                    continue;
+                }
+                let mut v = v.clone();
+                v.sort_by(f64::total_cmp);
+                let m = v.len() as f64;
+                let mut pts = Vec::new();
+                for (j, r) in v.iter().enumerate() {
+                    if v.get(j + 1) != Some(r) {
+                        pts.push((*r, (j + 1) as f64 / m));
+                    }
+                }
+                lines.push(Line {
+                    idx: names.idx(&label),
+                    pts,
+                });
+            }
+            panels.push(Panel {
+                title: t,
+                axes: Axes {
+                    x: "rules per switch",
+                    y: "share of switches",
+                    xs: Scale::Linear,
+                    ys: Scale::Linear,
+                },
+                lines,
+                join: Join::Step,
+                crosses: Vec::new(),
+                hline: None,
+                y_range: Some((0.0, 1.05)),
+            });
+        }
+        push(
+            "How many rules does each switch hold?",
+            "One panel per family, on its largest network: the share of switches holding at most that many rules (compressed ACL entries plus ingress map entries), a step line per ELP and algorithm. Further left holds fewer rules; a circle marks each distinct count.".into(),
+            panels,
+            &names,
+            &[],
+            Vec::new(),
         )?;
     }
-    // 6. Failures: CBD rate and lossless share against failed links.
+
+    // 4. Stage seconds per stage and family, with growth exponents where
+    // a family has several sizes.
+    let mut names = Names::default();
+    let stages = ["generate", "elp", "tag", "rules", "verify", "failures"];
+    for s in stages {
+        names.idx(s);
+    }
+    let secs: Vec<Vec<Option<f64>>> = stages
+        .iter()
+        .map(|s| runs.num(&format!("seconds_{s}")))
+        .collect();
+    let mut panels = Vec::new();
+    let mut slopes = Vec::new();
+    for f in &family_panels {
+        let rows: Vec<usize> = (0..n)
+            .filter(|&i| ok[i] && s_of(&family, i) == *f && size[i].is_some())
+            .collect();
+        let sizes: std::collections::BTreeSet<u64> = rows
+            .iter()
+            .filter_map(|&i| size[i].map(f64::to_bits))
+            .collect();
+        let mut lines = Vec::new();
+        let mut fitted = Vec::new();
+        for (si, stage) in stages.iter().enumerate() {
+            let pts: Vec<(f64, f64)> = rows
+                .iter()
+                .filter_map(|&i| match (size[i], secs[si][i]) {
+                    (Some(x), Some(t)) if t > 0.0 => Some((x, t)),
+                    _ => None,
+                })
+                .collect();
+            if pts.is_empty() {
+                continue;
+            }
+            if sizes.len() > 1
+                && let Some(k) = loglog_slope(&pts)
+            {
+                fitted.push(format!("{stage} {k:.2}"));
+            }
+            lines.push(Line { idx: si, pts });
+        }
+        if !fitted.is_empty() {
+            slopes.push(format!("{f}: {}", fitted.join(", ")));
+        }
+        panels.push(Panel {
+            title: f.clone(),
+            axes: Axes {
+                x: "switches and servers",
+                y: "seconds",
+                xs: Scale::Log,
+                ys: Scale::Log,
+            },
+            lines,
+            join: Join::None,
+            crosses: Vec::new(),
+            hline: None,
+            y_range: None,
+        });
+    }
+    push(
+        "Where does the time go as networks grow?",
+        format!(
+            "One panel per family: seconds of each stage against network size, log-log, one circle per scenario. {}",
+            if slopes.is_empty() {
+                "No family has more than one size, so no growth exponent is fitted.".to_string()
+            } else {
+                format!(
+                    "Growth exponents (least squares on the logs, per family with several sizes): {}.",
+                    slopes.join("; ")
+                )
+            }
+        ),
+        panels,
+        &names,
+        &[],
+        Vec::new(),
+    )?;
+
+    // 5. Failures: plain PFC's deadlocks, and what Tagger keeps lossless,
+    // per routing model.
     let fspec = runs.str("failures_spec");
     let routing = runs.str("failures_routing");
     let cbd = runs.num("failures_cbd_rate");
@@ -528,60 +912,73 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
         let (_, rest) = spec.split_once(':')?;
         rest.split(',').next()?.parse().ok()
     };
-    let (mut c, mut l) = (Series::new(), Series::new());
-    for i in 0..runs.len() {
+    let (mut c, mut l) = (Grid::new(), Grid::new());
+    for i in 0..n {
         let (true, Some(sp)) = (ok[i], fspec[i].as_deref()) else {
             continue;
         };
-        let Some(f) = failed_count(sp) else { continue };
+        let Some(k) = failed_count(sp) else { continue };
         let kind = sp.split(':').next().unwrap_or("");
-        let r = routing[i].clone().unwrap_or_default();
+        let r = format!("{} routing, {kind} failing", s_of(&routing, i));
         if let Some(v) = cbd[i] {
-            c.entry(format!("{} {kind}, {r}", topo[i].as_deref().unwrap_or("")))
-                .or_default()
-                .push((f, 100.0 * v));
+            grid_push(&mut c, &r, &s_of(&topo, i), (k, 100.0 * v));
         }
         if let Some(v) = lossless[i] {
-            l.entry(format!(
-                "{} {} {kind}, {r}",
-                topo[i].as_deref().unwrap_or(""),
-                elp[i].as_deref().unwrap_or("")
-            ))
-            .or_default()
-            .push((f, 100.0 * v));
+            grid_push(
+                &mut l,
+                &r,
+                &format!("{} {} {}", s_of(&topo, i), s_of(&elp, i), s_of(&algo, i)),
+                (k, 100.0 * v),
+            );
         }
     }
-    for pts in c.values_mut() {
-        // Plans of one topology share their trials: one point per count.
-        pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
-        pts.dedup();
+    for (_, g) in c.iter_mut() {
+        for pts in g.values_mut() {
+            // Plans of one topology share their trials: one point per count.
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+            pts.dedup();
+        }
     }
-    push(
-        "Plain PFC: trials with a cyclic buffer dependency",
-        "Without Tagger (one lossless priority on every route), per topology and routing model after the failures.",
-        Axes {
-            x: "failed links (or switches)",
-            y: "trials with CBD (%)",
-            xs: Scale::Linear,
-            ys: Scale::Linear,
-        },
-        c,
-        Series::new(),
-        true,
-    )?;
-    push(
-        "With Tagger: routes that stay lossless",
-        "Median trial, under the rules installed for the healthy network (packets no rule matches continue lossy).",
-        Axes {
-            x: "failed links (or switches)",
-            y: "lossless routes (%)",
-            xs: Scale::Linear,
-            ys: Scale::Linear,
-        },
-        l,
-        Series::new(),
-        true,
-    )?;
+    for (grid, title, note, y) in [
+        (
+            c,
+            "Does plain PFC deadlock after failures?",
+            "Without Tagger (one lossless priority on every route): the share of trials with a cyclic buffer dependency, per topology, one panel per routing model after the failures.",
+            "trials with a CBD (%)",
+        ),
+        (
+            l,
+            "How much traffic does Tagger keep lossless after failures?",
+            "The median trial's share of routes that stay lossless under the rules installed for the healthy network (packets no rule matches continue lossy), per plan, one panel per routing model.",
+            "lossless routes (%)",
+        ),
+    ] {
+        let mut names = Names::default();
+        let panels = grid
+            .into_iter()
+            .map(|(t, series)| Panel {
+                title: t,
+                axes: Axes {
+                    x: "failed links (or switches)",
+                    y,
+                    xs: Scale::Integer,
+                    ys: Scale::Linear,
+                },
+                lines: series
+                    .into_iter()
+                    .map(|(name, pts)| Line {
+                        idx: names.idx(&name),
+                        pts,
+                    })
+                    .collect(),
+                join: Join::Straight,
+                crosses: Vec::new(),
+                hline: None,
+                y_range: Some((-5.0, 105.0)),
+            })
+            .collect();
+        push(title, note.into(), panels, &names, &[], Vec::new())?;
+    }
     Ok(out)
 }
 
@@ -618,7 +1015,7 @@ pub fn html(dir: &Path) -> Result<String> {
         rows.iter().filter(|r| r.error.is_some()).count(),
         esc(&get("tagger.version"))
     );
-    page.push_str("<h2>Charts</h2>\n<div class=\"grid\">\n");
+    page.push_str("<h2>Charts</h2>\n");
     for c in &charts {
         let mut legend = String::new();
         for (name, color, mark) in &c.legend {
@@ -628,16 +1025,40 @@ pub fn html(dir: &Path) -> Result<String> {
                 esc(name)
             );
         }
+        let mut panels = String::new();
+        for (title, svg) in &c.panels {
+            let _ = writeln!(
+                panels,
+                "<div class=\"panel\" title=\"{}\">{}</div>",
+                esc(title),
+                svg.trim()
+            );
+        }
+        let mut table = String::new();
+        if let Some((head, rows)) = c.table.split_first() {
+            table.push_str("<div class=\"scroll\"><table>\n<tr>");
+            for h in head {
+                let _ = write!(table, "<th>{}</th>", esc(h));
+            }
+            table.push_str("</tr>\n");
+            for r in rows {
+                table.push_str("<tr>");
+                for x in r {
+                    let _ = write!(table, "<td>{}</td>", esc(x));
+                }
+                table.push_str("</tr>\n");
+            }
+            table.push_str("</table></div>\n");
+        }
         let _ = write!(
             page,
-            "<figure class=\"chart\" data-points=\"{}\">\n{}\n<ul class=\"legend\">{legend}</ul>\n<figcaption><b>{}</b> {}</figcaption>\n</figure>\n",
+            "<figure class=\"chart\" data-points=\"{}\">\n<figcaption><b>{}</b> {}</figcaption>\n<div class=\"panels\">\n{panels}</div>\n<ul class=\"legend\">{legend}</ul>\n{table}</figure>\n",
             c.points,
-            c.svg.trim(),
             esc(&c.title),
             esc(&c.note)
         );
     }
-    page.push_str("</div>\n<h2>Summary</h2>\n<pre>");
+    page.push_str("<h2>Summary</h2>\n<pre>");
     page.push_str(&esc(&crate::render::sweep_summary(&rows)));
     page.push_str("</pre>\n");
     let f = crate::render::sweep_failures(&rows);
@@ -680,22 +1101,57 @@ pub fn write(dir: &Path, out: &Path) -> Result<()> {
     crate::output::write_string(out, &html(dir)?)
 }
 
-const CSS: &str = "body{font-family:system-ui,sans-serif;margin:1.5rem auto;max-width:1400px;padding:0 1rem;color:#222}\
+const CSS: &str = "body{font-family:system-ui,sans-serif;margin:1.5rem auto;max-width:1400px;padding:0 1rem;color:#222;font-size:15px}\
 h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}\
-.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(560px,1fr));gap:1rem}\
-figure.chart{margin:0;border:1px solid #e4e4e4;border-radius:4px;padding:.5rem;background:#fff}\
-figure.chart svg{width:100%;height:auto;display:block}\
-figcaption{font-size:.85rem;color:#444;margin-top:.3rem}\
-pre{font-size:.75rem;overflow-x:auto;background:#f7f7f7;padding:.6rem;border-radius:4px}\
-table{border-collapse:collapse;font-size:.8rem}td,th{border:1px solid #ddd;padding:.2rem .4rem;text-align:left}\
-ul.legend{list-style:none;padding:0;margin:.3rem 0;font-size:.78rem;columns:2;column-gap:1rem}\
-ul.legend li{break-inside:avoid;margin:.1rem 0}\
-ul.legend span{display:inline-block;width:.7rem;height:.7rem;margin-right:.35rem;vertical-align:middle;box-sizing:border-box}\
+figure.chart{margin:0 0 1.5rem;border:1px solid #e4e4e4;border-radius:4px;padding:.6rem;background:#fff}\
+div.panels{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:.5rem}\
+div.panel{max-width:620px}div.panel svg{width:100%;height:auto;display:block}\
+figcaption{font-size:14px;color:#333;margin-bottom:.4rem}figcaption b{font-size:16px;display:block;margin-bottom:.2rem}\
+pre{font-size:13px;overflow-x:auto;background:#f7f7f7;padding:.6rem;border-radius:4px}\
+table{border-collapse:collapse;font-size:13px;margin-top:.5rem}div.scroll{overflow-x:auto}td,th{border:1px solid #ddd;padding:.2rem .4rem;text-align:left}\
+ul.legend{list-style:none;padding:0;margin:.4rem 0;font-size:13px;display:flex;flex-wrap:wrap;gap:.2rem 1.2rem}\
+ul.legend span{display:inline-block;width:.75rem;height:.75rem;margin-right:.35rem;vertical-align:middle;box-sizing:border-box}\
 span.dot{border-radius:50%;background:var(--c)}span.ring{border-radius:50%;border:2px solid var(--c)}\
 span.cross{background:linear-gradient(45deg,transparent 42%,var(--c) 42%,var(--c) 58%,transparent 58%),linear-gradient(-45deg,transparent 42%,var(--c) 42%,var(--c) 58%,transparent 58%)}";
 
 #[cfg(test)]
 mod tests {
+    use super::{Scale, tick, ticks};
+
+    /// Ticks are round, inside the range, and never share a label; an
+    /// integer axis gets whole numbers only.
+    #[test]
+    fn ticks_are_round_and_distinct() {
+        for (lo, hi) in [(0.5, 3.5), (1.5, 2.5), (0.5, 12.5), (0.5, 64.5)] {
+            let t = ticks(lo, hi, Scale::Integer);
+            assert!(!t.is_empty(), "{lo}..{hi}");
+            assert!(
+                t.iter().all(|v| v.fract() == 0.0 && *v >= lo && *v <= hi),
+                "{t:?}"
+            );
+        }
+        assert_eq!(ticks(0.5, 4.5, Scale::Integer), [1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(
+            ticks(7.0, 700.0, Scale::Log),
+            [10.0, 20.0, 50.0, 100.0, 200.0, 500.0]
+        );
+        // Many decades: fewer marks, still round.
+        let t = ticks(1e-4, 1e4, Scale::Log);
+        assert!(
+            t.len() <= 8 && t.iter().all(|v| v.log10().fract() == 0.0),
+            "{t:?}"
+        );
+        for (lo, hi, s) in [
+            (0.9, 1.3, Scale::Log),
+            (-31.0, 40.0, Scale::Linear),
+            (0.0, 1.05, Scale::Linear),
+            (3e-4, 2.0, Scale::Log),
+        ] {
+            let t = ticks(lo, hi, s);
+            let labels: std::collections::BTreeSet<String> = t.iter().map(tick).collect();
+            assert_eq!(labels.len(), t.len(), "{t:?}");
+        }
+    }
     /// Every column name this file reads through [`super::Cols`] is one a
     /// table declares (a misspelt name would chart nothing, silently).
     #[test]

@@ -107,6 +107,56 @@ fn search_reaches_two_where_greedy_needs_three() {
     }
 }
 
+/// The Clos scheme's K+1 is not always the minimum: on a two-spine
+/// leaf-spine `exact` proves 2 for `kbounce:2`, so a `clos` plan above its
+/// bound says why it does not claim optimality, and the summary shows one
+/// headroom figure (the switch model's).
+#[test]
+fn clos_is_not_always_optimal_and_says_so() {
+    let topo = "leafspine:leaves=4,spines=2";
+    let c = run(topo, "kbounce:2", "clos");
+    let e = run(topo, "kbounce:2", "exact").summary;
+    assert_eq!((c.summary.figures.priorities, e.figures.priorities), (3, 2));
+    assert!(e.figures.priorities_optimal);
+    let text = tagger::render::run(&c, None);
+    assert!(
+        text.contains("lower bound 2 (optimality not proven: clos's K+1"),
+        "{text}"
+    );
+    // "sonic headroom, ... headroom up to X": one figure, the model's.
+    assert_eq!(text.matches("headroom").count(), 2, "{text}");
+    let fat = tagger::render::run(&run("fattree:k=4", "kbounce:1", "clos"), None);
+    assert!(fat.contains("lower bound 2 (optimal)"), "{fat}");
+}
+
+/// A local search that did not run reports no steps and no residue (0
+/// would read as "no path failed"), and says why, in the figures and the
+/// summary; one that ran and reached the bound reports both.
+#[test]
+fn a_skipped_local_search_reads_as_not_searched() {
+    let topo = "jellyfish:n=100,ports=32,r=8,seed=1";
+    for (algo, why) in [
+        ("search:paths=10", "28276 paths pass paths=10"),
+        ("search:budget=0", "the budget is 0"),
+    ] {
+        let r = run(topo, "shortest", algo);
+        let f = &r.summary.figures;
+        assert_eq!(f.priorities, 3, "{algo}");
+        assert_eq!((f.search_steps, f.search_residue), (None, None), "{algo}");
+        let skipped = f.search_skipped.as_deref().unwrap_or_default();
+        assert!(skipped.contains(why), "{algo}: {skipped}");
+        let text = tagger::render::run(&r, None);
+        assert!(
+            text.contains(&format!("search        local search not run: {skipped}")),
+            "{text}"
+        );
+    }
+    let f = run(topo, "shortest", "search").summary.figures;
+    assert_eq!(f.search_skipped, None);
+    assert_eq!(f.search_residue, Some(0));
+    assert!(f.search_steps.is_some_and(|s| s > 0));
+}
+
 /// Without being told about levels' meaning, the search matches the Clos
 /// scheme's K+1 on fat-trees (greedy needs K+2).
 #[test]

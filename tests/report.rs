@@ -1,6 +1,8 @@
 //! `tagger report`: the page parses, every chart holds one mark per data
 //! point, nothing is fetched from elsewhere, and failures are listed.
 
+use arrow_array::Array;
+use arrow_array::cast::AsArray;
 use quick_xml::events::Event;
 use tagger::sweep::{self, Options, Sweep};
 
@@ -96,30 +98,53 @@ fn report_charts_every_point_and_stands_alone() {
     assert_eq!(
         titles,
         [
-            "Lossless priorities against network size",
-            "Rules per switch against network size",
-            "Rules per switch: distribution (CDF)",
-            "Stage seconds against network size",
-            "Smallest buffer margin against cable length",
-            "Plain PFC: trials with a cyclic buffer dependency",
-            "With Tagger: routes that stay lossless",
+            "Which algorithm needs the fewest lossless priorities?",
+            "Which switches do not fit, and by how much?",
+            "How many rules does each switch hold?",
+            "Where does the time go as networks grow?",
+            "Does plain PFC deadlock after failures?",
+            "How much traffic does Tagger keep lossless after failures?",
         ]
     );
     for (points, circles, title) in &figs {
         assert_eq!(points, circles, "{title}");
         assert!(*points > 0, "{title}");
     }
-    // The first chart has one point per successful scenario.
+    // The priorities chart has one point per successful scenario, and the
+    // fit chart two (its buffer and its queue panel).
     let ok = done.rows.iter().filter(|r| r.error.is_none()).count();
     assert_eq!(figs[0].0, ok);
+    assert_eq!(figs[1].0, 2 * ok);
+    // Its table lists exactly the scenarios where some switch does not fit.
+    let batches = tagger::output::parquet::read_batches(&dir.path().join("runs.parquet")).unwrap();
+    let mut misfits = 0;
+    for b in &batches {
+        let col = |name: &str| {
+            b.column_by_name(name)
+                .unwrap()
+                .as_primitive::<arrow_array::types::UInt64Type>()
+                .clone()
+        };
+        let (ob, oq) = (col("switches_over_buffer"), col("switches_over_queues"));
+        misfits += (0..b.num_rows())
+            .filter(|&i| ob.is_valid(i) && ob.value(i) + oq.value(i) > 0)
+            .count();
+    }
+    assert!(misfits > 0, "the spec's 1000 m cables should not fit");
+    let fit = html.split("<figure").nth(2).unwrap();
+    assert_eq!(
+        fit.matches("<tr>").count(),
+        misfits.min(12) + 1,
+        "header and one row each, at most 12"
+    );
     // The failure charts: the lossless share has one point per scenario
     // that ran failures; the CBD rate one per distinct (failure count,
     // rate) of a topology and routing (plans of one topology share their
     // trials), here seeded Jellyfish differing per scenario.
     let with_failures = done.rows.iter().filter(|r| r.failures.is_some()).count();
     assert_eq!(with_failures, 8);
-    assert_eq!(figs[6].0, with_failures);
-    assert!((4..=with_failures).contains(&figs[5].0));
+    assert_eq!(figs[5].0, with_failures);
+    assert!((4..=with_failures).contains(&figs[4].0));
     // Failed scenarios are listed with their errors; the spec is quoted.
     assert!(html.contains("<h2>Failed scenarios</h2>"));
     assert!(html.contains("not within kbounce:1"));

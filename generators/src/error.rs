@@ -17,7 +17,7 @@ pub enum TopologyError {
     },
     /// The family name is not one we know.
     #[error(
-        "unknown topology family '{family}' (expected fattree, leafspine, bcube, hyperx, jellyfish or file)"
+        "unknown topology family '{family}' (expected fattree, leafspine, bcube, hyperx, jellyfish, or a topology file as file:PATH)"
     )]
     UnknownFamily {
         /// The name as given.

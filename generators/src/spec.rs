@@ -143,7 +143,9 @@ impl std::str::FromStr for TopologySpec {
 
 impl TopologySpec {
     /// Parses and validates a spec string such as `fattree:k=8` or
-    /// `jellyfish:n=1000,ports=64,r=12,seed=1`.
+    /// `jellyfish:n=1000,ports=64,r=12,seed=1`. `file:PATH` reads a
+    /// `tagger-topology/1` file, and so does a bare path that ends in
+    /// `.json` or holds a `/` (its canonical form is `file:PATH`).
     ///
     /// ```
     /// use tagger_generators::{NodeKind, TopologySpec};
@@ -159,6 +161,13 @@ impl TopologySpec {
     /// A [`TopologyError`] naming the family, parameter and value at fault.
     pub fn parse(spec: &str) -> Result<Self> {
         let spec = spec.trim();
+        // A bare path (`my-fabric.json`, `nets/a`) is a file: no family
+        // name ends in `.json` or holds a `/`, so nothing else is shadowed.
+        if !spec.contains(':') && (spec.ends_with(".json") || spec.contains('/')) {
+            return Ok(TopologySpec::File {
+                path: PathBuf::from(spec),
+            });
+        }
         let (family, rest) = spec.split_once(':').unwrap_or((spec, ""));
         let family = family.trim().to_ascii_lowercase();
         if family == "file" {
@@ -296,6 +305,19 @@ impl TopologySpec {
         }
     }
 
+    /// The canonical spec string without the random seed
+    /// (`jellyfish:n=100,ports=32,r=12`): how a sweep labels a grid point
+    /// whose trials draw their own seeds. Other families: as
+    /// [`canonical`](Self::canonical).
+    pub fn canonical_unseeded(&self) -> String {
+        match self {
+            TopologySpec::Generated(Family::Jellyfish { n, ports, r, .. }) => {
+                format!("jellyfish:n={n},ports={ports},r={r}")
+            }
+            other => other.canonical(),
+        }
+    }
+
     /// The family name (`fattree`, ..., `file`).
     pub fn family_name(&self) -> &'static str {
         match self {
@@ -366,6 +388,25 @@ mod tests {
             TopologySpec::parse("file:x.json").unwrap(),
             TopologySpec::File { .. }
         ));
+    }
+
+    #[test]
+    fn a_bare_path_is_a_file() {
+        for (spec, path) in [
+            ("my-fabric.json", "my-fabric.json"),
+            ("nets/a", "nets/a"),
+            ("./x.JSON.json", "./x.JSON.json"),
+        ] {
+            let t = TopologySpec::parse(spec).unwrap();
+            assert_eq!(t, TopologySpec::File { path: path.into() });
+            assert_eq!(t.canonical(), format!("file:{path}"));
+        }
+        // Not a path: a family name still has to be one.
+        assert!(
+            err("my-fabric").contains("file:PATH"),
+            "{}",
+            err("my-fabric")
+        );
     }
 
     #[test]

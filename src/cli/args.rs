@@ -79,7 +79,7 @@ pub enum Command {
     /// failures.parquet: name, type and what each holds (the keys of `run
     /// --json` are the runs columns a single run has).
     Schema {
-        /// markdown (as in the README) or json.
+        /// markdown (as in docs/formats.md) or json.
         #[arg(long, value_enum, default_value_t = SchemaFormat::Markdown)]
         format: SchemaFormat,
     },

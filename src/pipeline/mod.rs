@@ -193,14 +193,20 @@ record! {
         /// `greedy-ttl` only: keys that would clash if its priorities were
         /// used as rewritten DSCP tags (rules no switch could hold).
         pub dscp_conflicts: Option<u64>,
-        /// `search` and `exact`: moves applied or solver calls made.
+        /// `search` and `exact`: moves applied or solver calls made (null
+        /// when the local search did not run, see `search_skipped`).
         pub search_steps: Option<u64>,
         /// `search` and `exact`: paths still needing more priorities at the
-        /// lowest target tried and not reached (0: none failed).
+        /// lowest target tried and not reached (0: none failed; null when
+        /// the local search did not run).
         pub search_residue: Option<u64>,
         /// `search` and `exact`: true when a time limit or Ctrl-C ended the
         /// search.
         pub search_stopped_early: Option<bool>,
+        /// `search`: why its local search did not run although the plan is
+        /// above the lower bound (e.g. the ELP has more paths than
+        /// `search:paths=N`); null when it ran or had nothing to do.
+        pub search_skipped: Option<String>,
         /// `exact`: paths of the sub-ELP on which the solver proved
         /// `priorities_lower_bound - 1` priorities impossible (null when it
         /// proved nothing).
@@ -382,6 +388,8 @@ fn summarize(
             ports * rules.priorities_at(v) as f64 * headroom
         })
         .fold(0.0, f64::max);
+    // Steps and residue describe a local search that ran.
+    let searched = tagging.effort.as_ref().filter(|e| e.skipped.is_none());
     Summary {
         topology: topo.name().to_string(),
         family: topo.family().name().to_string(),
@@ -418,9 +426,10 @@ fn summarize(
             rules_p99: rs.rules.p99,
             headroom_max_bytes: headroom_max.round() as u64,
             dscp_conflicts: tagging.dscp_conflicts,
-            search_steps: tagging.effort.as_ref().map(|e| e.steps),
-            search_residue: tagging.effort.as_ref().map(|e| e.residue),
+            search_steps: searched.map(|e| e.steps),
+            search_residue: searched.map(|e| e.residue),
             search_stopped_early: tagging.effort.as_ref().map(|e| e.stopped_early),
+            search_skipped: tagging.effort.as_ref().and_then(|e| e.skipped.clone()),
             proof_paths: tagging
                 .effort
                 .as_ref()

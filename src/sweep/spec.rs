@@ -144,7 +144,7 @@ pub struct Scenario {
     pub trial: u64,
     /// The seed its random parts use (the sweep's seed, trial and id mixed).
     pub seed: u64,
-    /// The topology spec string as written in the grid (before seeding).
+    /// The grid point's topology spec, canonical, before seeding.
     pub topology_text: String,
     /// The topology, seeded.
     pub topology: TopologySpec,
@@ -371,8 +371,17 @@ impl Sweep {
             let parsed_topos = topos
                 .iter()
                 .map(|t| {
+                    // Labelled canonically, so `bcube:k=1,n=4` and
+                    // `bcube:n=4,k=1` are one grid point in every table.
                     TopologySpec::parse(t)
-                        .map(|s| (t.clone(), s))
+                        .map(|s| {
+                            let label = if t.contains("seed=") {
+                                s.canonical()
+                            } else {
+                                s.canonical_unseeded()
+                            };
+                            (label, s)
+                        })
                         .map_err(|e| err(at("topology"), e.to_string()))
                 })
                 .collect::<Result<Vec<_>>>()?;
@@ -686,6 +695,39 @@ mod tests {
 
     fn parse(t: &str) -> Result<Sweep> {
         Sweep::parse(t, "t.toml", 100)
+    }
+
+    /// One network spelled two ways is one grid point, labelled canonically
+    /// (the seed stays out unless the grid gave it).
+    #[test]
+    fn grid_labels_are_canonical() {
+        let s = parse(
+            r#"
+name = "x"
+[[group]]
+name = "a"
+topology = ["bcube:k=1,n=4", "bcube:n=4,k=1", "leafspine:spines=2,leaves=4", "jellyfish:r=3,n=20,ports=6", "jellyfish:n=20,ports=6,r=3,seed=7"]
+elp = "shortest"
+"#,
+        )
+        .unwrap();
+        let labels: Vec<&str> = s
+            .scenarios
+            .iter()
+            .map(|x| x.topology_text.as_str())
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "bcube:n=4,k=1",
+                "bcube:n=4,k=1",
+                "leafspine:leaves=4,spines=2,hosts=1,links=1",
+                "jellyfish:n=20,ports=6,r=3",
+                "jellyfish:n=20,ports=6,r=3,seed=7"
+            ]
+        );
+        // The explicit seed is kept; the other Jellyfish draws the trial's.
+        assert_eq!(s.scenarios[4].topology.canonical(), labels[4]);
     }
 
     #[test]

@@ -127,7 +127,9 @@ record! {
         pub seed: u64,
         /// The topology spec, canonical, with the trial's seed.
         pub topology: String,
-        /// The topology spec as the grid wrote it (one value per grid point).
+        /// The grid point's topology spec, canonical (fixed key order,
+        /// defaults written out) and without the trial's seed unless the
+        /// grid gave one: one value per grid point.
         pub topology_grid: String,
         /// Topology family.
         pub family: String,

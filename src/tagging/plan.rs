@@ -90,6 +90,11 @@ pub struct Effort {
     /// priority count impossible (0 when it proved nothing). Any plan for
     /// the ELP fits those paths, so the proof holds for the whole ELP.
     pub proof_paths: u64,
+    /// `search`: why its local search did not run although the plan was
+    /// above the lower bound (the ELP has more paths than `paths=N`, or the
+    /// budget is 0); `steps` and `residue` then mean nothing and read as
+    /// null in the outputs.
+    pub skipped: Option<String>,
 }
 
 /// Tags must fit the DSCP field with room for the lossy class.

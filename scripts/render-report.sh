@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Renders a sweep's report.html in headless Chromium at 1280 px wide, as a
+# person opening it in a browser sees it, and fails on a render error:
+# Chromium failing, a page whose charts did not all become SVG in the
+# browser's DOM, or an empty screenshot. CI runs it on the default,
+# capacity and failures reports; docs/report.png is its output for the
+# default sweep:
+#
+#   scripts/render-report.sh sweep-out/report.html docs/report.png 2200
+#
+# usage: render-report.sh REPORT.html OUT.png [HEIGHT]   (needs Debian's
+# chromium-headless-shell, or chromium)
+set -euo pipefail
+report=$(realpath "$1")
+out=$2
+height=${3:-3000}
+browser=$(command -v chromium-headless-shell || command -v chromium || true)
+if [[ -z $browser ]]; then
+    echo "render-report.sh: no chromium-headless-shell or chromium on PATH (apt-get install chromium-headless-shell)" >&2
+    exit 1
+fi
+# Root in CI: Chromium's sandbox needs a user namespace it may not get.
+flags=(--headless --no-sandbox --disable-gpu --hide-scrollbars --window-size="1280,$height")
+dom=$(mktemp)
+trap 'rm -f "$dom"' EXIT
+"$browser" "${flags[@]}" --dump-dom "file://$report" > "$dom" 2>/dev/null
+want=$(grep -o '<svg ' "$report" | wc -l)
+got=$(grep -o '<svg ' "$dom" | wc -l)
+figures=$(grep -o '<figure class="chart"' "$dom" | wc -l)
+if (( want == 0 || got != want || figures == 0 )); then
+    echo "render-report.sh: $1: the browser's page holds $got of $want charts' SVG panels ($figures figures)" >&2
+    exit 1
+fi
+"$browser" "${flags[@]}" --screenshot="$(realpath -m "$out")" "file://$report" 2>/dev/null
+size=$(stat -c %s "$out")
+if (( size < 20000 )); then
+    echo "render-report.sh: $out is $size bytes: nothing was drawn" >&2
+    exit 1
+fi
+echo "rendered $1: $figures charts, $got panels -> $out ($size bytes)"

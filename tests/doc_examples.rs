@@ -1,0 +1,123 @@
+//! The README's and docs/' examples run as written, so they cannot drift
+//! from the program.
+//!
+//! A fenced block whose info string is `sh example` is a shell example; one
+//! whose info string names a file (`json file=my-fabric.json`, `toml
+//! file=example.toml`) is a file the examples after it use. The blocks of
+//! one document run in order in one fresh directory holding `datasets/`
+//! and `scripts/` (links to the repository's), with the built `tagger`
+//! first on `PATH`, under `bash -euo pipefail`. Every other block (outputs,
+//! the two commands, cluster jobs, long runs) is shown, not run.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// One runnable block: where it starts (1-based line), and what it is.
+#[derive(Debug)]
+enum Block {
+    Shell { line: usize, script: String },
+    File { name: String, text: String },
+}
+
+/// The runnable blocks of a Markdown text, in order.
+fn blocks(md: &str) -> Vec<Block> {
+    let mut out = Vec::new();
+    let mut lines = md.lines().enumerate();
+    while let Some((i, l)) = lines.next() {
+        let Some(info) = l.trim_start().strip_prefix("```") else {
+            continue;
+        };
+        let info = info.trim().to_string();
+        let mut body = String::new();
+        for (_, l) in lines.by_ref() {
+            if l.trim_start().starts_with("```") {
+                break;
+            }
+            body.push_str(l);
+            body.push('\n');
+        }
+        let words: Vec<&str> = info.split_whitespace().collect();
+        if words.len() == 2 && words[0] == "sh" && words[1] == "example" {
+            out.push(Block::Shell {
+                line: i + 1,
+                script: body,
+            });
+        } else if let Some(name) = words.iter().find_map(|w| w.strip_prefix("file=")) {
+            out.push(Block::File {
+                name: name.to_string(),
+                text: body,
+            });
+        }
+    }
+    out
+}
+
+fn documents() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut docs = vec![root.join("README.md")];
+    let mut more: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    more.sort();
+    docs.extend(more);
+    docs
+}
+
+#[test]
+fn the_parser_finds_examples_and_files() {
+    let md = "text\n```sh\nnot run\n```\n```json file=a.json\n{}\n```\n```sh example\ntagger x\necho y\n```\n```text\nout\n```\n";
+    let b = blocks(md);
+    assert_eq!(b.len(), 2, "{b:?}");
+    assert!(matches!(&b[0], Block::File { name, text } if name == "a.json" && text == "{}\n"));
+    assert!(matches!(&b[1], Block::Shell { line: 8, script } if script == "tagger x\necho y\n"));
+}
+
+#[test]
+fn every_example_in_the_readme_and_docs_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bin = Path::new(env!("CARGO_BIN_EXE_tagger")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut ran = 0;
+    for doc in documents() {
+        let b = blocks(&std::fs::read_to_string(&doc).unwrap());
+        if b.is_empty() {
+            continue;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        for d in ["datasets", "scripts"] {
+            std::os::unix::fs::symlink(root.join(d), dir.path().join(d)).unwrap();
+        }
+        for block in b {
+            match block {
+                Block::File { name, text } => {
+                    std::fs::write(dir.path().join(&name), text).unwrap();
+                }
+                Block::Shell { line, script } => {
+                    let o = Command::new("bash")
+                        .args(["-euo", "pipefail", "-c", &script])
+                        .current_dir(dir.path())
+                        .env("PATH", &path)
+                        .output()
+                        .unwrap();
+                    assert!(
+                        o.status.success(),
+                        "{}:{line}: the example failed ({}):\n{script}\nstdout:\n{}\nstderr:\n{}\n(the Python examples need `pip install -r scripts/requirements.txt`)",
+                        doc.display(),
+                        o.status,
+                        String::from_utf8_lossy(&o.stdout),
+                        String::from_utf8_lossy(&o.stderr)
+                    );
+                    ran += 1;
+                }
+            }
+        }
+    }
+    // The README alone has four; a parser that finds none must not pass.
+    assert!(ran >= 4, "only {ran} examples found");
+}
