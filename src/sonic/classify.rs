@@ -5,7 +5,7 @@
 use crate::error::{Error, Result};
 use crate::rules::{Entry, RuleSet};
 use std::collections::BTreeMap;
-use tagger_generators::{LinkId, NodeId, Topology};
+use tagger_generators::{ChannelId, LinkId, NodeId, Topology};
 
 /// What a class stands for: the arriving priority, and per out link the
 /// next tag and priority (links absent: lossy there).
@@ -87,18 +87,15 @@ pub(crate) fn classifier<'a>(topo: &'a Topology, rules: &'a RuleSet) -> Result<C
     // channel. Built by one parallel sort rather than a map per link end,
     // which was most of the rules stage on large fat-trees.
     use rayon::prelude::*;
-    let links = topo.links();
     let mut sent: Vec<(u32, u32, u32)> = rules
         .entries
         .par_iter()
         .map(|e| {
-            let l = e.out_link;
-            let c = if links[l as usize][0] == e.node {
-                2 * l
-            } else {
-                2 * l + 1
-            };
-            (c, e.next_tag, e.next_priority)
+            (
+                topo.channel_from(e.out_link, e.node),
+                e.next_tag,
+                e.next_priority,
+            )
         })
         .collect();
     sent.par_sort_unstable();
@@ -145,13 +142,17 @@ pub(crate) struct Classifier<'a> {
 }
 
 impl<'a> Classifier<'a> {
+    /// The (tag, priority) pairs channel `c` carries into its head.
+    fn carried(&self, c: ChannelId) -> &[(u32, u32)] {
+        &self.arriving[self.start[c as usize]..self.start[c as usize + 1]]
+    }
+
     /// Node `v`'s classes (`None`: no lossless traffic there).
     pub(crate) fn node(&self, v: NodeId) -> Option<Classes<'a>> {
         let entries = self.by_node[v as usize];
         let out = self.topo.out_channels(v);
         // A channel into v is the reverse of one out of it.
-        let into =
-            |c: u32| &self.arriving[self.start[c as usize ^ 1]..self.start[(c ^ 1) as usize + 1]];
+        let into = |c| self.carried(Topology::reverse(c));
         if entries.is_empty() && out.iter().all(|&c| into(c).is_empty()) {
             return None;
         }

@@ -690,15 +690,19 @@ pub(super) fn plan(
     // The local search holds the maximal ELPs as channel sequences; past
     // max_paths ELPs it is not started (the count is known beforehand).
     let counts = elp.counts(topo);
-    if best.0 > lb && work == 0 {
-        effort.skipped = Some("the budget is 0".into());
-    } else if best.0 > lb && counts.paths > max_paths as u128 {
-        effort.skipped = Some(format!(
+    effort.skipped = if best.0 <= lb {
+        None
+    } else if work == 0 {
+        Some("the budget is 0".into())
+    } else if counts.paths > max_paths as u128 {
+        Some(format!(
             "the ELP's {} paths pass paths={max_paths} (raise search:paths=N)",
             counts.paths
-        ));
-    }
-    if best.0 > lb && work > 0 && counts.paths <= max_paths as u128 {
+        ))
+    } else {
+        None
+    };
+    if best.0 > lb && effort.skipped.is_none() {
         // Channels, occurrences and cached tags: about 16 bytes per channel
         // of every path; the symmetric search's halved paths and its own
         // state add about 8 more.
