@@ -72,6 +72,13 @@ impl Budget {
         self.check(stage, 0)
     }
 
+    /// The bytes left beside what is held (`None`: no limit). Lets a stage
+    /// choose a cheaper way before [`Budget::check`] would refuse it.
+    pub fn left(&self) -> Option<u64> {
+        self.limit
+            .map(|l| l.saturating_sub(self.held.load(Relaxed)))
+    }
+
     /// Checks that `stage`, working with `bytes` beyond what is held, fits.
     ///
     /// # Errors

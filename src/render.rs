@@ -14,6 +14,7 @@ use crate::failures::{self, Report as FailureReport};
 use crate::pipeline::{RunResult, Summary};
 use crate::sonic::{self, Export, Format};
 use crate::sweep::Row;
+use crate::tagging::Algo;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -91,15 +92,27 @@ pub fn run(r: &RunResult, peak_rss_bytes: Option<u64>) -> String {
     if let Some(why) = &s.figures.search_skipped {
         line!(l, "search        local search not run: {why}");
     }
-    if let (Some(steps), Some(residue)) = (s.figures.search_steps, s.figures.search_residue) {
+    let nothing_to_search = s.figures.search_evaluations == Some(0) && s.figures.priorities_optimal;
+    if nothing_to_search {
+        line!(
+            l,
+            "search        no local search needed: greedy or a construction already meets the lower bound"
+        );
+    } else if let (Some(steps), Some(residue)) = (s.figures.search_steps, s.figures.search_residue)
+    {
         let exact = s.algo.starts_with("exact");
         line!(
             l,
             "{}{}{}",
-            if exact {
-                format!("solver        {steps} SAT calls")
-            } else {
-                format!("search        {steps} steps")
+            match (exact, s.figures.search_evaluations) {
+                (true, _) => format!("solver        {steps} SAT calls"),
+                (false, Some(e)) => match r.tagging.algo {
+                    Algo::Search { budget, .. } => format!(
+                        "search        {steps} steps, {e} of a budget of {budget} path evaluations"
+                    ),
+                    _ => format!("search        {steps} steps, {e} path evaluations"),
+                },
+                (false, None) => format!("search        {steps} steps"),
             },
             if residue > 0 {
                 format!(
@@ -111,6 +124,10 @@ pub fn run(r: &RunResult, peak_rss_bytes: Option<u64>) -> String {
             },
             if s.figures.search_stopped_early == Some(true) {
                 "; stopped early (time limit or Ctrl-C)"
+            } else if s.figures.search_stalled == Some(true) {
+                "; gave up there: it had stopped making progress"
+            } else if residue > 0 && !exact {
+                "; the budget ran out (search:budget=N raises it)"
             } else {
                 ""
             }
@@ -571,7 +588,7 @@ mod tests {
     #[test]
     fn summary_columns_fit_their_longest_label() {
         let long = "jellyfish:n=2000,ports=64,r=12,seed=1";
-        let algo = "search:budget=100000000,seed=0,paths=5000000";
+        let algo = "search:budget=1000000000,seed=0,paths=5000000";
         let t = sweep_summary(&[row(0, long, algo), row(1, "fattree:k=4", "greedy")]);
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(lines.len(), 3, "{t}");

@@ -151,10 +151,32 @@ fn a_skipped_local_search_reads_as_not_searched() {
             "{text}"
         );
     }
+    // Without paths=N the local search runs wherever its state fits the
+    // memory budget: 2 MiB holds the run but not the state (about 2.2 MiB).
+    let small = pipeline::run(&RunConfig {
+        topology: TopologySpec::parse(topo).unwrap(),
+        elp: ElpSpec::parse("shortest").unwrap(),
+        algo: "search".parse().unwrap(),
+        cycle: CycleBackend::Ordered,
+        memory_budget: Some(2 << 20),
+        switch: Default::default(),
+        classes: 1,
+        limits: Default::default(),
+    })
+    .unwrap();
+    let f = &small.summary.figures;
+    assert_eq!((f.priorities, f.search_steps), (3, None));
+    let skipped = f.search_skipped.as_deref().unwrap_or_default();
+    assert!(
+        skipped.contains("28276 paths") && skipped.contains("does not fit"),
+        "{skipped}"
+    );
     let f = run(topo, "shortest", "search").summary.figures;
     assert_eq!(f.search_skipped, None);
     assert_eq!(f.search_residue, Some(0));
     assert!(f.search_steps.is_some_and(|s| s > 0));
+    assert!(f.search_evaluations.is_some_and(|e| e > 0));
+    assert_eq!(f.search_stalled, Some(false));
 }
 
 /// Without being told about levels' meaning, the search matches the Clos
@@ -339,4 +361,25 @@ fn symmetric_search_is_verified_and_deterministic() {
     assert_eq!(one.priorities, 2);
     let rules = tagger::rules::RuleSet::from_tagging(&t, &one);
     assert!(tagger::verify::verify(&t, &rules, Some(&e)).ok());
+}
+
+/// Where the target is out of reach (`exact` proves 3 on this fat-tree) the
+/// local search gives up by the stall rule long before the default budget,
+/// and the run says so.
+#[test]
+fn an_unreachable_target_is_given_up_as_stalled() {
+    let r = run("fattree:k=4", "kbounce:2", "search");
+    let f = &r.summary.figures;
+    assert_eq!((f.priorities, f.priorities_lower_bound), (3, 2));
+    assert_eq!(f.search_stalled, Some(true));
+    assert_eq!(f.search_stopped_early, Some(false));
+    let evaluations = f.search_evaluations.unwrap();
+    assert!(evaluations < tagging::SEARCH_BUDGET / 10, "{evaluations}");
+    assert!(f.search_residue.is_some_and(|r| r > 0));
+    let text = tagger::render::run(&r, None);
+    assert!(text.contains("it had stopped making progress"), "{text}");
+    assert!(
+        text.contains("of a budget of 1000000000 path evaluations"),
+        "{text}"
+    );
 }

@@ -207,6 +207,13 @@ record! {
         /// above the lower bound (e.g. the ELP has more paths than
         /// `search:paths=N`); null when it ran or had nothing to do.
         pub search_skipped: Option<String>,
+        /// `search`: path evaluations its local search spent, the unit of
+        /// `search:budget=N` (null when it did not run).
+        pub search_evaluations: Option<u64>,
+        /// `search`: true when the local search gave up at the lowest target
+        /// tried because it stopped making progress, not for its budget or a
+        /// time limit (null when it did not run).
+        pub search_stalled: Option<bool>,
         /// `exact`: paths of the sub-ELP on which the solver proved
         /// `priorities_lower_bound - 1` priorities impossible (null when it
         /// proved nothing).
@@ -430,6 +437,12 @@ fn summarize(
             search_residue: searched.map(|e| e.residue),
             search_stopped_early: tagging.effort.as_ref().map(|e| e.stopped_early),
             search_skipped: tagging.effort.as_ref().and_then(|e| e.skipped.clone()),
+            search_evaluations: searched
+                .filter(|_| matches!(tagging.algo, Algo::Search { .. }))
+                .map(|e| e.evaluations),
+            search_stalled: searched
+                .filter(|_| matches!(tagging.algo, Algo::Search { .. }))
+                .map(|e| e.stalled),
             proof_paths: tagging
                 .effort
                 .as_ref()

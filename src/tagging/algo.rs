@@ -38,8 +38,9 @@ pub enum Algo {
         seed: u64,
         /// Wall-clock limit in milliseconds, if any.
         time_ms: Option<u64>,
-        /// Random paths sampled when the ELP has more (the search works on a sample, the plan covers all).
-        max_paths: u64,
+        /// ELP paths past which the local search is not started (`None`:
+        /// it runs wherever its state fits the memory budget).
+        max_paths: Option<u64>,
         /// Also search reversal-symmetric plans: a symmetric and an
         /// unrestricted local search take turns per target, the first to
         /// reach it winning (`symmetric=1`; off by default).
@@ -57,14 +58,12 @@ pub enum Algo {
 /// Default time limit of `exact`, in milliseconds.
 pub const EXACT_TIMEOUT_MS: u64 = 600_000;
 
-/// Default work budget of `search`: path evaluations by its local search
-/// (about 2-5 s on this machine; Jellyfish 300/64 `shortest` needs about
-/// 4x10^8 to reach 2 priorities).
-pub const SEARCH_BUDGET: u64 = 100_000_000;
-/// ELPs past which `search` does not start its local search (it keeps the
-/// best construction): enumerating them costs more than the rest of the run
-/// (Jellyfish-2000 `shortest`, 17.3M paths: about 7 s and 1.5 GB).
-pub const SEARCH_MAX_PATHS: u64 = 5_000_000;
+/// Default work budget of `search`: path evaluations by its local search.
+/// Jellyfish 300/64 r=12 `shortest` needs 3.1-4.0x10^8 to reach 2
+/// priorities (16-21 s here); a target that stops improving ends sooner by
+/// the stall rule (`search`'s `PATIENCE`), so the budget only binds while
+/// the search still makes progress (Jellyfish 350: about 75 s).
+pub const SEARCH_BUDGET: u64 = 1_000_000_000;
 
 /// Restarts one greedy run may ask for.
 pub const MAX_RESTARTS: u32 = 1024;
@@ -82,7 +81,7 @@ impl Algo {
     /// ```
     /// use tagger::tagging::Algo;
     /// let a: Algo = "search:time=60".parse()?;
-    /// assert_eq!(a.with_time_limit(5_000)?.name(), "search:budget=100000000,seed=0,time=5");
+    /// assert_eq!(a.with_time_limit(5_000)?.name(), "search:budget=1000000000,seed=0,time=5");
     /// assert!(Algo::GREEDY.with_time_limit(5_000).is_err());
     /// # Ok::<(), tagger::Error>(())
     /// ```
@@ -129,7 +128,7 @@ impl Algo {
                 budget: SEARCH_BUDGET,
                 seed: 0,
                 time_ms: None,
-                max_paths: SEARCH_MAX_PATHS,
+                max_paths: None,
                 symmetric: false,
             } => "search".into(),
             Algo::Exact {
@@ -147,8 +146,8 @@ impl Algo {
                 if let Some(ms) = time_ms {
                     s += &format!(",time={}", *ms as f64 / 1000.0);
                 }
-                if *max_paths != SEARCH_MAX_PATHS {
-                    s += &format!(",paths={max_paths}");
+                if let Some(n) = max_paths {
+                    s += &format!(",paths={n}");
                 }
                 if *symmetric {
                     s += ",symmetric=1";
@@ -229,7 +228,12 @@ impl FromStr for Algo {
                 };
                 let budget = n("budget", &mut p, SEARCH_BUDGET)?;
                 let seed = n("seed", &mut p, 0)?;
-                let max_paths = n("paths", &mut p, SEARCH_MAX_PATHS)?;
+                let max_paths = match p.take("paths") {
+                    None => None,
+                    Some(v) => Some(count(&v).ok_or_else(|| {
+                        bad(format!("paths = {v} is {} (e.g. 5000000 or 5e6)", tagger_generators::params::not_a_count(&v)))
+                    })?),
+                };
                 let time_ms = p.take("time").map(|v| millis("time", &v).map_err(bad)).transpose()?;
                 let symmetric = match p.take("symmetric").as_deref() {
                     None | Some("0") | Some("false") => false,

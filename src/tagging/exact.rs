@@ -371,7 +371,7 @@ pub(super) fn plan(cx: &super::Context<'_>, timeout_ms: u64) -> Result<Tagging> 
         super::SEARCH_BUDGET,
         0,
         Some(timeout_ms),
-        super::SEARCH_MAX_PATHS,
+        None,
         false,
     )?)?;
     let mut lb = best.lower_bound;

@@ -95,6 +95,12 @@ pub struct Effort {
     /// budget is 0); `steps` and `residue` then mean nothing and read as
     /// null in the outputs.
     pub skipped: Option<String>,
+    /// `search`: path evaluations its local search spent (the unit of
+    /// `search:budget=N`).
+    pub evaluations: u64,
+    /// `search`: true when the local search gave up at the last target for
+    /// lack of progress rather than for the budget or a time limit.
+    pub stalled: bool,
 }
 
 /// Tags must fit the DSCP field with room for the lossy class.
