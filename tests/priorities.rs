@@ -231,22 +231,28 @@ fn search_and_exact_on_every_family() {
     }
 }
 
-/// Same seed and budget, same rules, on one thread or two.
+/// Same seed and budget, same rules, on one thread or two, with the
+/// unrestricted search alone and with the default pair.
 #[test]
 fn search_is_deterministic_at_any_thread_count() {
     let (t, e) = build("jellyfish:n=100,ports=32,r=8,seed=1", "shortest");
-    let algo: Algo = "search:budget=20000000,seed=3".parse().unwrap();
-    let at = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| tagging::tag(&t, &e, algo, CycleBackend::Ordered).unwrap())
-    };
-    let (one, two) = (at(1), at(2));
-    assert_eq!(one.keys, two.keys);
-    assert_eq!(one.effort, two.effort);
-    assert!(one.effort.as_ref().unwrap().steps > 0, "the search ran");
+    for algo in [
+        "search:budget=20000000,seed=3,symmetric=0",
+        "search:budget=20000000,seed=3",
+    ] {
+        let algo: Algo = algo.parse().unwrap();
+        let at = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| tagging::tag(&t, &e, algo, CycleBackend::Ordered).unwrap())
+        };
+        let (one, two) = (at(1), at(2));
+        assert_eq!(one.keys, two.keys, "{}", algo.name());
+        assert_eq!(one.effort, two.effort, "{}", algo.name());
+        assert!(one.effort.as_ref().unwrap().steps > 0, "the search ran");
+    }
 }
 
 #[test]
@@ -256,6 +262,7 @@ fn algorithm_names_round_trip_and_bad_parameters_are_named() {
         "search:budget=5,seed=2",
         "search:budget=5,seed=2,time=1.5",
         "search:budget=5,seed=0,paths=10",
+        "search:budget=5,seed=0,symmetric=0",
         "search:budget=5,seed=0,symmetric=1",
         "exact",
         "exact:timeout=2.5",
@@ -325,8 +332,8 @@ fn search_matches_clos_without_levels() {
     }
 }
 
-/// `search:symmetric=1` (a reversal-symmetric and an unrestricted local
-/// search taking turns): its plans pass the verifier on every family,
+/// `search` (by default a reversal-symmetric and an unrestricted local
+/// search side by side): its plans pass the verifier on every family,
 /// never use more priorities than greedy, and are the same on one thread
 /// or two.
 #[test]
@@ -338,7 +345,7 @@ fn symmetric_search_is_verified_and_deterministic() {
         ("hyperx:l=2,s=3,t=1", "shortest"),
         ("jellyfish:n=40,ports=12,r=6,seed=3", "shortest"),
     ] {
-        let s = run(topo, elp, "search:budget=5000000,symmetric=1").summary;
+        let s = run(topo, elp, "search:budget=5000000").summary;
         let g = run(topo, elp, "greedy").summary;
         assert!(s.verified, "{topo} {elp}");
         assert!(s.figures.priorities <= g.figures.priorities, "{topo} {elp}");

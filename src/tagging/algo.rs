@@ -42,8 +42,9 @@ pub enum Algo {
         /// it runs wherever its state fits the memory budget).
         max_paths: Option<u64>,
         /// Also search reversal-symmetric plans: a symmetric and an
-        /// unrestricted local search take turns per target, the first to
-        /// reach it winning (`symmetric=1`; off by default).
+        /// unrestricted local search run side by side per target (on both
+        /// cores), the first to reach it winning (on by default;
+        /// `symmetric=0` runs the unrestricted one alone).
         symmetric: bool,
     },
     /// The fewest priorities, proven: `search`'s plan, then SAT under one
@@ -129,7 +130,7 @@ impl Algo {
                 seed: 0,
                 time_ms: None,
                 max_paths: None,
-                symmetric: false,
+                symmetric: true,
             } => "search".into(),
             Algo::Exact {
                 timeout_ms: EXACT_TIMEOUT_MS,
@@ -149,8 +150,8 @@ impl Algo {
                 if let Some(n) = max_paths {
                     s += &format!(",paths={n}");
                 }
-                if *symmetric {
-                    s += ",symmetric=1";
+                if !*symmetric {
+                    s += ",symmetric=0";
                 }
                 s
             }
@@ -236,15 +237,15 @@ impl FromStr for Algo {
                 };
                 let time_ms = p.take("time").map(|v| millis("time", &v).map_err(bad)).transpose()?;
                 let symmetric = match p.take("symmetric").as_deref() {
-                    None | Some("0") | Some("false") => false,
-                    Some("1") | Some("true") => true,
+                    Some("0") | Some("false") => false,
+                    None | Some("1") | Some("true") => true,
                     Some(v) => return Err(bad(format!("symmetric = {v} must be 0 or 1"))),
                 };
                 unknown(&p, "budget, seed, time, paths, symmetric")?;
                 Ok(Algo::Search { budget, seed, time_ms, max_paths, symmetric })
             }
             _ => Err(bad(
-                "unknown algorithm (expected brute, greedy, greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K, search[:budget=N,seed=X,time=S,paths=N,symmetric=1] or exact[:timeout=S])".into(),
+                "unknown algorithm (expected brute, greedy, greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K, search[:budget=N,seed=X,time=S,paths=N,symmetric=0] or exact[:timeout=S])".into(),
             )),
         }
     }

@@ -372,7 +372,7 @@ pub(super) fn plan(cx: &super::Context<'_>, timeout_ms: u64) -> Result<Tagging> 
         0,
         Some(timeout_ms),
         None,
-        false,
+        true,
     )?)?;
     let mut lb = best.lower_bound;
     let mut effort = Effort::default();
