@@ -33,7 +33,15 @@ pub fn watch_search() -> (Control, ProgressBar) {
     bar.enable_steady_tick(std::time::Duration::from_millis(200));
     let b = bar.clone();
     let control = Control::new().with_observer(move |p: Progress| {
-        b.set_message(if p.violated > 0 {
+        b.set_message(if p.violated > 0 && p.budget > 0 {
+            format!(
+                "trying {} priorities: {}% of the search budget, step {}, {} paths still need more",
+                p.target,
+                p.evaluations * 100 / p.budget,
+                p.steps,
+                p.violated
+            )
+        } else if p.violated > 0 {
             format!(
                 "trying {} priorities: step {}, {} paths still need more",
                 p.target, p.steps, p.violated

@@ -25,6 +25,11 @@ pub struct Progress {
     pub steps: u64,
     /// Paths still past the target (0 for solver calls).
     pub violated: u64,
+    /// `search`: path evaluations spent so far, of `budget` (0 for solver
+    /// calls).
+    pub evaluations: u64,
+    /// `search`: its budget in path evaluations (0 for solver calls).
+    pub budget: u64,
 }
 
 type Observer = Arc<dyn Fn(Progress) + Send + Sync>;

@@ -416,6 +416,8 @@ pub(super) fn plan(cx: &super::Context<'_>, timeout_ms: u64) -> Result<Tagging> 
                     target: p,
                     steps: effort.steps,
                     violated: bad.len() as u64,
+                    evaluations: 0,
+                    budget: 0,
                 });
                 if bad.is_empty() {
                     break Answer::Plan(Vec::new());

@@ -12,6 +12,10 @@
 //! sequential and seeded: a seed and a work budget give the same result on
 //! any number of threads.
 //!
+//! The stall rule: a target is given up when the fewest violated paths
+//! seen have not dropped by a fiftieth for as many path evaluations as it
+//! took to get there, and at least 2x10^7.
+//!
 //! Complexity per step: O(L * (occ * L + d log d)) for a path of L links,
 //! channels on `occ` paths each, and `d` distinct neighbour positions.
 //!
@@ -80,7 +84,7 @@ pub struct Outcome {
     pub residue: u64,
     /// True when the deadline (or a stop request) stopped it.
     pub timed_out: bool,
-    /// True when it gave up for lack of progress (see [`PATIENCE`]).
+    /// True when it gave up for lack of progress (the stall rule).
     pub stalled: bool,
 }
 
@@ -116,6 +120,8 @@ pub struct LocalSearch<'a> {
     best: u64,
     /// Violated paths and work at the last drop by a fiftieth.
     mark: (u64, u64),
+    /// Steps taken over every call of [`LocalSearch::run`].
+    steps: u64,
 }
 
 /// A move: put channel `c` in order `t` at position `at`, changing the
@@ -209,6 +215,7 @@ impl<'a> LocalSearch<'a> {
             violated_total: 0,
             best: 0,
             mark: (0, 0),
+            steps: 0,
         };
         if symmetric {
             let p = target as usize;
@@ -337,16 +344,16 @@ impl<'a> LocalSearch<'a> {
     }
 
     /// Runs until no path passes the target, `work` path evaluations were
-    /// spent, the search stalled (see [`PATIENCE`]; a later call returns at
+    /// spent, the search stalled (the stall rule; a later call returns at
     /// once), or `stop` says so (a deadline passed, a stop was requested).
-    /// Every 1,024 steps `progress(steps, violated)` is called and `stop`
-    /// asked. The residue is the fewest violated paths seen, not the last
-    /// state's.
+    /// Every 1,024 steps `progress(steps, violated, work)` is called (steps
+    /// since the search began, work in this call) and `stop` asked. The
+    /// residue is the fewest violated paths seen, not the last state's.
     pub fn run(
         &mut self,
         work: u64,
         stop: &dyn Fn() -> bool,
-        mut progress: impl FnMut(u64, usize),
+        mut progress: impl FnMut(u64, usize, u64),
     ) -> Outcome {
         let mut taken = 0u64;
         let mut timed_out = false;
@@ -354,7 +361,8 @@ impl<'a> LocalSearch<'a> {
         let mut stalled = self.stalled();
         while !self.violated.is_empty() && !stalled && *self.work.get_mut() - start < work {
             if taken.is_multiple_of(1024) {
-                progress(taken, self.violated.len());
+                let spent = *self.work.get_mut() - start;
+                progress(self.steps + taken, self.violated.len(), spent);
                 if stop() {
                     timed_out = true;
                     break;
@@ -369,6 +377,7 @@ impl<'a> LocalSearch<'a> {
             }
             stalled = self.stalled();
         }
+        self.steps += taken;
         Outcome {
             reached: self.violated.is_empty(),
             steps: taken,
@@ -837,21 +846,30 @@ pub(super) fn plan(
             while left > 0 && stalled.contains(&false) && reached.is_none() && !timed_out {
                 let active = stalled.iter().filter(|s| !**s).count() as u64;
                 let each = (left / active).clamp(1, SLICE);
+                let spent = work - left;
                 let outs: Vec<Option<Outcome>> = portfolio
                     .par_iter_mut()
                     .zip(&stalled)
                     .enumerate()
                     .map(|(i, (ls, &done))| {
                         (!done).then(|| {
-                            ls.run(each, &|| cx.control.expired(deadline), |steps, violated| {
-                                if i == reporter {
-                                    cx.control.report(control::Progress {
-                                        target,
-                                        steps,
-                                        violated: violated as u64,
-                                    })
-                                }
-                            })
+                            ls.run(
+                                each,
+                                &|| cx.control.expired(deadline),
+                                |steps, violated, now| {
+                                    // The members run at about the same pace:
+                                    // the reporter's share stands for each.
+                                    if i == reporter {
+                                        cx.control.report(control::Progress {
+                                            target,
+                                            steps,
+                                            violated: violated as u64,
+                                            evaluations: (spent + now * active).min(work),
+                                            budget: work,
+                                        })
+                                    }
+                                },
+                            )
                         })
                     })
                     .collect();
@@ -934,9 +952,9 @@ mod tests {
         let p = paths(&[&[0, 1, 2], &[1, 2, 0], &[2, 0, 1]]);
         let start = vec![vec![0u64, 0, 0]];
         let mut one = LocalSearch::new(&p, 3, &start, 1, 7);
-        assert!(!one.run(100_000, &|| false, |_, _| {}).reached);
+        assert!(!one.run(100_000, &|| false, |_, _, _| {}).reached);
         let mut two = LocalSearch::new(&p, 3, &start, 2, 7);
-        let out = two.run(100_000, &|| false, |_, _| {});
+        let out = two.run(100_000, &|| false, |_, _, _| {});
         assert!(out.reached, "{out:?}");
         for i in 0..p.len() {
             assert!(path_tag(&two.pos, p.path(i)) <= 2);
@@ -966,13 +984,24 @@ mod tests {
         // would spend the patience of a large instance before any step.
         assert_eq!(*ls.work.get_mut(), 0);
         let mut seen = u64::MAX;
-        let out = ls.run(u64::MAX / 2, &|| false, |_, v| seen = seen.min(v as u64));
+        // Run in two calls, as a portfolio's rounds do: the steps reported
+        // count from the start of the search, not of the call.
+        let mut steps = Vec::new();
+        let mut watch = |s: u64, v: usize, _: u64| {
+            seen = seen.min(v as u64);
+            steps.push(s);
+        };
+        let first = ls.run(1_000_000, &|| false, &mut watch);
+        let out = ls.run(u64::MAX / 2, &|| false, &mut watch);
+        assert!(steps.windows(2).all(|w| w[0] < w[1]), "{steps:?}");
+        assert!(steps.len() > 2 && *steps.last().unwrap() >= first.steps);
         assert!(out.stalled && !out.reached && !out.timed_out, "{out:?}");
-        assert!(out.work >= PATIENCE && out.work < u64::MAX / 4, "{out:?}");
+        let total = first.work + out.work;
+        assert!((PATIENCE..u64::MAX / 4).contains(&total), "{out:?}");
         assert!(out.residue > 0 && out.residue <= seen, "{out:?} {seen}");
         assert!(out.residue <= ls.violated_total);
         // Stalled stays stalled: a second call does no work.
-        let again = ls.run(u64::MAX / 2, &|| false, |_, _| {});
+        let again = ls.run(u64::MAX / 2, &|| false, |_, _, _| {});
         assert!(
             again.stalled && again.work == 0 && again.steps == 0,
             "{again:?}"
@@ -1012,7 +1041,7 @@ mod symmetric_tests {
             let start =
                 order::OrderPlan::from_keys(n, &g.keys, g.priorities).truncated(target as usize);
             let mut ls = LocalSearch::new_symmetric(&halved, n, &start.pos, target, 5);
-            ls.run(2_000_000, &|| false, |_, _| {});
+            ls.run(2_000_000, &|| false, |_, _, _| {});
             let p = target as usize;
             for tt in 0..p {
                 for c in 0..n {
