@@ -395,8 +395,10 @@ fn summarize(
             ports * rules.priorities_at(v) as f64 * headroom
         })
         .fold(0.0, f64::max);
-    // Steps and residue describe a local search that ran.
+    // Steps and residue describe a local search that ran; evaluations and
+    // the stall, `search`'s own (exact's steps are solver calls).
     let searched = tagging.effort.as_ref().filter(|e| e.skipped.is_none());
+    let local = searched.filter(|_| matches!(tagging.algo, Algo::Search { .. }));
     Summary {
         topology: topo.name().to_string(),
         family: topo.family().name().to_string(),
@@ -437,12 +439,8 @@ fn summarize(
             search_residue: searched.map(|e| e.residue),
             search_stopped_early: tagging.effort.as_ref().map(|e| e.stopped_early),
             search_skipped: tagging.effort.as_ref().and_then(|e| e.skipped.clone()),
-            search_evaluations: searched
-                .filter(|_| matches!(tagging.algo, Algo::Search { .. }))
-                .map(|e| e.evaluations),
-            search_stalled: searched
-                .filter(|_| matches!(tagging.algo, Algo::Search { .. }))
-                .map(|e| e.stalled),
+            search_evaluations: local.map(|e| e.evaluations),
+            search_stalled: local.map(|e| e.stalled),
             proof_paths: tagging
                 .effort
                 .as_ref()

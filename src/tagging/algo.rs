@@ -222,19 +222,16 @@ impl FromStr for Algo {
             }
             "search" => {
                 let mut p = params(rest)?;
-                let n = |k: &str, p: &mut Params, default: u64| -> Result<u64> {
-                    p.take(k).map_or(Ok(default), |v| {
-                        count(&v).ok_or_else(|| bad(format!("{k} = {v} is {} (e.g. 100000000 or 1e8)", tagger_generators::params::not_a_count(&v))))
-                    })
+                let n = |k: &str, p: &mut Params| -> Result<Option<u64>> {
+                    p.take(k)
+                        .map(|v| {
+                            count(&v).ok_or_else(|| bad(format!("{k} = {v} is {} (e.g. 100000000 or 1e8)", tagger_generators::params::not_a_count(&v))))
+                        })
+                        .transpose()
                 };
-                let budget = n("budget", &mut p, SEARCH_BUDGET)?;
-                let seed = n("seed", &mut p, 0)?;
-                let max_paths = match p.take("paths") {
-                    None => None,
-                    Some(v) => Some(count(&v).ok_or_else(|| {
-                        bad(format!("paths = {v} is {} (e.g. 5000000 or 5e6)", tagger_generators::params::not_a_count(&v)))
-                    })?),
-                };
+                let budget = n("budget", &mut p)?.unwrap_or(SEARCH_BUDGET);
+                let seed = n("seed", &mut p)?.unwrap_or(0);
+                let max_paths = n("paths", &mut p)?;
                 let time_ms = p.take("time").map(|v| millis("time", &v).map_err(bad)).transpose()?;
                 let symmetric = match p.take("symmetric").as_deref() {
                     Some("0") | Some("false") => false,
