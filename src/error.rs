@@ -97,6 +97,13 @@ pub enum Error {
     /// Verification found the configuration unsafe; the text lists violations.
     #[error("verification failed: {0}")]
     Verification(String),
+    /// A change to a running fabric cannot be planned or scheduled safely
+    /// (`tagger update`); the reason names the node, switch or check.
+    #[error("update: {reason}")]
+    Update {
+        /// What stops it.
+        reason: String,
+    },
     /// An invariant the tagging stage checks on its own result did not hold.
     #[error("internal check failed in {stage}: {reason}")]
     SelfCheck {

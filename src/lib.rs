@@ -66,6 +66,7 @@ pub mod stats;
 pub mod sweep;
 pub mod tagging;
 pub mod topo;
+pub mod update;
 pub mod verify;
 
 #[cfg(test)]

@@ -562,6 +562,134 @@ pub fn sweep_failures(rows: &[Row]) -> String {
     t.render()
 }
 
+/// `tagger update`'s summary: the new plan against the installed one (and
+/// a from-scratch plan), then the schedule, a line per step.
+pub fn update(u: &crate::update::Update, old: &str, new: &str, elp: &str) -> String {
+    use crate::update::ScheduleKind;
+    let mut l = Lines::new();
+    let c = &u.churn;
+    line!(l, "change        {old} -> {new}, ELP {elp}");
+    let fewer = if u.plan.priorities > u.old_priorities {
+        format!(
+            " (the installed plan has {}: keeping its decisions for the new paths needs more)",
+            u.old_priorities
+        )
+    } else {
+        format!(" (the installed plan: {})", u.old_priorities)
+    };
+    line!(
+        l,
+        "new plan      {}: {} lossless priorities{fewer}, lower bound {}, {} entries, verified on the new topology",
+        u.plan.algo,
+        u.plan.priorities,
+        u.lower_bound,
+        u.plan.entries.len()
+    );
+    line!(
+        l,
+        "churn         {} entries ({} added, {} removed, {} changed) on {} switches",
+        c.entries(),
+        c.added,
+        c.removed,
+        c.changed,
+        c.switches_touched
+    );
+    if let Some(s) = &u.scratch {
+        line!(
+            l,
+            "from scratch  {}: {} priorities, churn {} entries on {} switches",
+            s.algo,
+            s.priorities,
+            s.churn.entries(),
+            s.churn.switches_touched
+        );
+    }
+    if let Some(s) = u
+        .scratch
+        .as_ref()
+        .filter(|s| s.priorities < u.plan.priorities)
+    {
+        line!(
+            l,
+            "fewer         planning from scratch needs {} priorities instead of {}, at the churn above: write it with `tagger run`, then move to it with --new-rules (a switch-by-switch schedule)",
+            s.priorities,
+            u.plan.priorities
+        );
+    }
+    match u.kind {
+        ScheduleKind::Empty => line!(l, "schedule      nothing to change"),
+        ScheduleKind::TwoPhase => line!(
+            l,
+            "schedule      two-phase, {} steps, {} verified: old and new entries together pass the verifier, so every order of every switch within a step is safe",
+            u.steps.len(),
+            u.verified_steps()
+        ),
+        ScheduleKind::SwitchBySwitch => line!(
+            l,
+            "schedule      switch by switch, {} steps, {} verified{}",
+            u.steps.len(),
+            u.verified_steps(),
+            u.two_phase_refused
+                .as_ref()
+                .map_or(String::new(), |v| format!(
+                    " (two-phase refused: [{}] {v})",
+                    v.kind()
+                ))
+        ),
+    }
+    let lossless = |x: &Option<crate::verify::Violation>| if x.is_none() { "yes" } else { "no" };
+    for r in u.rows().iter().take(MAX_STEP_LINES) {
+        let switches = if r.switches <= 8 {
+            format!("switch {}", r.switch_list.replace(' ', ", "))
+        } else {
+            format!("{} switches", r.switches)
+        };
+        line!(
+            l,
+            "  step {:>3}  {:<8} {switches}: +{} -{} entries, {}{}; old ELPs lossless: {}, new: {}",
+            r.step,
+            r.action,
+            r.entries_added,
+            r.entries_removed,
+            if r.verified {
+                "verified"
+            } else {
+                "NOT verified"
+            },
+            if r.any_order { ", any order" } else { "" },
+            lossless(&u.steps[r.step as usize - 1].old_lossy),
+            lossless(&u.steps[r.step as usize - 1].new_lossy),
+        );
+    }
+    if u.steps.len() > MAX_STEP_LINES {
+        line!(
+            l,
+            "  ... {} more steps (--json or --out list them all)",
+            u.steps.len() - MAX_STEP_LINES
+        );
+    }
+    if u.kind == ScheduleKind::TwoPhase {
+        use crate::update::Action;
+        let has = |a: Action| u.steps.iter().any(|s| s.action == a);
+        let routing = match (has(Action::Add), has(Action::Remove)) {
+            (true, true) => {
+                "between the steps, move the routing to the new ELPs (and drain the dropped links): the old ELPs stay lossless through step 1, the new ones from its end"
+            }
+            (true, false) => {
+                "after step 1, the routing may move to the new ELPs: they are lossless from its end, the old ones throughout"
+            }
+            _ => {
+                "before step 1, move the routing to the new ELPs (and drain the dropped links): they stay lossless throughout"
+            }
+        };
+        line!(l, "routing       {routing}");
+    }
+    l.done()
+}
+
+/// Steps the summary lists one per line.
+const MAX_STEP_LINES: usize = 20;
+
 #[cfg(test)]
 mod tests {
     use super::*;

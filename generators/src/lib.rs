@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 pub mod bcube;
+pub mod change;
 pub mod error;
 pub mod fattree;
 pub mod file;

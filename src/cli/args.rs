@@ -75,6 +75,12 @@ pub enum Command {
     Export(ExportArgs),
     /// Independently verify a rule set against a topology (and paths).
     Verify(VerifyArgs),
+    /// Change a fabric that runs: a new plan that extends the installed one
+    /// (fewest entries changed), and an update schedule with every
+    /// intermediate state verified (old and new rules side by side, old and
+    /// new ELPs in flight).
+    #[command(after_help = format!("{UPDATE_HELP}\n\n{TOPO_HELP}\n\n{ELP_HELP}"))]
+    Update(UpdateArgs),
     /// Print the columns of runs.parquet, switches.parquet and
     /// failures.parquet: name, type and what each holds (the keys of `run
     /// --json` are the runs columns a single run has).
@@ -284,6 +290,57 @@ pub struct VerifyArgs {
     /// Paths that must stay lossless, one per line.
     #[arg(long)]
     pub paths: Option<PathBuf>,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// What `tagger update --to` takes, beside a topology spec or file.
+const UPDATE_HELP: &str = "Changes (--to): grow:switches=N,seed=S (Jellyfish expansion: each new switch takes over\nrandom links), drain:links=N,seed=S (take N switch links out of service), or the new topology as\na spec or file (nodes match by kind, level and rank, so a leaf-spine with one more leaf matches).";
+
+// `tagger update`.
+#[derive(Debug, clap::Args)]
+pub struct UpdateArgs {
+    /// The topology the installed plan is for: a spec or a tagger-topology/1 file.
+    #[arg(long)]
+    pub topology: TopologySpec,
+    /// The installed plan (tagger-rules/1).
+    #[arg(long)]
+    pub rules: PathBuf,
+    /// The topology after the change: grow:..., drain:..., a spec or a file.
+    #[arg(long)]
+    pub to: String,
+    /// The ELPs, on both topologies.
+    #[arg(long)]
+    pub elp: ElpSpec,
+    /// Move to this plan (tagger-rules/1, on the new topology) instead of
+    /// extending the installed one.
+    #[arg(long)]
+    pub new_rules: Option<PathBuf>,
+    /// Check this switch order (node ids, comma-separated, every switch
+    /// whose table changes once) instead of finding a schedule; each switch
+    /// replaces its table in one step.
+    #[arg(long, value_delimiter = ',')]
+    pub order: Option<Vec<u32>>,
+    /// Do not also plan from scratch to compare churn.
+    #[arg(long)]
+    pub no_compare: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the new plan (tagger-rules/1, on the new topology).
+    #[arg(long)]
+    pub rules_out: Option<PathBuf>,
+    /// Write the new topology (tagger-topology/1).
+    #[arg(long)]
+    pub topology_out: Option<PathBuf>,
+    /// Write the steps an operator applies into this directory: the union
+    /// topology, step-N-ACTION.json per step (entries to add and remove),
+    /// summary.json.
+    #[arg(long)]
+    pub steps_out: Option<PathBuf>,
+    /// Write a Parquet row per step (see `tagger schema`, update.parquet).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
     #[command(flatten)]
     pub limits: LimitArgs,
 }

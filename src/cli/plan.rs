@@ -1,6 +1,7 @@
-//! `tagger run`, `export`, `verify` and `failures`: plan, install and check.
+//! `tagger run`, `export`, `verify`, `failures` and `update`: plan, install,
+//! check and change.
 
-use super::args::{ExportArgs, FailuresArgs, MemoryBudget, RunArgs, VerifyArgs};
+use super::args::{ExportArgs, FailuresArgs, MemoryBudget, RunArgs, UpdateArgs, VerifyArgs};
 use super::{claim_stdout, exit, progress, write_text};
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
@@ -265,4 +266,87 @@ pub fn verify(a: VerifyArgs) -> Result<ExitCode> {
     let report = tagger::verify::verify_within(&topo, &rules, elp.as_ref(), &a.limits.limits());
     say!(super::Out::default(), "{report}");
     Ok(exit(report.ok()))
+}
+
+/// `tagger update`: a new plan extending the installed one, and a schedule
+/// with every state verified; outputs written all or nothing.
+pub fn update(a: UpdateArgs) -> Result<ExitCode> {
+    let files = [
+        ("--rules-out", a.rules_out.as_deref()),
+        ("--topology-out", a.topology_out.as_deref()),
+        ("--out", a.out.as_deref()),
+    ];
+    let out = claim_stdout(&files, a.json)?;
+    if a.out.as_deref() == Some(Path::new("-")) {
+        bail!("--out writes Parquet: give a file, not -");
+    }
+    let inputs: Vec<(&str, PathBuf)> = topology_file(&a.topology)
+        .map(|p| ("--topology", p))
+        .into_iter()
+        .chain([("--rules", a.rules.clone())])
+        .chain(a.new_rules.clone().map(|p| ("--new-rules", p)))
+        .chain(a.elp.files().map(|p| ("--elp", p.to_path_buf())))
+        .collect();
+    let outputs: Vec<(&str, &Path)> = files
+        .into_iter()
+        .filter_map(|(f, p)| p.map(|p| (f, p)))
+        .collect();
+    let dirs: Vec<(&str, &Path)> = a
+        .steps_out
+        .iter()
+        .map(|d| ("--steps-out", d.as_path()))
+        .collect();
+    let ins: Vec<(&str, &Path)> = inputs.iter().map(|(f, p)| (*f, p.as_path())).collect();
+    check_distinct(&outputs, &dirs, &ins)?;
+    if let Some(d) = &a.steps_out {
+        sonic::replaceable(d)?;
+    }
+    let old = a.topology.build().context("--topology")?;
+    let installed = RuleSet::read(&a.rules)?;
+    let new = tagger::update::resolve_to(&old, &a.to).context("--to")?;
+    let target = match &a.new_rules {
+        Some(p) => tagger::update::Target::Given(RuleSet::read(p)?),
+        None => tagger::update::Target::Extend,
+    };
+    let req = tagger::update::Request {
+        old: &old,
+        installed: &installed,
+        new: &new,
+        elp: &a.elp,
+        target,
+        limits: a.limits.limits(),
+        compare_scratch: !a.no_compare,
+        order: a.order.clone(),
+    };
+    let u = tagger::update::plan(&req, &Control::new())?;
+    let elp = a.elp.text.clone();
+    let summary = u.to_json(old.name(), new.name(), &elp);
+    let mut staging = Staging::default();
+    if let Some(p) = &a.rules_out {
+        let text = u.plan.to_json();
+        staging.file(p, move |w| write_text(w, p, &text));
+    }
+    if let Some(p) = &a.topology_out {
+        let text = topo::file::to_json(&new);
+        staging.file(p, move |w| write_text(w, p, &text));
+    }
+    if let Some(d) = &a.steps_out {
+        let (u, summary) = (&u, &summary);
+        staging.dir(d, sonic::replaceable, move |tmp| {
+            u.write_steps(tmp, summary)
+        });
+    }
+    staging
+        .commit()
+        .with_context(|| "writing the update's outputs (none was changed)")?;
+    if let Some(p) = &a.out {
+        u.write_parquet(p, old.name(), new.name(), &elp)
+            .context("--out")?;
+    }
+    if a.json {
+        say!(out, "{}", serde_json::to_string_pretty(&summary)?);
+    } else {
+        say!(out, "{}", render::update(&u, old.name(), new.name(), &elp));
+    }
+    Ok(exit(u.ok()))
 }

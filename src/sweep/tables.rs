@@ -203,6 +203,7 @@ pub fn schema() -> Vec<(&'static str, Vec<ColumnDef>)> {
         ("runs.parquet", runs_columns()),
         ("switches.parquet", switches_columns()),
         ("failures.parquet", failures_columns()),
+        ("update.parquet", crate::update::StepRow::COLUMNS.to_vec()),
     ]
 }
 

@@ -31,6 +31,7 @@ mod context;
 pub mod control;
 pub(crate) mod engine;
 pub mod exact;
+pub mod extend;
 mod greedy;
 pub mod order;
 mod plan;

@@ -1,0 +1,325 @@
+//! Changes to a fabric that already runs, as an operator makes them: grow
+//! it by switches, or drain links. Every change keeps the ids of the nodes
+//! it does not add (new switches come last), so a plan installed on the
+//! old topology can be read on the new one node by node.
+//!
+//! `grow:switches=N,seed=S` is Jellyfish's incremental expansion (Singla
+//! et al., "Jellyfish: networking data centers randomly", NSDI 2012, §4.2):
+//! each new switch takes over random links `(x, y)` between switches, one
+//! per pair of its network ports, removes each and joins both `x` and `y`
+//! to itself; only the taken-over links are recabled. `drain:links=N,seed=S`
+//! takes `N` random switch-to-switch links out of service, never one whose
+//! loss would disconnect the network.
+
+use crate::error::{Result, TopologyError};
+use crate::model::{Family, NodeId, NodeKind, Topology};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Most switches one `grow` adds, and most links one `drain` takes out: a
+/// typo (`switches=1000000`) is refused before any work.
+pub const MAX_CHANGE: u32 = 100_000;
+
+/// One change to a running fabric.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// Add `switches` switches, each taking over random links.
+    Grow {
+        /// Switches to add.
+        switches: u32,
+        /// Seed of the link choices.
+        seed: u64,
+    },
+    /// Take `links` random switch-to-switch links out of service.
+    Drain {
+        /// Links to drain.
+        links: u32,
+        /// Seed of the link choices.
+        seed: u64,
+    },
+}
+
+impl Change {
+    /// Parses `grow:switches=N[,seed=S]` or `drain:links=N[,seed=S]`
+    /// (seed 1 when not given). `Ok(None)` when `spec` names neither (it is
+    /// then a topology spec).
+    ///
+    /// ```
+    /// use tagger_generators::change::Change;
+    /// assert_eq!(
+    ///     Change::parse("drain:links=4,seed=2").unwrap(),
+    ///     Some(Change::Drain { links: 4, seed: 2 })
+    /// );
+    /// assert_eq!(Change::parse("fattree:k=4").unwrap(), None);
+    /// assert!(Change::parse("grow:switch=3").is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// [`TopologyError::Param`] naming the parameter at fault.
+    pub fn parse(spec: &str) -> Result<Option<Change>> {
+        let (kind, rest) = spec.trim().split_once(':').unwrap_or((spec.trim(), ""));
+        let (family, count_key): (&'static str, &str) = match kind.trim() {
+            "grow" => ("grow", "switches"),
+            "drain" => ("drain", "links"),
+            _ => return Ok(None),
+        };
+        let bad = |param: &str, value: String, reason: String| TopologyError::Param {
+            family,
+            param: param.to_string(),
+            value,
+            reason,
+        };
+        let mut p = crate::params::Params::parse(rest, Some(count_key)).map_err(|e| {
+            TopologyError::Spec {
+                spec: spec.to_string(),
+                reason: e.to_string(),
+            }
+        })?;
+        let mut number = |key: &str| -> Result<Option<u64>> {
+            match p.take(key) {
+                None => Ok(None),
+                Some(v) => crate::params::non_negative(&v).map(Some).ok_or_else(|| {
+                    let reason = crate::params::not_a_count(&v).to_string();
+                    bad(key, v, reason)
+                }),
+            }
+        };
+        let count = number(count_key)?.ok_or_else(|| {
+            bad(
+                count_key,
+                "(missing)".into(),
+                format!("required, e.g. {family}:{count_key}=4,seed=1"),
+            )
+        })?;
+        if count == 0 || count > MAX_CHANGE as u64 {
+            return Err(bad(
+                count_key,
+                count.to_string(),
+                format!("must be in 1..={MAX_CHANGE}"),
+            ));
+        }
+        let seed = number("seed")?.unwrap_or(1);
+        if let Some((k, v)) = p.first() {
+            return Err(bad(
+                k,
+                v.to_string(),
+                format!("unknown parameter (keys: {count_key}, seed)"),
+            ));
+        }
+        let count = count as u32;
+        Ok(Some(match family {
+            "grow" => Change::Grow {
+                switches: count,
+                seed,
+            },
+            _ => Change::Drain { links: count, seed },
+        }))
+    }
+
+    /// The change's canonical text.
+    pub fn canonical(&self) -> String {
+        match self {
+            Change::Grow { switches, seed } => format!("grow:switches={switches},seed={seed}"),
+            Change::Drain { links, seed } => format!("drain:links={links},seed={seed}"),
+        }
+    }
+
+    /// Applies the change to `topo`. The result is named `NAME+CHANGE` and
+    /// is a [`Family::File`] topology: it no longer has the generator's
+    /// regular structure.
+    ///
+    /// # Errors
+    /// [`TopologyError::Construction`] when the change cannot be made
+    /// (too few links to take over, or draining would disconnect the
+    /// network).
+    pub fn apply(&self, topo: &Topology) -> Result<Topology> {
+        match *self {
+            Change::Grow { switches, seed } => grow(topo, switches, seed),
+            Change::Drain { links, seed } => drain(topo, links, seed),
+        }
+        .and_then(|(nodes, links)| {
+            let name = format!("{}+{}", topo.name(), self.canonical());
+            Topology::new(name, Family::File, nodes, links)
+        })
+    }
+}
+
+type Parts = (Vec<crate::model::Node>, Vec<[NodeId; 2]>);
+
+fn is_switch_link(topo: &Topology, [a, b]: [NodeId; 2]) -> bool {
+    topo.node(a).kind == NodeKind::Switch && topo.node(b).kind == NodeKind::Switch
+}
+
+/// Each new switch copies switch 0's hosts, and has as many network ports
+/// as switch 0 has switch links (Jellyfish's `r`), taking over `r / 2`
+/// links. Surviving links keep their order; new ones come last.
+fn grow(topo: &Topology, switches: u32, seed: u64) -> Result<Parts> {
+    let fail = |reason: String| TopologyError::Construction {
+        family: "grow",
+        reason,
+    };
+    let first = (0..topo.node_count() as NodeId)
+        .find(|&v| topo.node(v).kind == NodeKind::Switch)
+        .ok_or_else(|| fail("the topology has no switch to copy".into()))?;
+    let r = topo
+        .neighbors(first)
+        .filter(|&u| topo.node(u).kind == NodeKind::Switch)
+        .count();
+    if r < 2 {
+        return Err(fail(format!(
+            "switch {first} has {r} switch links: a new switch needs at least 2 to take one over"
+        )));
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut nodes = topo.nodes().to_vec();
+    // `None` marks a link taken over; new links are appended.
+    let mut links: Vec<Option<[NodeId; 2]>> = topo.links().iter().copied().map(Some).collect();
+    for _ in 0..switches {
+        let u = nodes.len() as NodeId;
+        nodes.push(*topo.node(first));
+        let mut taken: Vec<NodeId> = Vec::new();
+        for _ in 0..r / 2 {
+            // Links between switches, neither end already joined to `u`.
+            let candidates: Vec<usize> = links
+                .iter()
+                .enumerate()
+                .filter_map(|(i, l)| {
+                    let [a, b] = (*l)?;
+                    let ok = (a as usize) < nodes.len()
+                        && (b as usize) < nodes.len()
+                        && nodes[a as usize].kind == NodeKind::Switch
+                        && nodes[b as usize].kind == NodeKind::Switch
+                        && !taken.contains(&a)
+                        && !taken.contains(&b)
+                        && a != u
+                        && b != u;
+                    ok.then_some(i)
+                })
+                .collect();
+            if candidates.is_empty() {
+                return Err(fail(format!(
+                    "new switch {u} found no link to take over ({} taken)",
+                    taken.len() / 2
+                )));
+            }
+            let i = candidates[rng.random_range(0..candidates.len())];
+            let [a, b] = links[i].take().expect("a candidate is present");
+            taken.extend([a, b]);
+            links.push(Some([a.min(u), a.max(u)]));
+            links.push(Some([b.min(u), b.max(u)]));
+        }
+    }
+    Ok((nodes, links.into_iter().flatten().collect()))
+}
+
+/// Drains `count` switch-to-switch links, chosen in a seeded random order,
+/// skipping any whose removal would disconnect the network.
+fn drain(topo: &Topology, count: u32, seed: u64) -> Result<Parts> {
+    let mut order: Vec<usize> = (0..topo.link_count())
+        .filter(|&l| is_switch_link(topo, topo.links()[l]))
+        .collect();
+    order.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
+    let mut dead = vec![false; topo.link_count()];
+    let mut drained = 0;
+    let (mut dist, mut queue) = (Vec::new(), Vec::new());
+    for l in order {
+        if drained == count {
+            break;
+        }
+        dead[l] = true;
+        if connected(topo, &dead, &mut dist, &mut queue) {
+            drained += 1;
+        } else {
+            dead[l] = false;
+        }
+    }
+    if drained < count {
+        return Err(TopologyError::Construction {
+            family: "drain",
+            reason: format!(
+                "only {drained} of {count} links can be drained without disconnecting the network"
+            ),
+        });
+    }
+    let links = topo
+        .links()
+        .iter()
+        .zip(&dead)
+        .filter(|(_, d)| !**d)
+        .map(|(l, _)| *l)
+        .collect();
+    Ok((topo.nodes().to_vec(), links))
+}
+
+/// Whether every node is reachable from node 0 over the live links.
+fn connected(topo: &Topology, dead: &[bool], dist: &mut Vec<u32>, queue: &mut Vec<NodeId>) -> bool {
+    topo.bfs_live(0, |l| !dead[l as usize], dist, queue);
+    dist.iter().all(|&d| d != u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::build;
+    use proptest::prelude::*;
+
+    #[test]
+    fn parse_errors_name_the_parameter() {
+        let e = Change::parse("grow:switches=0").unwrap_err().to_string();
+        assert!(e.contains("switches") && e.contains("1..="), "{e}");
+        let e = Change::parse("drain:links=2,sed=1")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("sed") && e.contains("unknown"), "{e}");
+        let e = Change::parse("drain:seed=1").unwrap_err().to_string();
+        assert!(e.contains("links") && e.contains("required"), "{e}");
+        assert_eq!(
+            Change::parse("grow:3").unwrap(),
+            Some(Change::Grow {
+                switches: 3,
+                seed: 1
+            })
+        );
+    }
+
+    #[test]
+    fn drain_refuses_to_disconnect() {
+        let t = build("leafspine:leaves=2,spines=1,hosts=1").unwrap();
+        let e = Change::Drain { links: 1, seed: 1 }.apply(&t).unwrap_err();
+        assert!(e.to_string().contains("only 0 of 1"), "{e}");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        /// Growth keeps degrees (old switches keep theirs, new ones get
+        /// r), adds r/2 * 2 links net of the r/2 taken per switch, keeps
+        /// every old node's id and kind, and stays connected.
+        #[test]
+        fn grow_keeps_degrees(n in 8u32..30, add in 1u32..6, seed in 0u64..1000) {
+            let n = n - n % 2;
+            let t = build(&format!("jellyfish:n={n},ports=8,r=4,seed={seed}")).unwrap();
+            let g = Change::Grow { switches: add, seed }.apply(&t).unwrap();
+            prop_assert_eq!(g.node_count(), t.node_count() + add as usize);
+            prop_assert_eq!(g.link_count(), t.link_count() + 2 * add as usize);
+            for v in 0..g.node_count() as NodeId {
+                prop_assert_eq!(g.degree(v), 4);
+                prop_assert_eq!(g.node(v).hosts, 4);
+            }
+            prop_assert!(g.is_connected());
+            let again = Change::Grow { switches: add, seed }.apply(&t).unwrap();
+            prop_assert_eq!(g.links(), again.links());
+        }
+
+        /// Draining removes exactly that many switch links and never
+        /// disconnects.
+        #[test]
+        fn drain_keeps_connected(k in 2u32..4, links in 1u32..6, seed in 0u64..1000) {
+            let t = build(&format!("fattree:k={}", 2 * k)).unwrap();
+            let d = Change::Drain { links, seed }.apply(&t).unwrap();
+            prop_assert_eq!(d.link_count() + links as usize, t.link_count());
+            prop_assert!(d.is_connected());
+            prop_assert_eq!(d.node_count(), t.node_count());
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! Which node and link of the new topology is which of the old, and the
+//! topology the fabric is while it changes: the new one plus the old links
+//! it drops (they are still cabled, and still carry traffic, until the
+//! last step).
+
+use crate::error::{Error, Result};
+use crate::rules::{Entry, RuleSet};
+use tagger_generators::model::Family;
+use tagger_generators::{LinkId, NodeId, NodeKind, Topology};
+
+/// The old topology's nodes and links in the new one, and the union of both.
+#[derive(Debug)]
+pub struct Correspondence {
+    /// Per old node, its id in the new topology.
+    pub node: Vec<NodeId>,
+    /// Per new node, its old id (`None`: a node the change adds).
+    pub old_node: Vec<Option<NodeId>>,
+    /// Per old link, its id in [`Correspondence::union`].
+    pub link: Vec<LinkId>,
+    /// Per union link, its old id (`None`: a link the change adds).
+    pub old_link: Vec<Option<LinkId>>,
+    /// The new topology's links first (same ids), then the old links it
+    /// drops.
+    pub union: Topology,
+    /// Links of the new topology: union links `0..new_links`.
+    pub new_links: usize,
+}
+
+/// How a node is told apart from its peers: its kind and, on a tiered
+/// topology, its level. Nodes match by this key and their rank among the
+/// nodes sharing it, so a leaf-spine with a leaf added (whose spines all
+/// get new ids) matches leaf to leaf and spine to spine.
+fn class(t: &Topology, v: NodeId, tiered: bool) -> (u8, Option<u32>) {
+    let kind = match t.node(v).kind {
+        NodeKind::Switch => 0,
+        _ => 1,
+    };
+    (kind, if tiered { t.level(v) } else { None })
+}
+
+/// Matches `old` into `new`.
+///
+/// Nodes match by kind (and level, when both topologies have levels) and
+/// rank among the nodes of that kind, i.e. by id where the change appends
+/// nodes; links by their matched ends, parallel links in id order.
+///
+/// # Errors
+/// [`Error::Update`] when an old node has no counterpart (the new topology
+/// has fewer nodes of its kind): a switch is taken out by draining its
+/// links, not by deleting it.
+pub fn correspond(old: &Topology, new: &Topology) -> Result<Correspondence> {
+    let tiered = old.has_levels() && new.has_levels();
+    let mut by_class: std::collections::BTreeMap<(u8, Option<u32>), Vec<NodeId>> =
+        Default::default();
+    for v in 0..new.node_count() as NodeId {
+        by_class.entry(class(new, v, tiered)).or_default().push(v);
+    }
+    let mut taken: std::collections::BTreeMap<(u8, Option<u32>), usize> = Default::default();
+    let mut node = Vec::with_capacity(old.node_count());
+    let mut old_node = vec![None; new.node_count()];
+    for v in 0..old.node_count() as NodeId {
+        let c = class(old, v, tiered);
+        let rank = taken.entry(c).or_default();
+        let Some(&w) = by_class.get(&c).and_then(|l| l.get(*rank)) else {
+            return Err(Error::Update {
+                reason: format!(
+                    "old node {v} ({}{}) has no counterpart in the new topology, which has {} such nodes: take a switch out by draining its links",
+                    old.node(v).kind.as_str(),
+                    c.1.map_or(String::new(), |l| format!(" at level {l}")),
+                    by_class.get(&c).map_or(0, Vec::len)
+                ),
+            });
+        };
+        *rank += 1;
+        node.push(w);
+        old_node[w as usize] = Some(v);
+    }
+    // New links by their ends, parallel ones in id order.
+    let key = |[a, b]: [NodeId; 2]| (a.min(b), a.max(b));
+    let mut new_by_ends: std::collections::BTreeMap<(NodeId, NodeId), Vec<LinkId>> =
+        Default::default();
+    for (l, &ends) in new.links().iter().enumerate() {
+        new_by_ends.entry(key(ends)).or_default().push(l as LinkId);
+    }
+    for list in new_by_ends.values_mut() {
+        list.reverse();
+    }
+    let mut links = new.links().to_vec();
+    let mut old_link = vec![None; new.link_count()];
+    let mut link = Vec::with_capacity(old.link_count());
+    for (l, &[a, b]) in old.links().iter().enumerate() {
+        let ends = [node[a as usize], node[b as usize]];
+        let u = match new_by_ends.get_mut(&key(ends)).and_then(Vec::pop) {
+            Some(u) => u,
+            None => {
+                links.push(ends);
+                old_link.push(None);
+                (links.len() - 1) as LinkId
+            }
+        };
+        old_link[u as usize] = Some(l as LinkId);
+        link.push(u);
+    }
+    let union = Topology::new(
+        format!("{} during the change from {}", new.name(), old.name()),
+        Family::File,
+        new.nodes().to_vec(),
+        links,
+    )?;
+    Ok(Correspondence {
+        node,
+        old_node,
+        link,
+        old_link,
+        union,
+        new_links: new.link_count(),
+    })
+}
+
+impl Correspondence {
+    /// `rules` (on the old topology) on the union topology.
+    pub fn old_on_union(&self, rules: &RuleSet) -> RuleSet {
+        self.rename(rules, |e| {
+            Some(Entry {
+                node: self.node[e.node as usize],
+                in_link: e.in_link.map(|l| self.link[l as usize]),
+                out_link: self.link[e.out_link as usize],
+                ..*e
+            })
+        })
+    }
+
+    /// `rules` (on the new topology) on the union topology: the same ids.
+    pub fn new_on_union(&self, rules: &RuleSet) -> RuleSet {
+        self.rename(rules, |e| Some(*e))
+    }
+
+    /// The entries of `rules` (on the union) that the old topology has,
+    /// in its ids.
+    pub fn union_on_old(&self, rules: &RuleSet, old: &Topology) -> RuleSet {
+        let mut r = self.rename(rules, |e| {
+            let link = |l: LinkId| self.old_link[l as usize];
+            Some(Entry {
+                node: self.old_node[e.node as usize]?,
+                in_link: match e.in_link {
+                    Some(l) => Some(link(l)?),
+                    None => None,
+                },
+                out_link: link(e.out_link)?,
+                ..*e
+            })
+        });
+        r.topology = old.name().to_string();
+        r
+    }
+
+    /// The entries of `rules` (on the union) that the new topology has.
+    pub fn union_on_new(&self, rules: &RuleSet, new: &Topology) -> RuleSet {
+        let n = self.new_links as LinkId;
+        let mut r = self.rename(rules, |e| {
+            (e.out_link < n && e.in_link.is_none_or(|l| l < n)).then_some(*e)
+        });
+        r.topology = new.name().to_string();
+        r
+    }
+
+    /// `rules` with every entry mapped by `f` (dropped on `None`), sorted,
+    /// deduplicated, with its ingress map rebuilt, named for the union.
+    fn rename(&self, rules: &RuleSet, f: impl Fn(&Entry) -> Option<Entry>) -> RuleSet {
+        let mut entries: Vec<Entry> = rules.entries.iter().filter_map(f).collect();
+        entries.sort_unstable();
+        entries.dedup();
+        with_entries(rules, self.union.name(), entries)
+    }
+}
+
+/// A rule set with `rules`' header (topology renamed) and `entries`
+/// (sorted), its ingress map rebuilt from them and its priority count
+/// taken from them.
+pub fn with_entries(rules: &RuleSet, topology: &str, entries: Vec<Entry>) -> RuleSet {
+    let nodes = entries
+        .iter()
+        .map(|e| e.node as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut ingress = vec![Vec::new(); nodes];
+    for e in &entries {
+        ingress[e.node as usize].push((e.tag, e.priority));
+    }
+    for v in &mut ingress {
+        v.sort_unstable();
+        v.dedup();
+    }
+    RuleSet {
+        topology: topology.to_string(),
+        algo: rules.algo.clone(),
+        priorities: entries
+            .iter()
+            .map(|e| e.priority.max(e.next_priority))
+            .max()
+            .unwrap_or(0),
+        initial_tag: rules.initial_tag,
+        classes: rules.classes.clone(),
+        entries,
+        ingress,
+    }
+}

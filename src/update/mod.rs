@@ -1,0 +1,621 @@
+//! Changing a fabric that runs: a new plan that extends the installed one,
+//! and an update schedule whose every intermediate state is verified.
+//!
+//! **The model.** While the change is made, the fabric is the *union*
+//! topology: the new one plus the old links it drops (still cabled until
+//! the end). Each switch holds, at any moment, its old table, its new
+//! table, or (in a two-phase change) both at once. Packets of the old ELPs
+//! and of the new ones may be in flight. A state is safe when the entries
+//! installed on all switches, taken together, pass the independent
+//! verifier ([`crate::verify`]) on the union topology: one action per key,
+//! one queue per packet state across neighbours, no priority decrease, and
+//! every priority's dependency graph acyclic over *all* installed entries.
+//! Acyclicity over all entries covers any traffic, not only the ELPs: a
+//! packet that matches no entry goes lossy and adds no dependency.
+//!
+//! **The plan** ([`Target::Extend`]) keeps every installed decision the new
+//! ELPs meet and decides the rest greedily against dependency graphs that
+//! already hold all installed dependencies ([`crate::tagging::extend`]), so
+//! old and new entries together are acyclic by construction.
+//!
+//! **The schedule.** If the union of old and new entries verifies, the
+//! change is two-phase: (1) every switch adds its new entries beside the
+//! old ones, in any order; the routing then moves to the new ELPs; (2)
+//! every switch removes the entries the new plan no longer has, in any
+//! order. Every state of either phase holds a subset of the union's
+//! entries, and every check above is closed under taking subsets, so
+//! verifying the union proves every order of every switch. The old ELPs
+//! stay lossless through phase 1 (their entries are all still there), the
+//! new ones through phase 2. Otherwise (a given target plan that changes
+//! installed decisions), switches replace their tables one at a time, in an
+//! order found greedily with each state verified; if no switch can go next
+//! the change is refused, naming the violation.
+//!
+//! References: consistent network updates (Reitblatt et al., "Abstractions
+//! for network update", SIGCOMM 2012: two-phase, per-packet consistency by
+//! version tags); deadlock-free reconfiguration of interconnects (Lysne et
+//! al., "An efficient and deadlock-free network reconfiguration protocol",
+//! IEEE ToC 2008: old and new routing functions coexisting with their
+//! channel dependencies combined acyclic).
+
+mod correspond;
+mod output;
+
+pub use correspond::{Correspondence, correspond, with_entries};
+pub use output::{STEPS_FORMAT, StepRow};
+
+use crate::budget::Budget;
+use crate::elp::{ElpSet, ElpSpec};
+use crate::error::{Error, Result};
+use crate::rules::{Entry, RuleSet};
+use crate::tagging::extend::Seed;
+use crate::tagging::{Context, Control};
+use crate::verify::{Limits, Report, Violation, verify_within};
+use std::collections::BTreeMap;
+use tagger_generators::{ChannelId, LinkId, NodeId, Topology};
+
+/// Most switches the switch-by-switch schedule orders: it verifies up to
+/// one state per remaining switch per step.
+pub const MAX_SWITCH_STEPS: usize = 2_000;
+
+/// The plan to move to.
+#[derive(Clone, Debug)]
+pub enum Target {
+    /// Extend the installed plan ([`crate::tagging::extend`]).
+    Extend,
+    /// This plan, on the new topology (e.g. one planned from scratch).
+    Given(RuleSet),
+}
+
+/// What to change.
+#[derive(Clone, Debug)]
+pub struct Request<'a> {
+    /// The topology the installed plan is for.
+    pub old: &'a Topology,
+    /// The installed plan.
+    pub installed: &'a RuleSet,
+    /// The topology after the change.
+    pub new: &'a Topology,
+    /// The ELPs, on both topologies (old traffic and new).
+    pub elp: &'a ElpSpec,
+    /// The plan to move to.
+    pub target: Target,
+    /// What the switches hold (every state is checked against it).
+    pub limits: Limits,
+    /// Also plan from scratch (with the installed plan's algorithm, when its
+    /// name parses, else greedy) and count its churn, to compare.
+    pub compare_scratch: bool,
+    /// Replace the switches' tables one at a time in this order (every
+    /// switch whose table changes, once) instead of finding a schedule:
+    /// each state is verified and the first unsafe one refuses it.
+    pub order: Option<Vec<NodeId>>,
+}
+
+/// Entries added, removed and changed against the installed plan.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Churn {
+    /// Keys the new plan has and the installed one lacks.
+    pub added: u64,
+    /// Keys the installed plan has and the new one lacks.
+    pub removed: u64,
+    /// Keys both have, with a different action.
+    pub changed: u64,
+    /// Switches with any of the above.
+    pub switches_touched: u64,
+    /// Per touched switch: `(node, added, removed, changed)`, by node.
+    pub per_switch: Vec<(NodeId, u32, u32, u32)>,
+}
+
+impl Churn {
+    /// Entries written or deleted: added + removed + changed.
+    pub fn entries(&self) -> u64 {
+        self.added + self.removed + self.changed
+    }
+}
+
+/// From-scratch planning of the same change, for comparison.
+#[derive(Clone, Debug)]
+pub struct Scratch {
+    /// The algorithm: the one that made the installed plan, when its name
+    /// parses, else greedy.
+    pub algo: String,
+    /// Its priorities.
+    pub priorities: u32,
+    /// Its churn against the installed plan.
+    pub churn: Churn,
+}
+
+/// What a step does to the switches it names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Install new entries beside the old (phase 1 of two).
+    Add,
+    /// Delete entries the new plan no longer has (phase 2 of two).
+    Remove,
+    /// Replace one switch's table with its new one.
+    Replace,
+}
+
+impl Action {
+    /// The name printed and written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Add => "add",
+            Action::Remove => "remove",
+            Action::Replace => "replace",
+        }
+    }
+}
+
+/// One step of the schedule and the state it leaves.
+#[derive(Clone, Debug)]
+pub struct Step {
+    /// What the step does.
+    pub action: Action,
+    /// The switches it changes.
+    pub switches: Vec<NodeId>,
+    /// Entries it installs, on the union topology.
+    pub add: Vec<Entry>,
+    /// Entries it deletes, on the union topology.
+    pub remove: Vec<Entry>,
+    /// Whether the switches may change in any order within the step (the
+    /// verified state bounds every partial one).
+    pub any_order: bool,
+    /// The verifier's report on the state the step leaves (two-phase: the
+    /// largest state of the step, which bounds every partial one).
+    pub state: Report,
+    /// The first old-ELP transition that falls lossy in that state (`None`:
+    /// every old ELP stays lossless).
+    pub old_lossy: Option<Violation>,
+    /// The same for the new ELPs.
+    pub new_lossy: Option<Violation>,
+}
+
+/// How the schedule was built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScheduleKind {
+    /// Add everywhere, then remove everywhere; any order within each.
+    TwoPhase,
+    /// One switch at a time, each state verified.
+    SwitchBySwitch,
+    /// Nothing to change.
+    Empty,
+}
+
+impl ScheduleKind {
+    /// The name printed and written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScheduleKind::TwoPhase => "two-phase",
+            ScheduleKind::SwitchBySwitch => "switch-by-switch",
+            ScheduleKind::Empty => "none",
+        }
+    }
+}
+
+/// A planned change.
+#[derive(Debug)]
+pub struct Update {
+    /// The old topology's nodes and links in the new one.
+    pub correspondence: Correspondence,
+    /// The new plan, on the new topology.
+    pub plan: RuleSet,
+    /// Priorities of the installed plan.
+    pub old_priorities: u32,
+    /// A proven lower bound on the new ELPs' priorities (the new plan's own
+    /// dependencies).
+    pub lower_bound: u32,
+    /// The new plan against the installed one.
+    pub churn: Churn,
+    /// From-scratch planning of the same change, when asked.
+    pub scratch: Option<Scratch>,
+    /// How the schedule was built.
+    pub kind: ScheduleKind,
+    /// The steps, in order.
+    pub steps: Vec<Step>,
+    /// The verifier's full report on the new plan: the new topology, its
+    /// ELPs replayed.
+    pub final_report: Report,
+    /// Why a two-phase change was not possible (switch-by-switch only).
+    pub two_phase_refused: Option<Violation>,
+}
+
+impl Update {
+    /// Steps whose state passed verification.
+    pub fn verified_steps(&self) -> usize {
+        self.steps.iter().filter(|s| s.state.ok()).count()
+    }
+
+    /// Whether the new plan and every step verified.
+    pub fn ok(&self) -> bool {
+        self.final_report.ok() && self.verified_steps() == self.steps.len()
+    }
+}
+
+/// Plans the change `req` asks for: the new plan, its churn and a schedule
+/// with every state verified.
+///
+/// # Errors
+/// [`Error::Update`] when the installed plan does not verify on the old
+/// topology, cannot be extended (it is not one tag per priority, or has
+/// several classes), the new plan does not verify, or no safe schedule
+/// exists (naming the violation); ELP and budget errors.
+///
+/// # Complexity
+/// Extension as `greedy`; the two-phase schedule verifies three states;
+/// the switch-by-switch one up to `s^2 / 2` states for `s` changed switches.
+pub fn plan(req: &Request<'_>, control: &Control) -> Result<Update> {
+    let bad = |reason: String| Error::Update { reason };
+    let old_elp = ElpSet::build(req.old, req.elp)?;
+    let before = verify_within(req.old, req.installed, Some(&old_elp), &req.limits);
+    if !before.ok() {
+        return Err(bad(format!(
+            "the installed plan does not verify on the old topology {}: {before}",
+            req.old.name()
+        )));
+    }
+    let corr = correspond(req.old, req.new)?;
+    let new_elp = ElpSet::build(req.new, req.elp)?;
+    let budget = Budget::unlimited();
+    let cx = Context::new(req.new, &new_elp, &budget, control);
+    let old_u = corr.old_on_union(req.installed);
+    let (mut plan, lower_bound) = match &req.target {
+        Target::Extend => {
+            extendable(req.installed).map_err(bad)?;
+            let t = crate::tagging::extend::plan(&cx, &seed(&corr, &old_u))?;
+            (RuleSet::from_tagging(req.new, &t), t.lower_bound)
+        }
+        Target::Given(r) => {
+            let t = crate::tagging::tag_in(&cx, crate::tagging::Algo::GREEDY)?;
+            (r.clone(), t.lower_bound)
+        }
+    };
+    if matches!(req.target, Target::Extend) {
+        plan.algo = format!("extend({})", req.installed.algo);
+    }
+    let final_report = verify_within(req.new, &plan, Some(&new_elp), &req.limits);
+    if !final_report.ok() {
+        return Err(bad(format!(
+            "the new plan does not verify on the new topology: {final_report}"
+        )));
+    }
+    let new_u = corr.new_on_union(&plan);
+    let churn = churn_of(&old_u.entries, &new_u.entries);
+    let scratch = if req.compare_scratch {
+        let algo = req
+            .installed
+            .algo
+            .parse()
+            .unwrap_or(crate::tagging::Algo::GREEDY);
+        let t = crate::tagging::tag_in(&cx, algo)?;
+        let r = corr.new_on_union(&RuleSet::from_tagging(req.new, &t));
+        Some(Scratch {
+            algo: r.algo.clone(),
+            priorities: t.priorities,
+            churn: churn_of(&old_u.entries, &r.entries),
+        })
+    } else {
+        None
+    };
+    let check = Check {
+        req,
+        corr: &corr,
+        old_elp: &old_elp,
+        new_elp: &new_elp,
+        old_u: &old_u,
+    };
+    let (kind, steps, two_phase_refused) = if churn.entries() == 0 {
+        (ScheduleKind::Empty, Vec::new(), None)
+    } else if let Some(order) = &req.order {
+        let steps = check.switch_by_switch(&new_u, &churn, None, Some(order))?;
+        (ScheduleKind::SwitchBySwitch, steps, None)
+    } else {
+        match check.two_phase(&new_u) {
+            Ok(steps) => (ScheduleKind::TwoPhase, steps, None),
+            Err(why) => (
+                ScheduleKind::SwitchBySwitch,
+                check.switch_by_switch(&new_u, &churn, Some(&why), None)?,
+                Some(why),
+            ),
+        }
+    };
+    Ok(Update {
+        old_priorities: req.installed.priorities,
+        lower_bound,
+        churn,
+        scratch,
+        kind,
+        steps,
+        final_report,
+        two_phase_refused,
+        correspondence: corr,
+        plan,
+    })
+}
+
+/// The topology `to` names, given the old one: a change
+/// (`grow:switches=N,seed=S`, `drain:links=N,seed=S`, applied to `old`),
+/// a topology spec or a `tagger-topology/1` file.
+///
+/// # Errors
+/// The change's or the spec's error, naming the parameter at fault.
+pub fn resolve_to(old: &Topology, to: &str) -> Result<Topology> {
+    use tagger_generators::change::Change;
+    Ok(match Change::parse(to)? {
+        Some(c) => c.apply(old)?,
+        None => crate::TopologySpec::parse(to)?.build()?,
+    })
+}
+
+/// The extension reads tags as priorities and starts at tag 1 with one
+/// class: what every DSCP-scheme algorithm here writes.
+fn extendable(r: &RuleSet) -> std::result::Result<(), String> {
+    if r.initial_tag != 1 || !r.classes.is_empty() {
+        return Err(format!(
+            "extending a plan needs one class starting at tag 1 (this one: initial_tag {}, classes {:?}); give the new plan with --new-rules instead",
+            r.initial_tag, r.classes
+        ));
+    }
+    if let Some(e) = r
+        .entries
+        .iter()
+        .find(|e| e.tag != e.priority || e.next_tag != e.next_priority)
+    {
+        return Err(format!(
+            "extending a plan needs each tag to be its priority (DSCP rewrite); node {}'s entry for tag {} is in queue {}: give the new plan with --new-rules instead",
+            e.node, e.tag, e.priority
+        ));
+    }
+    Ok(())
+}
+
+/// The channel entering `node` over `link` on `topo`.
+fn into(topo: &Topology, link: LinkId, node: NodeId) -> ChannelId {
+    let [_, b] = topo.links()[link as usize];
+    if b == node { 2 * link } else { 2 * link + 1 }
+}
+
+/// The extension's seed: every installed same-priority dependency on the
+/// union's channels, and the installed decisions on links the new topology
+/// keeps.
+fn seed(corr: &Correspondence, old_u: &RuleSet) -> Seed {
+    let u = &corr.union;
+    let mut s = Seed {
+        vertices: u.channel_count(),
+        ..Default::default()
+    };
+    for e in &old_u.entries {
+        let c_out = into(u, e.out_link, e.node) ^ 1;
+        let Some(l) = e.in_link else { continue };
+        let c_in = into(u, l, e.node);
+        if e.priority == e.next_priority {
+            s.edges.push((e.priority, c_in, c_out));
+        }
+        if (l as usize) < corr.new_links && (e.out_link as usize) < corr.new_links {
+            s.kept.insert((c_in, e.tag, c_out), e.next_tag);
+        }
+    }
+    s
+}
+
+type Key = (NodeId, Option<LinkId>, u32, LinkId);
+
+fn key(e: &Entry) -> Key {
+    (e.node, e.in_link, e.tag, e.out_link)
+}
+
+/// Churn of `new` against `old` (on the same topology).
+fn churn_of(old: &[Entry], new: &[Entry]) -> Churn {
+    let mut per: BTreeMap<NodeId, (u32, u32, u32)> = BTreeMap::new();
+    let olds: BTreeMap<Key, &Entry> = old.iter().map(|e| (key(e), e)).collect();
+    let news: BTreeMap<Key, &Entry> = new.iter().map(|e| (key(e), e)).collect();
+    for (k, e) in &news {
+        match olds.get(k) {
+            None => per.entry(e.node).or_default().0 += 1,
+            Some(o) if o != e => per.entry(e.node).or_default().2 += 1,
+            Some(_) => {}
+        }
+    }
+    for (k, e) in &olds {
+        if !news.contains_key(k) {
+            per.entry(e.node).or_default().1 += 1;
+        }
+    }
+    let mut c = Churn::default();
+    for (v, (a, r, ch)) in per {
+        c.added += a as u64;
+        c.removed += r as u64;
+        c.changed += ch as u64;
+        c.per_switch.push((v, a, r, ch));
+    }
+    c.switches_touched = c.per_switch.len() as u64;
+    c
+}
+
+/// What every state is checked with.
+struct Check<'a> {
+    req: &'a Request<'a>,
+    corr: &'a Correspondence,
+    old_elp: &'a ElpSet,
+    new_elp: &'a ElpSet,
+    old_u: &'a RuleSet,
+}
+
+impl Check<'_> {
+    fn state(&self, entries: Vec<Entry>) -> RuleSet {
+        with_entries(self.old_u, self.corr.union.name(), entries)
+    }
+
+    /// The verifier on the union (no replay: the ELPs live on the old and
+    /// the new topology), and the replay of each family on its own.
+    fn step(
+        &self,
+        action: Action,
+        switches: Vec<NodeId>,
+        add: Vec<Entry>,
+        remove: Vec<Entry>,
+        state: &RuleSet,
+        any_order: bool,
+    ) -> Step {
+        let report = verify_within(&self.corr.union, state, None, &self.req.limits);
+        let replay = |topo: &Topology, rules: RuleSet, elp: &ElpSet| {
+            verify_within(topo, &rules, Some(elp), &Limits::default())
+                .find("replay")
+                .cloned()
+        };
+        Step {
+            action,
+            switches,
+            add,
+            remove,
+            any_order,
+            state: report,
+            old_lossy: replay(
+                self.req.old,
+                self.corr.union_on_old(state, self.req.old),
+                self.old_elp,
+            ),
+            new_lossy: replay(
+                self.req.new,
+                self.corr.union_on_new(state, self.req.new),
+                self.new_elp,
+            ),
+        }
+    }
+
+    /// Add everywhere, then remove everywhere; `Err` with the union
+    /// state's first violation when old and new entries cannot coexist.
+    fn two_phase(&self, new_u: &RuleSet) -> std::result::Result<Vec<Step>, Violation> {
+        let old = &self.old_u.entries;
+        let new = &new_u.entries;
+        let mut both: Vec<Entry> = old.iter().chain(new).copied().collect();
+        both.sort_unstable();
+        both.dedup();
+        let union = self.state(both);
+        let report = verify_within(&self.corr.union, &union, None, &self.req.limits);
+        if let Some(v) = report.violations.first() {
+            return Err(v.clone());
+        }
+        let olds: std::collections::BTreeSet<&Entry> = old.iter().collect();
+        let news: std::collections::BTreeSet<&Entry> = new.iter().collect();
+        let add: Vec<Entry> = new.iter().filter(|e| !olds.contains(e)).copied().collect();
+        let remove: Vec<Entry> = old.iter().filter(|e| !news.contains(e)).copied().collect();
+        let nodes = |es: &[Entry]| {
+            let mut v: Vec<NodeId> = es.iter().map(|e| e.node).collect();
+            v.dedup();
+            v
+        };
+        let mut steps = Vec::new();
+        if !add.is_empty() {
+            steps.push(self.step(Action::Add, nodes(&add), add, Vec::new(), &union, true));
+        }
+        if !remove.is_empty() {
+            let end = self.state(new.clone());
+            steps.push(self.step(
+                Action::Remove,
+                nodes(&remove),
+                Vec::new(),
+                remove,
+                &end,
+                true,
+            ));
+        }
+        Ok(steps)
+    }
+
+    /// One switch at a time: the lowest-numbered switch whose new table
+    /// leaves a verified state goes next, or, with `order`, the next one
+    /// it names. `why`: what refused the two-phase change.
+    fn switch_by_switch(
+        &self,
+        new_u: &RuleSet,
+        churn: &Churn,
+        why: Option<&Violation>,
+        order: Option<&[NodeId]>,
+    ) -> Result<Vec<Step>> {
+        let todo: Vec<NodeId> = churn.per_switch.iter().map(|s| s.0).collect();
+        let why = why.map_or(String::new(), |v| {
+            format!("old and new entries cannot coexist ({v}), and ")
+        });
+        if todo.len() > MAX_SWITCH_STEPS {
+            return Err(Error::Update {
+                reason: format!(
+                    "{why}ordering {} switches one at a time is past the limit of {MAX_SWITCH_STEPS}",
+                    todo.len()
+                ),
+            });
+        }
+        let fixed = order.is_some();
+        let todo = match order {
+            None => todo,
+            Some(order) => {
+                let mut sorted = order.to_vec();
+                sorted.sort_unstable();
+                sorted.dedup();
+                if sorted.len() != order.len() || sorted != todo {
+                    return Err(Error::Update {
+                        reason: format!(
+                            "the order must name every switch whose table changes, once: {todo:?} (it names {order:?})"
+                        ),
+                    });
+                }
+                order.to_vec()
+            }
+        };
+        let n = self.corr.union.node_count();
+        let old_by = crate::compress::by_node(&self.old_u.entries, n);
+        let new_by = crate::compress::by_node(&new_u.entries, n);
+        let mut updated = vec![false; n];
+        let mut left = todo;
+        let mut steps = Vec::new();
+        let entries_of = |updated: &[bool]| -> Vec<Entry> {
+            (0..n)
+                .flat_map(|v| if updated[v] { new_by[v] } else { old_by[v] })
+                .copied()
+                .collect()
+        };
+        while !left.is_empty() {
+            let mut first_refusal = None;
+            let mut chosen = None;
+            let candidates = if fixed { &left[..1] } else { &left[..] };
+            for (i, &v) in candidates.iter().enumerate() {
+                updated[v as usize] = true;
+                let state = self.state(entries_of(&updated));
+                let report = verify_within(&self.corr.union, &state, None, &self.req.limits);
+                if report.ok() {
+                    chosen = Some((i, state));
+                    break;
+                }
+                updated[v as usize] = false;
+                first_refusal.get_or_insert((v, report));
+            }
+            let Some((i, state)) = chosen else {
+                let (v, report) = first_refusal.expect("at least one switch is left");
+                let reason = if fixed {
+                    format!(
+                        "unsafe order: after {} of {} switches, updating switch {v} would leave: {report}",
+                        steps.len(),
+                        steps.len() + left.len(),
+                    )
+                } else {
+                    format!(
+                        "no safe schedule: {why}with {} of {} switches updated one at a time, none of the {} left can go next; switch {v} would leave: {report}",
+                        steps.len(),
+                        steps.len() + left.len(),
+                        left.len()
+                    )
+                };
+                return Err(Error::Update { reason });
+            };
+            let v = left.remove(i);
+            let (o, nw) = (old_by[v as usize], new_by[v as usize]);
+            let add = nw.iter().filter(|e| !o.contains(e)).copied().collect();
+            let remove = o.iter().filter(|e| !nw.contains(e)).copied().collect();
+            steps.push(self.step(Action::Replace, vec![v], add, remove, &state, false));
+        }
+        Ok(steps)
+    }
+}
+
+#[cfg(test)]
+mod tests;

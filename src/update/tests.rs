@@ -1,0 +1,293 @@
+use super::*;
+use crate::tagging::{Algo, tag};
+use proptest::prelude::*;
+use tagger_generators::change::Change;
+use tagger_generators::model::{Family, Node};
+
+fn installed(t: &Topology, elp: &str) -> RuleSet {
+    let set = ElpSet::build(t, &ElpSpec::parse(elp).unwrap()).unwrap();
+    RuleSet::from_tagging(t, &tag(t, &set, Algo::GREEDY, Default::default()).unwrap())
+}
+
+fn request<'a>(
+    old: &'a Topology,
+    r: &'a RuleSet,
+    new: &'a Topology,
+    elp: &'a ElpSpec,
+) -> Request<'a> {
+    Request {
+        old,
+        installed: r,
+        new,
+        elp,
+        target: Target::Extend,
+        limits: Limits::SWITCH,
+        compare_scratch: true,
+        order: None,
+    }
+}
+
+/// The state a two-phase schedule is in when the switches in `phase1`
+/// have added their entries and, with `phase2`, those in it have also
+/// removed theirs: built here from the steps alone.
+fn partial(u: &Update, old_u: &RuleSet, phase1: &[bool], phase2: Option<&[bool]>) -> RuleSet {
+    let mut entries: Vec<Entry> = old_u.entries.clone();
+    for s in &u.steps {
+        match s.action {
+            Action::Add => entries.extend(s.add.iter().filter(|e| phase1[e.node as usize])),
+            Action::Remove => {
+                if let Some(p2) = phase2 {
+                    entries.retain(|e| !(p2[e.node as usize] && s.remove.contains(e)));
+                }
+            }
+            Action::Replace => unreachable!("two-phase"),
+        }
+    }
+    entries.sort_unstable();
+    entries.dedup();
+    with_entries(old_u, u.correspondence.union.name(), entries)
+}
+
+/// Checks what every accepted update must give: a verified plan, verified
+/// steps, and (for two-phase) every partial state of `seed`'s random
+/// switch subsets verified too, with the ELPs each phase keeps lossless.
+fn check_update(req: &Request<'_>, seed: u64) -> Update {
+    let u = plan(req, &Control::new()).unwrap();
+    assert!(u.final_report.ok(), "{}", u.final_report);
+    assert!(u.ok());
+    assert_eq!(u.verified_steps(), u.steps.len());
+    let old_u = u.correspondence.old_on_union(req.installed);
+    if u.kind == ScheduleKind::TwoPhase {
+        let n = u.correspondence.union.node_count();
+        let mut x = seed | 1;
+        let mut coin = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x & 1 == 1
+        };
+        for _ in 0..4 {
+            let p1: Vec<bool> = (0..n).map(|_| coin()).collect();
+            let s = partial(&u, &old_u, &p1, None);
+            let r = verify_within(&u.correspondence.union, &s, None, &req.limits);
+            assert!(r.ok(), "phase 1 partial state: {r}");
+            let all = vec![true; n];
+            let p2: Vec<bool> = (0..n).map(|_| coin()).collect();
+            let s = partial(&u, &old_u, &all, Some(&p2));
+            let r = verify_within(&u.correspondence.union, &s, None, &req.limits);
+            assert!(r.ok(), "phase 2 partial state: {r}");
+        }
+        // Phase 1 keeps the old ELPs lossless; phase 2 ends with the new.
+        let add = u.steps.iter().find(|s| s.action == Action::Add);
+        if let Some(s) = add {
+            assert!(s.old_lossy.is_none() && s.new_lossy.is_none());
+        }
+        assert!(u.steps.last().unwrap().new_lossy.is_none());
+    }
+    u
+}
+
+#[test]
+fn leaf_added_keeps_every_installed_entry() {
+    let old = crate::TopologySpec::parse("leafspine:leaves=4,spines=3,hosts=2")
+        .unwrap()
+        .build()
+        .unwrap();
+    let new = crate::TopologySpec::parse("leafspine:leaves=5,spines=3,hosts=2")
+        .unwrap()
+        .build()
+        .unwrap();
+    let r = installed(&old, "shortest");
+    let elp = ElpSpec::parse("shortest").unwrap();
+    let u = check_update(&request(&old, &r, &new, &elp), 7);
+    // Spines moved from ids 4-6 to 5-7 and still match.
+    assert_eq!(u.correspondence.node[4], 5);
+    assert_eq!(u.churn.removed + u.churn.changed, 0);
+    assert!(u.churn.added > 0);
+    assert_eq!(u.kind, ScheduleKind::TwoPhase);
+    assert_eq!(u.steps.len(), 1);
+    assert_eq!(u.plan.priorities, 1);
+}
+
+#[test]
+fn fattree_drained_links_two_phase() {
+    let old = crate::TopologySpec::parse("fattree:k=8")
+        .unwrap()
+        .build()
+        .unwrap();
+    let new = Change::Drain { links: 4, seed: 3 }.apply(&old).unwrap();
+    let r = installed(&old, "shortest");
+    let elp = ElpSpec::parse("shortest").unwrap();
+    let u = check_update(&request(&old, &r, &new, &elp), 3);
+    assert_eq!(u.kind, ScheduleKind::TwoPhase);
+    assert_eq!(u.churn.changed, 0);
+    let scratch = u.scratch.as_ref().unwrap();
+    assert!(u.churn.entries() <= scratch.churn.entries());
+}
+
+#[test]
+fn jellyfish_grown_switches_extend() {
+    let old = crate::TopologySpec::parse("jellyfish:n=30,ports=8,r=4,seed=2")
+        .unwrap()
+        .build()
+        .unwrap();
+    let new = Change::Grow {
+        switches: 3,
+        seed: 5,
+    }
+    .apply(&old)
+    .unwrap();
+    let r = installed(&old, "shortest");
+    let elp = ElpSpec::parse("shortest").unwrap();
+    let u = check_update(&request(&old, &r, &new, &elp), 11);
+    assert_eq!(u.churn.changed, 0);
+    let scratch = u.scratch.as_ref().unwrap();
+    assert!(
+        u.churn.entries() < scratch.churn.entries(),
+        "{} vs {}",
+        u.churn.entries(),
+        scratch.churn.entries()
+    );
+}
+
+/// A ring of four switches, two paths whose dependencies close the ring
+/// at one priority: each plan bumps one of them, a different one.
+fn ring() -> (Topology, std::path::PathBuf) {
+    let t = Topology::new(
+        "ring4",
+        Family::File,
+        vec![Node::switch(None, 1); 4],
+        vec![[0, 1], [1, 2], [2, 3], [0, 3]],
+    )
+    .unwrap();
+    let dir = std::env::temp_dir().join(format!("tagger-update-ring-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let paths = dir.join("paths.txt");
+    std::fs::write(&paths, "0 1 2 3\n2 3 0 1\n").unwrap();
+    (t, paths)
+}
+
+fn e(node: NodeId, in_link: Option<LinkId>, out_link: LinkId, next: u32) -> Entry {
+    Entry {
+        node,
+        in_link,
+        tag: 1,
+        out_link,
+        next_tag: next,
+        priority: 1,
+        next_priority: next,
+    }
+}
+
+fn rules(t: &Topology, bump_at: NodeId) -> RuleSet {
+    // Path 0-1-2-3 over links 0, 1, 2; path 2-3-0-1 over links 2, 3, 0.
+    let mut entries = vec![
+        e(0, None, 0, 1),
+        e(1, Some(0), 1, 1),
+        e(2, Some(1), 2, if bump_at == 2 { 2 } else { 1 }),
+        e(2, None, 2, 1),
+        e(3, Some(2), 3, 1),
+        e(0, Some(3), 0, if bump_at == 0 { 2 } else { 1 }),
+    ];
+    entries.sort_unstable();
+    let base = RuleSet {
+        topology: t.name().into(),
+        algo: "hand".into(),
+        priorities: 2,
+        initial_tag: 1,
+        classes: Vec::new(),
+        entries: Vec::new(),
+        ingress: Vec::new(),
+    };
+    with_entries(&base, t.name(), entries)
+}
+
+#[test]
+fn planted_unsafe_order_is_refused() {
+    let (t, paths) = ring();
+    let old = rules(&t, 0);
+    let new = rules(&t, 2);
+    let elp = ElpSpec::parse(&format!("file:{}", paths.display())).unwrap();
+    let set = ElpSet::build(&t, &elp).unwrap();
+    assert!(verify_within(&t, &old, Some(&set), &Limits::SWITCH).ok());
+    assert!(verify_within(&t, &new, Some(&set), &Limits::SWITCH).ok());
+    let mut req = request(&t, &old, &t, &elp);
+    req.target = Target::Given(new.clone());
+    req.compare_scratch = false;
+    // Switch 0 first: its new entry keeps path 2-3-0-1 at priority 1 while
+    // switch 2 still keeps 0-1-2-3 there: the ring closes.
+    req.order = Some(vec![0, 2]);
+    let err = plan(&req, &Control::new()).unwrap_err().to_string();
+    assert!(
+        err.contains("unsafe order") && err.contains("cycle"),
+        "{err}"
+    );
+    // The other order is safe, and the planner finds it by itself after
+    // refusing the two-phase change.
+    req.order = Some(vec![2, 0]);
+    let u = plan(&req, &Control::new()).unwrap();
+    assert!(u.ok());
+    req.order = None;
+    let u = plan(&req, &Control::new()).unwrap();
+    assert_eq!(u.kind, ScheduleKind::SwitchBySwitch);
+    // Both plans decide the same keys differently: a switch cannot hold
+    // both tables.
+    assert!(matches!(u.two_phase_refused, Some(Violation::Key { .. })));
+    assert_eq!(
+        u.steps.iter().map(|s| s.switches[0]).collect::<Vec<_>>(),
+        vec![2, 0]
+    );
+    // Mid-way, path 2-3-0-1 is bumped at 0 (old) and 0-1-2-3 at 2 (new):
+    // both stay lossless.
+    assert!(u.steps[0].old_lossy.is_none() && u.steps[0].new_lossy.is_none());
+    // An order that leaves a switch out is refused before any work.
+    req.order = Some(vec![2]);
+    let err = plan(&req, &Control::new()).unwrap_err().to_string();
+    assert!(err.contains("every switch whose table changes"), "{err}");
+    std::fs::remove_dir_all(paths.parent().unwrap()).ok();
+}
+
+#[test]
+fn deleted_node_is_named() {
+    let old = crate::TopologySpec::parse("leafspine:leaves=4,spines=2,hosts=2")
+        .unwrap()
+        .build()
+        .unwrap();
+    let new = crate::TopologySpec::parse("leafspine:leaves=4,spines=1,hosts=2")
+        .unwrap()
+        .build()
+        .unwrap();
+    let e = correspond(&old, &new).unwrap_err().to_string();
+    assert!(e.contains("old node 5") && e.contains("draining"), "{e}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+    /// Random small changes: every accepted schedule's states, partial ones
+    /// included, verify.
+    #[test]
+    fn random_changes_replay_deadlock_free(
+        n in 10u32..18,
+        grow in any::<bool>(),
+        count in 1u32..3,
+        seed in 0u64..500,
+        elp in prop::sample::select(vec!["shortest", "ksp:2"]),
+    ) {
+        let n = n - n % 2;
+        let old = crate::TopologySpec::parse(&format!("jellyfish:n={n},ports=6,r=4,seed={seed}"))
+            .unwrap()
+            .build()
+            .unwrap();
+        let change = if grow {
+            Change::Grow { switches: count, seed }
+        } else {
+            Change::Drain { links: count, seed }
+        };
+        let new = change.apply(&old).unwrap();
+        let r = installed(&old, elp);
+        let spec = ElpSpec::parse(elp).unwrap();
+        let u = check_update(&request(&old, &r, &new, &spec), seed);
+        prop_assert_eq!(u.churn.changed, 0);
+        prop_assert!(u.plan.priorities >= u.lower_bound);
+    }
+}
