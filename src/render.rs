@@ -668,19 +668,26 @@ pub fn update(u: &crate::update::Update, old: &str, new: &str, elp: &str) -> Str
             u.steps.len() - MAX_STEP_LINES
         );
     }
+    use crate::update::Action;
+    let step_of = |a: Action| u.steps.iter().position(|s| s.action == a).map(|i| i + 1);
+    if let Some(i) = step_of(Action::Unplug) {
+        line!(
+            l,
+            "recabling     before step {i}, move the routing off the links being recabled; recable them after it (a port carries one link at a time)"
+        );
+    }
     if u.kind == ScheduleKind::TwoPhase {
-        use crate::update::Action;
-        let has = |a: Action| u.steps.iter().any(|s| s.action == a);
-        let routing = match (has(Action::Add), has(Action::Remove)) {
-            (true, true) => {
-                "between the steps, move the routing to the new ELPs (and drain the dropped links): the old ELPs stay lossless through step 1, the new ones from its end"
-            }
-            (true, false) => {
-                "after step 1, the routing may move to the new ELPs: they are lossless from its end, the old ones throughout"
-            }
-            _ => {
-                "before step 1, move the routing to the new ELPs (and drain the dropped links): they stay lossless throughout"
-            }
+        let routing = match (step_of(Action::Add), step_of(Action::Remove)) {
+            (Some(a), Some(_)) => format!(
+                "after step {a}, move the routing to the new ELPs (and drain the dropped links): the old ELPs keep their entries until then, the new ones have theirs from its end"
+            ),
+            (Some(a), None) => format!(
+                "after step {a}, the routing may move to the new ELPs: they are lossless from its end"
+            ),
+            (None, Some(r)) => format!(
+                "before step {r}, move the routing to the new ELPs (and drain the dropped links): they stay lossless throughout"
+            ),
+            (None, None) => "nothing to move".to_string(),
         };
         line!(l, "routing       {routing}");
     }

@@ -12,7 +12,7 @@
 //! loss would disconnect the network.
 
 use crate::error::{Result, TopologyError};
-use crate::model::{Family, NodeId, NodeKind, Topology};
+use crate::model::{Family, LinkId, NodeId, NodeKind, Topology};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -140,12 +140,62 @@ impl Change {
         }
         .and_then(|(nodes, links)| {
             let name = format!("{}+{}", topo.name(), self.canonical());
-            Topology::new(name, Family::File, nodes, links)
+            let ends: Vec<[NodeId; 2]> = links.iter().map(|l| l.ends).collect();
+            let mut t = Topology::new(name, Family::File, nodes, ends)?;
+            if topo.has_link_props() {
+                let props = links.iter().map(|l| topo.link_props(l.from)).collect();
+                t = t.with_link_props(props)?;
+            }
+            if (0..topo.node_count() as NodeId).any(|v| topo.port_names(v).is_some()) {
+                let names = port_names(topo, &t, &links);
+                t = t.with_port_names(names)?;
+            }
+            Ok(t)
         })
     }
 }
 
-type Parts = (Vec<crate::model::Node>, Vec<[NodeId; 2]>);
+/// A link of the changed topology and the old link it is made from: the
+/// same link, or (growth) the link it took over, whose cable and ports at
+/// the old ends it reuses.
+#[derive(Clone, Copy, Debug)]
+struct Made {
+    ends: [NodeId; 2],
+    from: LinkId,
+}
+
+type Parts = (Vec<crate::model::Node>, Vec<Made>);
+
+/// Port names of the changed topology: an old switch's port keeps its name
+/// on whichever link now uses it (a taken-over link's port is recabled to
+/// the new switch), then its host ports; a new switch has none.
+fn port_names(old: &Topology, new: &Topology, links: &[Made]) -> Vec<Vec<String>> {
+    (0..new.node_count() as NodeId)
+        .map(|v| {
+            let Some(names) = old
+                .port_names(v)
+                .filter(|_| (v as usize) < old.node_count())
+            else {
+                return Vec::new();
+            };
+            let old_port = |l: LinkId| {
+                old.out_channels(v)
+                    .iter()
+                    .position(|&c| c >> 1 == l)
+                    .map(|p| names[p].clone())
+            };
+            let mut list: Vec<String> = Vec::new();
+            for &c in new.out_channels(v) {
+                match old_port(links[(c >> 1) as usize].from) {
+                    Some(n) => list.push(n),
+                    None => return Vec::new(),
+                }
+            }
+            list.extend(names[old.degree(v)..].iter().cloned());
+            list
+        })
+        .collect()
+}
 
 fn is_switch_link(topo: &Topology, [a, b]: [NodeId; 2]) -> bool {
     topo.node(a).kind == NodeKind::Switch && topo.node(b).kind == NodeKind::Switch
@@ -174,7 +224,17 @@ fn grow(topo: &Topology, switches: u32, seed: u64) -> Result<Parts> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut nodes = topo.nodes().to_vec();
     // `None` marks a link taken over; new links are appended.
-    let mut links: Vec<Option<[NodeId; 2]>> = topo.links().iter().copied().map(Some).collect();
+    let mut links: Vec<Option<Made>> = topo
+        .links()
+        .iter()
+        .enumerate()
+        .map(|(l, &ends)| {
+            Some(Made {
+                ends,
+                from: l as LinkId,
+            })
+        })
+        .collect();
     for _ in 0..switches {
         let u = nodes.len() as NodeId;
         nodes.push(*topo.node(first));
@@ -185,7 +245,7 @@ fn grow(topo: &Topology, switches: u32, seed: u64) -> Result<Parts> {
                 .iter()
                 .enumerate()
                 .filter_map(|(i, l)| {
-                    let [a, b] = (*l)?;
+                    let [a, b] = (*l)?.ends;
                     let ok = (a as usize) < nodes.len()
                         && (b as usize) < nodes.len()
                         && nodes[a as usize].kind == NodeKind::Switch
@@ -204,10 +264,10 @@ fn grow(topo: &Topology, switches: u32, seed: u64) -> Result<Parts> {
                 )));
             }
             let i = candidates[rng.random_range(0..candidates.len())];
-            let [a, b] = links[i].take().expect("a candidate is present");
+            let Made { ends: [a, b], from } = links[i].take().expect("a candidate is present");
             taken.extend([a, b]);
-            links.push(Some([a.min(u), a.max(u)]));
-            links.push(Some([b.min(u), b.max(u)]));
+            links.push(Some(Made { ends: [a, u], from }));
+            links.push(Some(Made { ends: [b, u], from }));
         }
     }
     Ok((nodes, links.into_iter().flatten().collect()))
@@ -245,9 +305,12 @@ fn drain(topo: &Topology, count: u32, seed: u64) -> Result<Parts> {
     let links = topo
         .links()
         .iter()
-        .zip(&dead)
-        .filter(|(_, d)| !**d)
-        .map(|(l, _)| *l)
+        .enumerate()
+        .filter(|&(l, _)| !dead[l])
+        .map(|(l, &ends)| Made {
+            ends,
+            from: l as LinkId,
+        })
         .collect();
     Ok((topo.nodes().to_vec(), links))
 }
@@ -288,6 +351,56 @@ mod tests {
         let t = build("leafspine:leaves=2,spines=1,hosts=1").unwrap();
         let e = Change::Drain { links: 1, seed: 1 }.apply(&t).unwrap_err();
         assert!(e.to_string().contains("only 0 of 1"), "{e}");
+    }
+
+    /// Port names and cable lengths follow the ports: a taken-over link's
+    /// ports are recabled to the new switch and keep their names; drained
+    /// links' names go.
+    #[test]
+    fn port_names_and_props_follow_the_ports() {
+        let t = build("jellyfish:n=10,ports=6,r=4,seed=3").unwrap();
+        let names: Vec<Vec<String>> = (0..t.node_count())
+            .map(|v| {
+                (0..t.degree(v as NodeId) + 2)
+                    .map(|p| format!("e{v}-{p}"))
+                    .collect()
+            })
+            .collect();
+        let props = (0..t.link_count())
+            .map(|l| crate::model::LinkProps {
+                speed_gbps: None,
+                cable_m: Some(l as f64),
+            })
+            .collect();
+        let t = t
+            .with_port_names(names)
+            .unwrap()
+            .with_link_props(props)
+            .unwrap();
+        let sorted = |t: &Topology, v: NodeId| {
+            let mut n = t.port_names(v).unwrap().to_vec();
+            n.sort();
+            n
+        };
+        let g = Change::Grow {
+            switches: 2,
+            seed: 4,
+        }
+        .apply(&t)
+        .unwrap();
+        for v in 0..10 {
+            assert_eq!(sorted(&g, v), sorted(&t, v), "switch {v}");
+        }
+        assert!(g.port_names(10).is_none() && g.port_names(11).is_none());
+        let d = Change::Drain { links: 2, seed: 4 }.apply(&t).unwrap();
+        for l in 0..d.link_count() as LinkId {
+            let [a, b] = d.links()[l as usize];
+            let old = t.links().iter().position(|&x| x == [a, b]).unwrap();
+            assert_eq!(d.link_props(l), t.link_props(old as LinkId));
+        }
+        let gone: usize = (0..10).map(|v| t.degree(v) - d.degree(v)).sum();
+        assert_eq!(gone, 4);
+        assert_eq!(d.port_names(0).unwrap().len(), d.degree(0) + 2);
     }
 
     proptest! {

@@ -24,6 +24,12 @@ pub struct Correspondence {
     pub union: Topology,
     /// Links of the new topology: union links `0..new_links`.
     pub new_links: usize,
+    /// Per union link, whether it is a dropped link whose ports are
+    /// recabled: an end of it gains a link in the change (growth takes
+    /// links over this way). Ports are not identified across topologies,
+    /// so every dropped link at a switch that gains one counts: its entries
+    /// must go, and the routing off it, before the new link carries any.
+    pub recabled: Vec<bool>,
 }
 
 /// How a node is told apart from its peers: its kind and, on a tiered
@@ -101,13 +107,32 @@ pub fn correspond(old: &Topology, new: &Topology) -> Result<Correspondence> {
         old_link[u as usize] = Some(l as LinkId);
         link.push(u);
     }
-    let union = Topology::new(
+    let mut union = Topology::new(
         format!("{} during the change from {}", new.name(), old.name()),
         Family::File,
         new.nodes().to_vec(),
         links,
     )?;
+    let named = |t: &Topology| (0..t.node_count() as NodeId).any(|v| t.port_names(v).is_some());
+    if named(old) || named(new) {
+        let names = union_port_names(old, new, &union, &old_node, &old_link);
+        union = union.with_port_names(names)?;
+    }
+    let mut gains = vec![false; union.node_count()];
+    for (u, &[a, b]) in union.links()[..new.link_count()].iter().enumerate() {
+        if old_link[u].is_none() {
+            gains[a as usize] = true;
+            gains[b as usize] = true;
+        }
+    }
+    let recabled = (0..union.link_count())
+        .map(|u| {
+            let [a, b] = union.links()[u];
+            u >= new.link_count() && (gains[a as usize] || gains[b as usize])
+        })
+        .collect();
     Ok(Correspondence {
+        recabled,
         node,
         old_node,
         link,
@@ -115,6 +140,48 @@ pub fn correspond(old: &Topology, new: &Topology) -> Result<Correspondence> {
         union,
         new_links: new.link_count(),
     })
+}
+
+/// The union's port names: a new link's port as the new topology names
+/// it, a dropped link's as the old one did, then the new topology's host
+/// ports. A node with a port either leaves unnamed gets none (the export
+/// then names its ports by position).
+fn union_port_names(
+    old: &Topology,
+    new: &Topology,
+    union: &Topology,
+    old_node: &[Option<NodeId>],
+    old_link: &[Option<LinkId>],
+) -> Vec<Vec<String>> {
+    let name_in = |t: &Topology, v: NodeId, l: LinkId| -> Option<String> {
+        let p = t.out_channels(v).iter().position(|&c| c >> 1 == l)?;
+        t.port_names(v).map(|n| n[p].clone())
+    };
+    (0..union.node_count() as NodeId)
+        .map(|w| {
+            let mut list = Vec::new();
+            for &c in union.out_channels(w) {
+                let u = c >> 1;
+                let name = if (u as usize) < new.link_count() {
+                    name_in(new, w, u)
+                } else {
+                    old_node[w as usize]
+                        .zip(old_link[u as usize])
+                        .and_then(|(v, l)| name_in(old, v, l))
+                };
+                match name {
+                    Some(n) => list.push(n),
+                    None => return Vec::new(),
+                }
+            }
+            match new.port_names(w) {
+                Some(n) => list.extend(n[new.degree(w)..].iter().cloned()),
+                None if new.node(w).hosts > 0 => return Vec::new(),
+                None => {}
+            }
+            list
+        })
+        .collect()
 }
 
 impl Correspondence {

@@ -128,6 +128,10 @@ pub struct Scratch {
 /// What a step does to the switches it names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
+    /// Delete the entries of dropped links whose ports the change recables,
+    /// once the routing has moved off them and before they are recabled
+    /// (first, when any).
+    Unplug,
     /// Install new entries beside the old (phase 1 of two).
     Add,
     /// Delete entries the new plan no longer has (phase 2 of two).
@@ -140,6 +144,7 @@ impl Action {
     /// The name printed and written.
     pub fn as_str(self) -> &'static str {
         match self {
+            Action::Unplug => "unplug",
             Action::Add => "add",
             Action::Remove => "remove",
             Action::Replace => "replace",
@@ -297,28 +302,49 @@ pub fn plan(req: &Request<'_>, control: &Control) -> Result<Update> {
     } else {
         None
     };
-    let check = Check {
+    // A recabled port carries one link at a time: the dropped link's
+    // entries go first, and every later state is built on what is left.
+    let recabled = |e: &Entry| {
+        corr.recabled[e.out_link as usize] || e.in_link.is_some_and(|l| corr.recabled[l as usize])
+    };
+    let (unplug, kept): (Vec<Entry>, Vec<Entry>) = old_u.entries.iter().partition(|e| recabled(e));
+    let old_after = with_entries(&old_u, corr.union.name(), kept);
+    let mut check = Check {
         req,
         corr: &corr,
         old_elp: &old_elp,
         new_elp: &new_elp,
         old_u: &old_u,
     };
-    let (kind, steps, two_phase_refused) = if churn.entries() == 0 {
+    let mut steps = Vec::new();
+    if !unplug.is_empty() {
+        let switches = nodes_of(&unplug);
+        steps.push(check.step(
+            Action::Unplug,
+            switches,
+            Vec::new(),
+            unplug,
+            &old_after,
+            true,
+        ));
+        check.old_u = &old_after;
+    }
+    let (kind, more, two_phase_refused) = if churn.entries() == 0 {
         (ScheduleKind::Empty, Vec::new(), None)
     } else if let Some(order) = &req.order {
-        let steps = check.switch_by_switch(&new_u, &churn, None, Some(order))?;
+        let steps = check.switch_by_switch(&new_u, None, Some(order))?;
         (ScheduleKind::SwitchBySwitch, steps, None)
     } else {
         match check.two_phase(&new_u) {
             Ok(steps) => (ScheduleKind::TwoPhase, steps, None),
             Err(why) => (
                 ScheduleKind::SwitchBySwitch,
-                check.switch_by_switch(&new_u, &churn, Some(&why), None)?,
+                check.switch_by_switch(&new_u, Some(&why), None)?,
                 Some(why),
             ),
         }
     };
+    steps.extend(more);
     Ok(Update {
         old_priorities: req.installed.priorities,
         lower_bound,
@@ -432,6 +458,13 @@ fn churn_of(old: &[Entry], new: &[Entry]) -> Churn {
     c
 }
 
+/// The switches `es` are on, in order (`es` sorted).
+fn nodes_of(es: &[Entry]) -> Vec<NodeId> {
+    let mut v: Vec<NodeId> = es.iter().map(|e| e.node).collect();
+    v.dedup();
+    v
+}
+
 /// What every state is checked with.
 struct Check<'a> {
     req: &'a Request<'a>,
@@ -500,20 +533,15 @@ impl Check<'_> {
         let news: std::collections::BTreeSet<&Entry> = new.iter().collect();
         let add: Vec<Entry> = new.iter().filter(|e| !olds.contains(e)).copied().collect();
         let remove: Vec<Entry> = old.iter().filter(|e| !news.contains(e)).copied().collect();
-        let nodes = |es: &[Entry]| {
-            let mut v: Vec<NodeId> = es.iter().map(|e| e.node).collect();
-            v.dedup();
-            v
-        };
         let mut steps = Vec::new();
         if !add.is_empty() {
-            steps.push(self.step(Action::Add, nodes(&add), add, Vec::new(), &union, true));
+            steps.push(self.step(Action::Add, nodes_of(&add), add, Vec::new(), &union, true));
         }
         if !remove.is_empty() {
             let end = self.state(new.clone());
             steps.push(self.step(
                 Action::Remove,
-                nodes(&remove),
+                nodes_of(&remove),
                 Vec::new(),
                 remove,
                 &end,
@@ -529,11 +557,16 @@ impl Check<'_> {
     fn switch_by_switch(
         &self,
         new_u: &RuleSet,
-        churn: &Churn,
         why: Option<&Violation>,
         order: Option<&[NodeId]>,
     ) -> Result<Vec<Step>> {
-        let todo: Vec<NodeId> = churn.per_switch.iter().map(|s| s.0).collect();
+        let n = self.corr.union.node_count();
+        let old_by = crate::compress::by_node(&self.old_u.entries, n);
+        let new_by = crate::compress::by_node(&new_u.entries, n);
+        let todo: Vec<NodeId> = (0..n)
+            .filter(|&v| old_by[v] != new_by[v])
+            .map(|v| v as NodeId)
+            .collect();
         let why = why.map_or(String::new(), |v| {
             format!("old and new entries cannot coexist ({v}), and ")
         });
@@ -562,9 +595,6 @@ impl Check<'_> {
                 order.to_vec()
             }
         };
-        let n = self.corr.union.node_count();
-        let old_by = crate::compress::by_node(&self.old_u.entries, n);
-        let new_by = crate::compress::by_node(&new_u.entries, n);
         let mut updated = vec![false; n];
         let mut left = todo;
         let mut steps = Vec::new();

@@ -18,9 +18,10 @@ record! {
     pub struct StepRow [prefix = ""] {
         /// Step number, from 1.
         pub step: u32,
-        /// What the step does: add (install new entries beside the old),
-        /// remove (delete entries the new plan no longer has) or replace
-        /// (one switch's table swapped for its new one).
+        /// What the step does: unplug (delete the entries of links about to
+        /// be recabled), add (install new entries beside the old), remove
+        /// (delete entries the new plan no longer has) or replace (one
+        /// switch's table swapped for its new one).
         pub action: String,
         /// Switches the step changes.
         pub switches: u32,

@@ -34,6 +34,7 @@ fn partial(u: &Update, old_u: &RuleSet, phase1: &[bool], phase2: Option<&[bool]>
     let mut entries: Vec<Entry> = old_u.entries.clone();
     for s in &u.steps {
         match s.action {
+            Action::Unplug => entries.retain(|e| !s.remove.contains(e)),
             Action::Add => entries.extend(s.add.iter().filter(|e| phase1[e.node as usize])),
             Action::Remove => {
                 if let Some(p2) = phase2 {
@@ -77,11 +78,22 @@ fn check_update(req: &Request<'_>, seed: u64) -> Update {
             let r = verify_within(&u.correspondence.union, &s, None, &req.limits);
             assert!(r.ok(), "phase 2 partial state: {r}");
         }
-        // Phase 1 keeps the old ELPs lossless; phase 2 ends with the new.
+        // Phase 1 keeps the old ELPs lossless (unless links were recabled
+        // before it); phase 2 ends with the new.
         let add = u.steps.iter().find(|s| s.action == Action::Add);
+        let unplugged = u.steps[0].action == Action::Unplug;
         if let Some(s) = add {
-            assert!(s.old_lossy.is_none() && s.new_lossy.is_none());
+            assert!(s.new_lossy.is_none());
+            assert!(unplugged || s.old_lossy.is_none());
         }
+        // Recabling happens exactly when a dropped link's switch gains one.
+        let c = &u.correspondence;
+        assert_eq!(
+            unplugged,
+            old_u.entries.iter().any(|e| {
+                c.recabled[e.out_link as usize] || e.in_link.is_some_and(|l| c.recabled[l as usize])
+            })
+        );
         assert!(u.steps.last().unwrap().new_lossy.is_none());
     }
     u
