@@ -247,3 +247,49 @@ fn bad_input_is_named_and_writes_nothing() {
     assert!(text(&o).contains("does not verify"), "{}", text(&o));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--export-steps` writes a directory per step with the configuration
+/// of exactly the switches the step changes (their state after it is
+/// checked against a whole export in the library's tests).
+#[test]
+fn step_exports_hold_each_steps_switches() {
+    let dir = tmp("export");
+    for format in ["sonic", "json"] {
+        let ex = dir.join("export");
+        let target = format!("{format}:{}", s(&ex));
+        let v = update(
+            &dir,
+            "jellyfish:n=30,ports=10,r=4,seed=2",
+            "grow:switches=2,seed=1",
+            "shortest",
+            &["--export-steps", &target],
+        );
+        let listed: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(ex.join("summary.json")).unwrap())
+                .unwrap();
+        assert_eq!(listed["format"], tagger::update::EXPORT_FORMAT);
+        let listed = listed["steps"].as_array().unwrap();
+        assert_eq!(listed.len() as u64, v["steps"].as_u64().unwrap());
+        for (step, row) in listed.iter().zip(v["step_rows"].as_array().unwrap()) {
+            let sub = ex.join(step["dir"].as_str().unwrap());
+            let mut files: Vec<String> = std::fs::read_dir(&sub)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .filter(|f| f != "summary.json")
+                .collect();
+            files.sort();
+            let cleared = step["cleared"].as_array().unwrap().len();
+            let mut want: Vec<String> = row["switch_list"]
+                .as_str()
+                .unwrap()
+                .split(' ')
+                .map(|n| format!("{n}.json"))
+                .collect();
+            want.sort();
+            assert_eq!(files.len() + cleared, want.len(), "{}", step["dir"]);
+            assert!(files.iter().all(|f| want.contains(f)), "{}", step["dir"]);
+        }
+        std::fs::remove_dir_all(&ex).ok();
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

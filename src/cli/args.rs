@@ -80,7 +80,7 @@ pub enum Command {
     /// intermediate state verified (old and new rules side by side, old and
     /// new ELPs in flight).
     #[command(after_help = format!("{UPDATE_HELP}\n\n{TOPO_HELP}\n\n{ELP_HELP}"))]
-    Update(UpdateArgs),
+    Update(Box<UpdateArgs>),
     /// Print the columns of runs.parquet, switches.parquet and
     /// failures.parquet: name, type and what each holds (the keys of `run
     /// --json` are the runs columns a single run has).
@@ -341,6 +341,15 @@ pub struct UpdateArgs {
     /// Write a Parquet row per step (see `tagger schema`, update.parquet).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Export each step's switch configurations, as they are after the
+    /// step: sonic:DIR (SONiC config_db JSON) or json:DIR (the neutral
+    /// table), one directory per step.
+    #[arg(long)]
+    pub export_steps: Option<tagger::sonic::Target>,
+    #[command(flatten)]
+    pub switch: SwitchArgs,
+    #[command(flatten)]
+    pub mapping: MappingArgs,
     #[command(flatten)]
     pub limits: LimitArgs,
 }

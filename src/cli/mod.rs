@@ -30,7 +30,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Failures(a) => plan::failures(a),
         Command::Export(a) => plan::export(a),
         Command::Verify(a) => plan::verify(a),
-        Command::Update(a) => plan::update(a),
+        Command::Update(a) => plan::update(*a),
         Command::Merge { dir } => sweep::merge(&dir),
         Command::Report { dir, out } => sweep::report(&dir, out),
         Command::Sweep(a) => sweep::sweep(a),

@@ -286,6 +286,7 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
         .chain([("--rules", a.rules.clone())])
         .chain(a.new_rules.clone().map(|p| ("--new-rules", p)))
         .chain(a.elp.files().map(|p| ("--elp", p.to_path_buf())))
+        .chain(a.switch.file().map(|p| ("--switch", p)))
         .collect();
     let outputs: Vec<(&str, &Path)> = files
         .into_iter()
@@ -295,12 +296,22 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
         .steps_out
         .iter()
         .map(|d| ("--steps-out", d.as_path()))
+        .chain(
+            a.export_steps
+                .iter()
+                .map(|t| ("--export-steps", t.dir.as_path())),
+        )
         .collect();
     let ins: Vec<(&str, &Path)> = inputs.iter().map(|(f, p)| (*f, p.as_path())).collect();
     check_distinct(&outputs, &dirs, &ins)?;
-    if let Some(d) = &a.steps_out {
+    for (_, d) in &dirs {
         sonic::replaceable(d)?;
     }
+    let export_opts = a
+        .export_steps
+        .as_ref()
+        .map(|_| a.mapping.options(a.switch.profile()?))
+        .transpose()?;
     let old = a.topology.build().context("--topology")?;
     let installed = RuleSet::read(&a.rules)?;
     let new = tagger::update::resolve_to(&old, &a.to).context("--to")?;
@@ -319,6 +330,19 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
         order: a.order.clone(),
     };
     let u = tagger::update::plan(&req, &Control::new())?;
+    if !u.ok() {
+        bail!(
+            "the new plan or a step did not verify: nothing written\n{}",
+            render::update(&u, old.name(), new.name(), &a.elp.text)
+        );
+    }
+    let exports = match (&a.export_steps, &export_opts) {
+        (Some(t), Some(opts)) => {
+            tagger::capacity::check(&u.correspondence.union, &opts.profile)?;
+            Some((u.export_steps(t.format, opts)?, t))
+        }
+        _ => None,
+    };
     let elp = a.elp.text.clone();
     let summary = u.to_json(old.name(), new.name(), &elp);
     let mut staging = Staging::default();
@@ -334,6 +358,12 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
         let (u, summary) = (&u, &summary);
         staging.dir(d, sonic::replaceable, move |tmp| {
             u.write_steps(tmp, summary)
+        });
+    }
+    if let Some((ex, t)) = &exports {
+        let u = &u;
+        staging.dir(&t.dir, sonic::replaceable, move |tmp| {
+            u.write_export_steps(tmp, ex)
         });
     }
     staging

@@ -42,7 +42,7 @@ mod correspond;
 mod output;
 
 pub use correspond::{Correspondence, correspond, with_entries};
-pub use output::{STEPS_FORMAT, StepRow};
+pub use output::{EXPORT_FORMAT, STEPS_FORMAT, StepRow};
 
 use crate::budget::Budget;
 use crate::elp::{ElpSet, ElpSpec};
@@ -223,6 +223,8 @@ pub struct Update {
     pub final_report: Report,
     /// Why a two-phase change was not possible (switch-by-switch only).
     pub two_phase_refused: Option<Violation>,
+    /// The installed plan on the union topology: the state before step 1.
+    pub installed: RuleSet,
 }
 
 impl Update {
@@ -354,6 +356,7 @@ pub fn plan(req: &Request<'_>, control: &Control) -> Result<Update> {
         steps,
         final_report,
         two_phase_refused,
+        installed: old_u.clone(),
         correspondence: corr,
         plan,
     })

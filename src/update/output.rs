@@ -172,6 +172,113 @@ impl Update {
     }
 }
 
+/// Format of a per-step export directory's `summary.json`.
+pub const EXPORT_FORMAT: &str = "tagger-update-export/1";
+
+impl Update {
+    /// The rules installed after each step, on the union topology: the
+    /// installed plan with the steps' deltas applied in order.
+    pub fn states(&self) -> Vec<crate::rules::RuleSet> {
+        let mut entries: std::collections::BTreeSet<Entry> =
+            self.installed.entries.iter().copied().collect();
+        self.steps
+            .iter()
+            .map(|s| {
+                for e in &s.remove {
+                    entries.remove(e);
+                }
+                entries.extend(s.add.iter().copied());
+                super::with_entries(
+                    &self.installed,
+                    self.correspondence.union.name(),
+                    entries.iter().copied().collect(),
+                )
+            })
+            .collect()
+    }
+
+    /// Per step, the configuration of the switches it changes, as they
+    /// are after it ([`crate::sonic::build`] of that state on the union
+    /// topology, kept to the step's switches), and the step's switches left
+    /// without any lossless entry (their lossless configuration goes).
+    ///
+    /// # Errors
+    /// The export's errors ([`crate::Error::Export`]: a priority without a
+    /// queue or a tag without a DSCP value in the mapping).
+    pub fn export_steps(
+        &self,
+        format: crate::sonic::Format,
+        opts: &crate::sonic::Options,
+    ) -> Result<Vec<(crate::sonic::Export, Vec<u32>)>> {
+        self.states()
+            .iter()
+            .zip(&self.steps)
+            .enumerate()
+            .map(|(i, (state, step))| {
+                let mut ex = crate::sonic::build(&self.correspondence.union, state, format, opts)?;
+                ex.switches.retain(|sw| step.switches.contains(&sw.node));
+                // The summary lists the files present, so `tagger verify
+                // --exported` reads a step's directory as it reads an
+                // export.
+                if let Some(list) = ex.summary["switches"].as_array_mut() {
+                    list.retain(|sw| {
+                        sw["node"]
+                            .as_u64()
+                            .is_some_and(|v| step.switches.contains(&(v as u32)))
+                    });
+                }
+                let cleared: Vec<u32> = step
+                    .switches
+                    .iter()
+                    .copied()
+                    .filter(|v| !ex.switches.iter().any(|sw| sw.node == *v))
+                    .collect();
+                ex.summary["update_step"] = json!(i + 1);
+                ex.summary["cleared"] = json!(cleared);
+                Ok((ex, cleared))
+            })
+            .collect()
+    }
+
+    /// Fills `dir` (empty) with [`Update::export_steps`]: one directory
+    /// per step, `step-N-ACTION/`, holding `<node>.json` per switch the
+    /// step changes and the export's `summary.json` (whose `cleared` lists
+    /// the step's switches left with no lossless entry), and `summary.json`
+    /// (`tagger-update-export/1`) listing the steps.
+    ///
+    /// # Errors
+    /// As [`Update::export_steps`], and [`crate::Error::Io`] naming the
+    /// file.
+    pub fn write_export_steps(
+        &self,
+        dir: &Path,
+        exports: &[(crate::sonic::Export, Vec<u32>)],
+    ) -> Result<()> {
+        let mut listed = Vec::new();
+        for (i, ((ex, cleared), s)) in exports.iter().zip(&self.steps).enumerate() {
+            let name = format!("step-{}-{}", i + 1, s.action.as_str());
+            let sub = dir.join(&name);
+            std::fs::create_dir(&sub).map_err(|e| crate::Error::io(&sub, e))?;
+            crate::sonic::write_files(&sub, ex)?;
+            listed.push(json!({
+                "step": i + 1,
+                "action": s.action.as_str(),
+                "dir": name,
+                "switches": s.switches,
+                "cleared": cleared,
+                "any_order": s.any_order,
+            }));
+        }
+        let v = json!({
+            "format": EXPORT_FORMAT,
+            "topology": self.correspondence.union.name(),
+            "steps": listed,
+        });
+        let text = serde_json::to_string_pretty(&v).expect("JSON values serialise");
+        crate::output::write_string(&dir.join("summary.json"), &(text + "\n"))
+    }
+}
+
 fn entry_json(e: &Entry) -> Value {
     json!({
         "node": e.node,

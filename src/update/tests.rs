@@ -303,3 +303,47 @@ proptest! {
         prop_assert!(u.plan.priorities >= u.lower_bound);
     }
 }
+
+/// A step's export holds, for each switch the step changes, the same
+/// configuration a whole export of the state after the step gives it, and
+/// that whole export reads back into the state.
+#[test]
+fn step_exports_are_the_states_configuration() {
+    let old = crate::TopologySpec::parse("jellyfish:n=24,ports=8,r=4,seed=5")
+        .unwrap()
+        .build()
+        .unwrap();
+    let new = Change::Grow {
+        switches: 2,
+        seed: 3,
+    }
+    .apply(&old)
+    .unwrap();
+    let r = installed(&old, "shortest");
+    let elp = ElpSpec::parse("shortest").unwrap();
+    let u = check_update(&request(&old, &r, &new, &elp), 5);
+    let opts = crate::sonic::Options::default();
+    for format in [crate::sonic::Format::Sonic, crate::sonic::Format::Json] {
+        let exports = u.export_steps(format, &opts).unwrap();
+        for ((ex, cleared), (state, step)) in exports.iter().zip(u.states().iter().zip(&u.steps)) {
+            let whole = crate::sonic::build(&u.correspondence.union, state, format, &opts).unwrap();
+            for sw in &ex.switches {
+                assert!(step.switches.contains(&sw.node));
+                let w = whole.switches.iter().find(|x| x.node == sw.node).unwrap();
+                assert_eq!(w.config, sw.config);
+            }
+            for v in cleared {
+                assert!(state.entries.iter().all(|e| e.node != *v));
+            }
+            let dir = std::env::temp_dir().join(format!(
+                "tagger-update-whole-{}-{}",
+                std::process::id(),
+                step.action.as_str()
+            ));
+            crate::sonic::write(&dir, &whole).unwrap();
+            let back = crate::sonic::read(&u.correspondence.union, &dir).unwrap();
+            assert_eq!(back.entries, state.entries);
+            std::fs::remove_dir_all(&dir).ok();
+        }
+    }
+}
