@@ -804,3 +804,99 @@ fn failure_keys_are_checked_up_front() {
         assert!(e.contains(msg), "{bad}: {e}");
     }
 }
+
+const GROWTH_SPEC: &str = r#"
+name = "growth"
+seed = 2
+
+[[group]]
+name = "jf"
+topology = "jellyfish:n=24,ports=8,r=4,seed=1"
+elp = "shortest"
+algo = ["greedy", "search:budget=1e6"]
+growth = ["grow:switches=2,steps=3"]
+
+[[group]]
+name = "ft"
+topology = "fattree:k=4"
+elp = "kbounce:1"
+algo = "clos"
+growth = "drain:links=1,steps=2,seed=5"
+"#;
+
+/// `growth.parquet` without its timing column.
+fn growth_rows(path: &Path) -> RecordBatch {
+    let b = read(path);
+    let keep: Vec<usize> = (0..b.num_columns())
+        .filter(|&i| b.schema().field(i).name() != "growth_seconds")
+        .collect();
+    b.project(&keep).unwrap()
+}
+
+/// A sweep with `growth` writes growth.parquet: one row per scenario and
+/// step, every step verified, the switch count growing by the change; the
+/// same rows sharded and merged.
+#[test]
+fn growth_sweeps_write_a_row_per_step() {
+    let sw = Sweep::parse(GROWTH_SPEC, "growth.toml", 100).unwrap();
+    assert_eq!(sw.scenarios.len(), 3);
+    let (a, c) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let go = |dir: &Path, shard: Option<Shard>| {
+        sweep::execute(
+            dir,
+            &sw,
+            &Options {
+                jobs: 2,
+                resume: false,
+                shard,
+            },
+            |_| {},
+        )
+        .unwrap()
+    };
+    let done = go(a.path(), None);
+    assert_eq!(done.failed, 0, "{:?}", done.rows);
+    assert_eq!(done.growth_path, Some(a.path().join("growth.parquet")));
+    let g = read(&a.path().join("growth.parquet"));
+    assert_eq!(g.num_rows(), 3 + 3 + 2);
+    assert_eq!(
+        u64s(&g, "scenario_id"),
+        [0, 0, 0, 1, 1, 1, 2, 2].map(Some).to_vec()
+    );
+    assert_eq!(
+        u32s(&g, "growth_switches"),
+        [26, 28, 30, 26, 28, 30, 20, 20].map(Some).to_vec()
+    );
+    let ver = g.column_by_name("growth_verified").unwrap().as_boolean();
+    assert!((0..ver.len()).all(|i| ver.value(i)));
+    let changes = strs(&g, "growth_change");
+    assert_eq!(changes[1].as_deref(), Some("grow:switches=2,seed=2"));
+    assert_eq!(changes[7].as_deref(), Some("drain:links=1,seed=6"));
+    for i in 1..=2 {
+        go(c.path(), Some(Shard { index: i, count: 2 }));
+    }
+    let m = sweep::merge::merge(c.path()).unwrap();
+    assert_eq!(m.growth_path, Some(c.path().join("growth.parquet")));
+    assert_eq!(
+        growth_rows(&a.path().join("growth.parquet")),
+        growth_rows(&c.path().join("growth.parquet"))
+    );
+}
+
+#[test]
+fn growth_keys_are_checked_up_front() {
+    for (spec, says) in [
+        (
+            GROWTH_SPEC.replace("drain:links=1,steps=2,seed=5", "grow:switches=1"),
+            "break the levels",
+        ),
+        (GROWTH_SPEC.replace("steps=3", "steps=0"), "steps"),
+        (
+            GROWTH_SPEC.replace("grow:switches=2", "grow:switchs=2"),
+            "switchs",
+        ),
+    ] {
+        let e = Sweep::parse(&spec, "g.toml", 100).unwrap_err().to_string();
+        assert!(e.contains(says) && e.contains("growth"), "{e}");
+    }
+}

@@ -93,9 +93,11 @@ pub fn sweep(a: SweepArgs) -> Result<ExitCode> {
         done.skipped,
         done.runs_path.display(),
         done.switches_path.display(),
-        done.failures_path
-            .as_ref()
-            .map_or(String::new(), |p| format!(" and {}", p.display()))
+        [&done.failures_path, &done.growth_path]
+            .iter()
+            .filter_map(|p| p.as_ref())
+            .map(|p| format!(" and {}", p.display()))
+            .collect::<String>()
     );
     // A shard's tables are a slice: its report comes after `tagger merge`.
     if !a.no_report && a.shard.is_none() {
@@ -116,9 +118,11 @@ pub fn merge(dir: &Path) -> Result<ExitCode> {
         m.failed,
         m.runs_path.display(),
         m.switches_path.display(),
-        m.failures_path
-            .as_ref()
-            .map_or(String::new(), |p| format!(" and {}", p.display()))
+        [&m.failures_path, &m.growth_path]
+            .iter()
+            .filter_map(|p| p.as_ref())
+            .map(|p| format!(" and {}", p.display()))
+            .collect::<String>()
     );
     Ok(exit(m.failed == 0))
 }

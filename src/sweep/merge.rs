@@ -26,6 +26,8 @@ pub struct Merged {
     pub switches_path: PathBuf,
     /// `failures.parquet`, when the shards carry failure trials.
     pub failures_path: Option<PathBuf>,
+    /// `growth.parquet`, when the shards carry growth paths.
+    pub growth_path: Option<PathBuf>,
 }
 
 /// One shard's files.
@@ -33,6 +35,7 @@ struct ShardFiles {
     runs: PathBuf,
     switches: PathBuf,
     failures: Option<PathBuf>,
+    growth: Option<PathBuf>,
 }
 
 /// Merges the shard files in `dir`.
@@ -70,12 +73,14 @@ pub fn merge(dir: &Path) -> Result<Merged> {
             return Err(bad(format!("{n} has no {switches} beside it")));
         }
         let failures = format!("failures-shard-{i}-of-{c}.parquet");
+        let growth = format!("growth-shard-{i}-of-{c}.parquet");
         shards.insert(
             (c, i),
             ShardFiles {
                 runs: dir.join(n),
                 switches: dir.join(switches),
                 failures: names.contains(&failures).then(|| dir.join(failures)),
+                growth: names.contains(&growth).then(|| dir.join(growth)),
             },
         );
     }
@@ -100,18 +105,24 @@ pub fn merge(dir: &Path) -> Result<Merged> {
             missing.join(", ")
         )));
     }
-    let with_failures = shards.values().filter(|f| f.failures.is_some()).count();
-    if with_failures != 0 && with_failures != shards.len() {
-        let (&(_, i), _) = shards
-            .iter()
-            .find(|(_, f)| f.failures.is_none())
-            .expect("some shard lacks it");
-        return Err(bad(format!(
-            "shard {i} of {count} has no failures-shard-{i}-of-{count}.parquet while other shards do"
-        )));
-    }
+    // A table some shards have, all must have.
+    let all_or_none = |table: &str, has: &dyn Fn(&ShardFiles) -> bool| -> Result<bool> {
+        let with = shards.values().filter(|f| has(f)).count();
+        if with != 0 && with != shards.len() {
+            let (&(_, i), _) = shards
+                .iter()
+                .find(|(_, f)| !has(f))
+                .expect("some shard lacks it");
+            return Err(bad(format!(
+                "shard {i} of {count} has no {table}-shard-{i}-of-{count}.parquet while other shards do"
+            )));
+        }
+        Ok(with > 0)
+    };
+    let with_failures = all_or_none("failures", &|f| f.failures.is_some())?;
+    let with_growth = all_or_none("growth", &|f| f.growth.is_some())?;
     let _lock = lock(dir, "all", "merge")?;
-    let mut fails = Vec::new();
+    let (mut fails, mut growth) = (Vec::new(), Vec::new());
     let mut meta: Option<(PathBuf, Vec<(String, String)>)> = None;
     let (mut runs, mut nodes) = (Vec::new(), Vec::new());
     for f in shards.values() {
@@ -138,6 +149,9 @@ pub fn merge(dir: &Path) -> Result<Merged> {
         if let Some(p) = &f.failures {
             fails.extend(crate::output::parquet::read_batches(p)?);
         }
+        if let Some(p) = &f.growth {
+            growth.extend(crate::output::parquet::read_batches(p)?);
+        }
     }
     let (first, meta) = meta.expect("at least one shard");
     if !meta.iter().any(|(k, _)| k == "tagger.spec") {
@@ -155,14 +169,17 @@ pub fn merge(dir: &Path) -> Result<Merged> {
         (&switches_path, std::slice::from_ref(&nodes)),
         &kv,
     )?;
-    let failures_path = if with_failures > 0 {
-        let path = dir.join("failures.parquet");
-        let fails = by_scenario(&fails, &first)?;
-        crate::output::parquet::write_batches(&path, std::slice::from_ref(&fails), &kv)?;
-        Some(path)
-    } else {
-        None
+    let extra = |has: bool, table: &str, batches: &[RecordBatch]| -> Result<Option<PathBuf>> {
+        if !has {
+            return Ok(None);
+        }
+        let path = dir.join(format!("{table}.parquet"));
+        let merged = by_scenario(batches, &first)?;
+        crate::output::parquet::write_batches(&path, std::slice::from_ref(&merged), &kv)?;
+        Ok(Some(path))
     };
+    let failures_path = extra(with_failures, "failures", &fails)?;
+    let growth_path = extra(with_growth, "growth", &growth)?;
     let rows = rows_of(std::slice::from_ref(&runs))?;
     Ok(Merged {
         shards: count,
@@ -171,6 +188,7 @@ pub fn merge(dir: &Path) -> Result<Merged> {
         runs_path,
         switches_path,
         failures_path,
+        growth_path,
     })
 }
 

@@ -17,11 +17,13 @@ pub use scenario::{JOBS_PER_CORE, Outcome, effective_jobs, run_all, run_scenario
 pub use spec::{DEFAULT_MAX_SCENARIOS, Scenario, Sweep};
 pub use store::write;
 pub use tables::{
-    FailureRow, NodeRow, Row, failures_columns, rows_of, runs_columns, schema, switches_columns,
+    FailureRow, NodeRow, Row, failures_columns, growth_columns, rows_of, runs_columns, schema,
+    switches_columns,
 };
 
 use crate::error::{Error, Result};
 use crate::output::parquet::{Table, read_batches, write_batches};
+use crate::output::record::ColumnDef;
 use arrow_array::RecordBatch;
 use scenario::for_each;
 use std::collections::BTreeSet;
@@ -102,6 +104,8 @@ pub struct Done {
     pub switches_path: PathBuf,
     /// `failures.parquet` (or the shard's), when the spec has failures.
     pub failures_path: Option<PathBuf>,
+    /// `growth.parquet` (or the shard's), when the spec has growth paths.
+    pub growth_path: Option<PathBuf>,
     /// One line per scenario of the final table, for [`crate::render::sweep_summary`].
     pub rows: Vec<Row>,
 }
@@ -181,6 +185,9 @@ pub fn execute(
                 if sweep.has_failures() {
                     want.push(format!("{id}.failures.parquet"));
                 }
+                if sweep.has_growth() {
+                    want.push(format!("{id}.growth.parquet"));
+                }
                 want.iter()
                     .all(|n| names.contains(n) && crate::output::parquet::readable(&parts.join(n)))
             })
@@ -228,29 +235,32 @@ pub fn execute(
         runs.push(Table::with_columns(&runs_columns()).into_batch(&runs_path)?);
     }
     publish_pair((&runs_path, &runs), (&switches_path, &nodes), &meta(sweep))?;
-    // The failure trials after the pair: a reader of failures.parquet
-    // finds the runs it joins already published.
-    let failures_path = if sweep.has_failures() {
+    // The failure trials and growth steps after the pair: a reader of
+    // them finds the runs they join already published.
+    let extra = |has: bool, table: &str, columns: Vec<ColumnDef>| -> Result<Option<PathBuf>> {
+        if !has {
+            return Ok(None);
+        }
         let path = match opts.shard {
-            None => dir.join("failures.parquet"),
-            Some(sh) => dir.join(format!("failures-{}.parquet", sh.tag())),
+            None => dir.join(format!("{table}.parquet")),
+            Some(sh) => dir.join(format!("{table}-{}.parquet", sh.tag())),
         };
         remove_temporaries(dir, Some(&path))?;
-        let mut fails: Vec<RecordBatch> = Vec::new();
+        let mut batches: Vec<RecordBatch> = Vec::new();
         for s in &selected {
-            fails.extend(read_batches(
-                &parts.join(format!("{}.failures.parquet", s.id)),
+            batches.extend(read_batches(
+                &parts.join(format!("{}.{table}.parquet", s.id)),
             )?);
         }
-        fails.retain(|b| b.num_rows() > 0);
-        if fails.is_empty() {
-            fails.push(Table::with_columns(&failures_columns()).into_batch(&path)?);
+        batches.retain(|b| b.num_rows() > 0);
+        if batches.is_empty() {
+            batches.push(Table::with_columns(&columns).into_batch(&path)?);
         }
-        write_batches(&path, &fails, &meta(sweep))?;
-        Some(path)
-    } else {
-        None
+        write_batches(&path, &batches, &meta(sweep))?;
+        Ok(Some(path))
     };
+    let failures_path = extra(sweep.has_failures(), "failures", failures_columns())?;
+    let growth_path = extra(sweep.has_growth(), "growth", growth_columns())?;
     let rows = rows_of(&runs)?;
     Ok(Done {
         selected: selected.len(),
@@ -260,6 +270,7 @@ pub fn execute(
         runs_path,
         switches_path,
         failures_path,
+        growth_path,
         rows,
     })
 }

@@ -18,6 +18,8 @@ pub struct Outcome {
     pub nodes: Vec<NodeRow>,
     /// The failure what-if's aggregates and trials, when it ran.
     pub failures: Option<crate::failures::Report>,
+    /// The growth path's steps, when it ran.
+    pub growth: Vec<crate::update::GrowthRow>,
     /// Peak resident memory of the process after the scenario, if the OS reports it.
     pub peak_rss_bytes: Option<u64>,
 }
@@ -37,6 +39,7 @@ pub fn run_scenario(s: &Scenario) -> Outcome {
         limits: Default::default(),
     };
     let mut failures = None;
+    let mut growth = Vec::new();
     let (result, nodes) = match pipeline::run(&cfg) {
         Ok(mut r) => {
             let nodes = (0..r.topo.node_count())
@@ -64,15 +67,28 @@ pub fn run_scenario(s: &Scenario) -> Outcome {
                     }
                 })
                 .collect();
-            match what_if(s, &r) {
-                Ok(None) => (Ok(r.summary), nodes),
-                Ok(Some((report, secs))) => {
-                    r.summary.seconds.failures = secs;
-                    r.summary.seconds.total += secs;
-                    failures = Some(report);
+            let grown = match &s.growth {
+                None => Ok(Vec::new()),
+                Some(g) => crate::update::grow_path(
+                    &r.topo,
+                    &r.rules,
+                    &s.elp,
+                    g,
+                    &crate::tagging::Control::new(),
+                ),
+            };
+            match (what_if(s, &r), grown) {
+                (Err(e), _) => (Err(format!("failure what-if: {e}")), Vec::new()),
+                (_, Err(e)) => (Err(format!("growth: {e}")), Vec::new()),
+                (Ok(report), Ok(rows)) => {
+                    if let Some((report, secs)) = report {
+                        r.summary.seconds.failures = secs;
+                        r.summary.seconds.total += secs;
+                        failures = Some(report);
+                    }
+                    growth = rows;
                     (Ok(r.summary), nodes)
                 }
-                Err(e) => (Err(format!("failure what-if: {e}")), Vec::new()),
             }
         }
         Err(e) => (Err(e.to_string()), Vec::new()),
@@ -82,6 +98,7 @@ pub fn run_scenario(s: &Scenario) -> Outcome {
         result,
         nodes,
         failures,
+        growth,
         peak_rss_bytes: pipeline::peak_rss_bytes(),
     }
 }

@@ -22,11 +22,12 @@
 //! failures = ["links:1,trials=50", "links:4,trials=50"]  # optional: failure what-if
 //! routing = ["converged", "local"]  # optional: routing after failures (default converged)
 //! replan = true                   # optional: replan each trial, and plan for all of them
+//! growth = "drain:links=2,steps=3" # optional: grow or drain the plan in steps (tagger update)
 //! ```
 //!
 //! `switch`, `cable_m`, `speed_gbps`, `headroom`, `classes`, `failures`,
-//! `routing` and `replan` may also be given at the top level, as defaults
-//! for every group. A failure spec's own seed (default 1) draws the same
+//! `routing`, `replan` and `growth` may also be given at the top level, as
+//! defaults for every group. A failure spec's own seed (default 1) draws the same
 //! failures for every scenario of the same topology, so plans are compared
 //! on the same trials.
 //!
@@ -64,6 +65,7 @@ struct RawSpec {
     failures: Option<OneOrMany<String>>,
     routing: Option<OneOrMany<String>>,
     replan: Option<bool>,
+    growth: Option<OneOrMany<String>>,
     #[serde(default)]
     group: Vec<RawGroup>,
 }
@@ -114,6 +116,7 @@ struct RawGroup {
     failures: Option<OneOrMany<String>>,
     routing: Option<OneOrMany<String>>,
     replan: Option<bool>,
+    growth: Option<OneOrMany<String>>,
 }
 
 #[derive(Debug, Deserialize, Clone)]
@@ -167,6 +170,8 @@ pub struct Scenario {
     pub classes: u32,
     /// A failure what-if to run on the plan, if any.
     pub failures: Option<FailureRun>,
+    /// A growth path to run from the plan, if any (`growth.parquet`).
+    pub growth: Option<crate::update::Growth>,
 }
 
 /// The failure what-if of a scenario.
@@ -269,6 +274,12 @@ impl Sweep {
     /// `failures.parquet`).
     pub fn has_failures(&self) -> bool {
         self.scenarios.iter().any(|s| s.failures.is_some())
+    }
+
+    /// Whether any scenario has a growth path (and the sweep writes
+    /// `growth.parquet`).
+    pub fn has_growth(&self) -> bool {
+        self.scenarios.iter().any(|s| s.growth.is_some())
     }
 
     /// Parses and expands `text` (from `file`, used in errors).
@@ -422,6 +433,7 @@ impl Sweep {
                 return Err(err(at("classes"), "empty list: the grid is empty".into()));
             }
             let failure_runs = failure_grid(g, &raw).map_err(|(k, r)| err(at(k), r))?;
+            let growths = growth_grid(g, &raw, &parsed_topos).map_err(|(k, r)| err(at(k), r))?;
             // Every grid point must be able to run: families the ELP or the
             // algorithm cannot apply to, and missing files, are spec errors
             // now rather than failed rows later.
@@ -444,6 +456,7 @@ impl Sweep {
                 * switches.len() as u128
                 * classes.len() as u128
                 * failure_runs.len() as u128
+                * growths.len() as u128
                 * trials as u128;
             if scenarios.len() as u128 + count > max_scenarios as u128 {
                 return Err(err(
@@ -454,10 +467,10 @@ impl Sweep {
                         parsed_elps.len(),
                         parsed_algos.len(),
                         parsed_cycles.len(),
-                        if switches.len() * classes.len() * failure_runs.len() > 1 {
+                        if switches.len() * classes.len() * failure_runs.len() * growths.len() > 1 {
                             format!(
-                                " x {} switch, cable, class and failure settings",
-                                switches.len() * classes.len() * failure_runs.len()
+                                " x {} switch, cable, class, failure and growth settings",
+                                switches.len() * classes.len() * failure_runs.len() * growths.len()
                             )
                         } else {
                             String::new()
@@ -468,16 +481,23 @@ impl Sweep {
             }
             // Switch and class settings vary fastest after the cycle
             // backend, so a spec without them keeps its scenario ids.
-            let settings: Vec<(&crate::capacity::Profile, u32, &Option<FailureRun>)> = switches
+            type Setting<'a> = (
+                &'a crate::capacity::Profile,
+                u32,
+                &'a Option<FailureRun>,
+                Option<crate::update::Growth>,
+            );
+            let settings: Vec<Setting> = switches
                 .iter()
                 .flat_map(|p| classes.iter().map(move |&m| (p, m)))
                 .flat_map(|(p, m)| failure_runs.iter().map(move |f| (p, m, f)))
+                .flat_map(|(p, m, f)| growths.iter().map(move |&g| (p, m, f, g)))
                 .collect();
             for (text, topo) in &parsed_topos {
                 for elp in &parsed_elps {
                     for &algo in &parsed_algos {
                         for &cycle in &parsed_cycles {
-                            for &(switch, m, fail) in &settings {
+                            for &(switch, m, fail, growth) in &settings {
                                 for trial in 0..trials {
                                     let id = scenarios.len() as u64;
                                     let seed = crate::seed::mix(raw.seed, id);
@@ -501,6 +521,7 @@ impl Sweep {
                                         switch: switch.clone(),
                                         classes: m,
                                         failures: fail.clone(),
+                                        growth,
                                     });
                                 }
                             }
@@ -515,6 +536,46 @@ impl Sweep {
             scenarios,
         })
     }
+}
+
+/// The growth paths of a group (`[None]` without `growth`). Growth by
+/// switches is Jellyfish's expansion: a topology with levels would lose
+/// them, so it is refused on tiered families.
+fn growth_grid(
+    g: &RawGroup,
+    top: &RawSpec,
+    topos: &[(String, TopologySpec)],
+) -> std::result::Result<Vec<Option<crate::update::Growth>>, (&'static str, String)> {
+    use crate::update::Growth;
+    use tagger_generators::change::Change;
+    let Some(list) = g.growth.as_ref().or(top.growth.as_ref()) else {
+        return Ok(vec![None]);
+    };
+    let growths: Vec<Growth> = list
+        .list()
+        .iter()
+        .map(|t| Growth::parse(t).map_err(|e| ("growth", e.to_string())))
+        .collect::<std::result::Result<_, _>>()?;
+    if growths.is_empty() {
+        return Err(("growth", "empty list: the grid is empty".into()));
+    }
+    for gr in &growths {
+        if let Change::Grow { .. } = gr.change
+            && let Some((text, _)) = topos.iter().find(|(_, t)| match t {
+                TopologySpec::Generated(f) => f.is_tiered(),
+                _ => false,
+            })
+        {
+            return Err((
+                "growth",
+                format!(
+                    "'{}' adds switches by taking over random links (Jellyfish's expansion), which would break the levels of '{text}': use drain, or grow a Jellyfish",
+                    gr.canonical()
+                ),
+            ));
+        }
+    }
+    Ok(growths.into_iter().map(Some).collect())
 }
 
 /// The failure what-ifs of a group: each failure spec under each routing

@@ -100,13 +100,20 @@ pub(super) fn publish_pair(
 /// spec) and switches part (empty for a failed scenario) first: a runs part
 /// present means the others were written.
 pub(super) fn write_part(parts: &Path, sweep: &Sweep, o: &Outcome, threads: usize) -> Result<()> {
-    let (runs, nodes, fails) = tables(&sweep.name, std::slice::from_ref(o), threads);
+    let t = tables(&sweep.name, std::slice::from_ref(o), threads);
     let id = o.scenario.id;
     if sweep.has_failures() {
-        fails.write(&parts.join(format!("{id}.failures.parquet")), &[])?;
+        t.fails
+            .write(&parts.join(format!("{id}.failures.parquet")), &[])?;
     }
-    nodes.write(&parts.join(format!("{id}.switches.parquet")), &[])?;
-    runs.write(&parts.join(format!("{id}.runs.parquet")), &[])
+    if sweep.has_growth() {
+        t.growth
+            .write(&parts.join(format!("{id}.growth.parquet")), &[])?;
+    }
+    t.nodes
+        .write(&parts.join(format!("{id}.switches.parquet")), &[])?;
+    // The runs part last: it marks the scenario done.
+    t.runs.write(&parts.join(format!("{id}.runs.parquet")), &[])
 }
 
 /// Removes the temporaries [`crate::output::write_atomic`] leaves when a
@@ -130,18 +137,22 @@ pub(super) fn remove_temporaries(dir: &Path, of: Option<&Path>) -> Result<()> {
     Ok(())
 }
 
-/// Writes `runs.parquet` and `switches.parquet` for outcomes already in
+/// Writes `runs.parquet` and `switches.parquet` (and `failures.parquet`,
+/// `growth.parquet` when the spec has them) for outcomes already in
 /// memory (no parts, no resume); see [`super::execute`] for the sweep runner.
 ///
 /// # Errors
 /// I/O or Parquet errors naming the file.
 pub fn write(dir: &Path, sweep: &Sweep, outcomes: &[Outcome], threads: usize) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let (runs, nodes, fails) = tables(&sweep.name, outcomes, threads);
-    runs.write(&dir.join("runs.parquet"), &meta(sweep))?;
-    nodes.write(&dir.join("switches.parquet"), &meta(sweep))?;
+    let t = tables(&sweep.name, outcomes, threads);
+    t.runs.write(&dir.join("runs.parquet"), &meta(sweep))?;
+    t.nodes.write(&dir.join("switches.parquet"), &meta(sweep))?;
     if sweep.has_failures() {
-        fails.write(&dir.join("failures.parquet"), &meta(sweep))?;
+        t.fails.write(&dir.join("failures.parquet"), &meta(sweep))?;
+    }
+    if sweep.has_growth() {
+        t.growth.write(&dir.join("growth.parquet"), &meta(sweep))?;
     }
     Ok(())
 }

@@ -1,5 +1,5 @@
-//! The sweep's three tables (`runs.parquet`, `switches.parquet`,
-//! `failures.parquet`): their columns, their rows from outcomes, and the
+//! The sweep's tables (`runs.parquet`, `switches.parquet`,
+//! `failures.parquet`, `growth.parquet`): their columns, their rows from outcomes, and the
 //! summary rows read back from a runs table.
 
 use super::VERSION;
@@ -9,6 +9,7 @@ use crate::failures::{FailureFigures, TrialRow};
 use crate::output::parquet::Table;
 use crate::output::record::{ColumnDef, record};
 use crate::pipeline::{Figures, Timings};
+use crate::update::GrowthRow;
 use arrow_array::RecordBatch;
 
 record! {
@@ -55,14 +56,15 @@ record! {
     }
 }
 
-/// Builds the three tables (runs, switches, failures). Timing and memory
+/// Builds the tables (runs, switches, failures, growth). Timing and memory
 /// columns aside, the rows depend only on the spec.
-pub(crate) fn tables(sweep: &str, outcomes: &[Outcome], threads: usize) -> (Table, Table, Table) {
+pub(crate) fn tables(sweep: &str, outcomes: &[Outcome], threads: usize) -> Tables {
     let runs_columns = runs_columns();
     let mut runs = Table::with_columns(&runs_columns);
     let switches_columns = switches_columns();
     let mut nodes = Table::with_columns(&switches_columns);
     let mut fails = Table::with_columns(&failures_columns());
+    let mut growth = Table::with_columns(&growth_columns());
     for o in outcomes {
         let s = &o.scenario;
         let ok = o.result.as_ref().ok();
@@ -106,8 +108,25 @@ pub(crate) fn tables(sweep: &str, outcomes: &[Outcome], threads: usize) -> (Tabl
             ScenarioOf::push_row(Some(&of), &mut fails);
             TrialRow::push_row(Some(t), &mut fails);
         }
+        for g in &o.growth {
+            ScenarioOf::push_row(Some(&of), &mut growth);
+            GrowthRow::push_row(Some(g), &mut growth);
+        }
     }
-    (runs, nodes, fails)
+    Tables {
+        runs,
+        nodes,
+        fails,
+        growth,
+    }
+}
+
+/// The sweep's tables, built from outcomes.
+pub(crate) struct Tables {
+    pub runs: Table,
+    pub nodes: Table,
+    pub fails: Table,
+    pub growth: Table,
 }
 
 record! {
@@ -203,8 +222,15 @@ pub fn schema() -> Vec<(&'static str, Vec<ColumnDef>)> {
         ("runs.parquet", runs_columns()),
         ("switches.parquet", switches_columns()),
         ("failures.parquet", failures_columns()),
+        ("growth.parquet", growth_columns()),
         ("update.parquet", crate::update::StepRow::COLUMNS.to_vec()),
     ]
+}
+
+/// Columns of `growth.parquet` (written when the spec has `growth`): the
+/// scenario id, then a [`GrowthRow`]: one row per scenario and growth step.
+pub fn growth_columns() -> Vec<ColumnDef> {
+    [ScenarioOf::COLUMNS, GrowthRow::COLUMNS].concat()
 }
 
 /// Columns of `failures.parquet` (written when the spec has `failures`):

@@ -39,9 +39,11 @@
 //! channel dependencies combined acyclic).
 
 mod correspond;
+pub mod growth;
 mod output;
 
 pub use correspond::{Correspondence, correspond, with_entries};
+pub use growth::{Growth, GrowthRow, grow_path};
 pub use output::{EXPORT_FORMAT, STEPS_FORMAT, StepRow};
 
 use crate::budget::Budget;
