@@ -979,6 +979,77 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
             .collect();
         push(title, note.into(), panels, &names, &[], Vec::new())?;
     }
+
+    // 6. Growth paths: entries each step rewrites, extended against
+    // replanned.
+    let growth_file = dir.join("growth.parquet");
+    if growth_file.exists() {
+        let gb = read_batches(&growth_file)?;
+        let g = Cols(&gb);
+        let row_of: BTreeMap<u64, usize> = runs
+            .num("scenario_id")
+            .iter()
+            .enumerate()
+            .filter_map(|(i, id)| Some((id.map(|x| x as u64)?, i)))
+            .collect();
+        let (ids, step) = (g.num("scenario_id"), g.num("growth_step"));
+        let (churn, scratch) = (
+            g.num("growth_churn_entries"),
+            g.num("growth_scratch_churn_entries"),
+        );
+        let mut grid = Grid::new();
+        for j in 0..g.len() {
+            let Some(&i) = ids[j].and_then(|id| row_of.get(&(id as u64))) else {
+                continue;
+            };
+            let (Some(x), true) = (step[j], ok[i]) else {
+                continue;
+            };
+            let panel = format!("{} {}", s_of(&topo, i), s_of(&elp, i));
+            for (series, y) in [("extended", churn[j]), ("from scratch", scratch[j])] {
+                if let Some(y) = y {
+                    grid_push(
+                        &mut grid,
+                        &panel,
+                        &format!("{} {series}", s_of(&algo, i)),
+                        (x, y),
+                    );
+                }
+            }
+        }
+        let mut names = Names::default();
+        let panels = grid
+            .into_iter()
+            .map(|(t, series)| Panel {
+                title: t,
+                axes: Axes {
+                    x: "growth step",
+                    y: "entries rewritten",
+                    xs: Scale::Integer,
+                    ys: Scale::Linear,
+                },
+                lines: series
+                    .into_iter()
+                    .map(|(name, pts)| Line {
+                        idx: names.idx(&name),
+                        pts,
+                    })
+                    .collect(),
+                join: Join::Straight,
+                crosses: Vec::new(),
+                hline: None,
+                y_range: None,
+            })
+            .collect();
+        push(
+            "How many entries does each growth step rewrite?",
+            "Per growth step (sweep key growth), the entries added, removed or changed against the step before: with the plan extended as tagger update extends it, and replanned from scratch with the same algorithm. Every extended step's schedule is verified; growth.parquet also has the priorities each needs.".into(),
+            panels,
+            &names,
+            &[],
+            Vec::new(),
+        )?;
+    }
     Ok(out)
 }
 

@@ -900,3 +900,29 @@ fn growth_keys_are_checked_up_front() {
         assert!(e.contains(says) && e.contains("growth"), "{e}");
     }
 }
+
+/// The report draws the growth paths: a point per step for the extended
+/// and the from-scratch churn of every scenario.
+#[test]
+fn growth_paths_are_charted() {
+    let sw = Sweep::parse(GROWTH_SPEC, "growth.toml", 100).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    sweep::execute(
+        dir.path(),
+        &sw,
+        &Options {
+            jobs: 2,
+            resume: false,
+            shard: None,
+        },
+        |_| {},
+    )
+    .unwrap();
+    let charts = tagger::report::charts(dir.path()).unwrap();
+    let c = charts
+        .iter()
+        .find(|c| c.title.contains("growth step"))
+        .expect("a growth chart");
+    assert_eq!(c.points, 2 * (3 + 3 + 2));
+    assert_eq!(c.panels.len(), 2);
+}

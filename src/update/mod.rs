@@ -265,7 +265,9 @@ pub fn plan(req: &Request<'_>, control: &Control) -> Result<Update> {
     }
     let corr = correspond(req.old, req.new)?;
     let new_elp = ElpSet::build(req.new, req.elp)?;
-    let budget = Budget::unlimited();
+    // Half the machine, as a run without a budget gets: a fabric past it
+    // is refused with a memory-budget error rather than swapping.
+    let budget = Budget::new(crate::budget::machine_default());
     let cx = Context::new(req.new, &new_elp, &budget, control);
     let old_u = corr.old_on_union(req.installed);
     let (mut plan, lower_bound) = match &req.target {
