@@ -570,10 +570,16 @@ pub fn update(u: &crate::update::Update, old: &str, new: &str, elp: &str) -> Str
     let c = &u.churn;
     line!(l, "change        {old} -> {new}, ELP {elp}");
     let fewer = if u.plan.priorities > u.old_priorities {
-        format!(
-            " (the installed plan has {}: keeping its decisions for the new paths needs more)",
-            u.old_priorities
-        )
+        match &u.scratch {
+            Some(s) if s.priorities >= u.plan.priorities => format!(
+                " (the installed plan has {}; the changed fabric needs more: planned from scratch it needs {})",
+                u.old_priorities, s.priorities
+            ),
+            _ => format!(
+                " (the installed plan has {}: keeping its decisions for the new paths needs more)",
+                u.old_priorities
+            ),
+        }
     } else {
         format!(" (the installed plan: {})", u.old_priorities)
     };
