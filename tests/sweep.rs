@@ -895,6 +895,14 @@ fn growth_keys_are_checked_up_front() {
             GROWTH_SPEC.replace("grow:switches=2", "grow:switchs=2"),
             "switchs",
         ),
+        (
+            GROWTH_SPEC.replace("algo = \"clos\"", "algo = \"clos\"\nclasses = 2"),
+            "single-class",
+        ),
+        (
+            GROWTH_SPEC.replace("algo = \"clos\"", "algo = \"greedy-ttl\""),
+            "greedy-ttl",
+        ),
     ] {
         let e = Sweep::parse(&spec, "g.toml", 100).unwrap_err().to_string();
         assert!(e.contains(says) && e.contains("growth"), "{e}");

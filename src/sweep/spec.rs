@@ -434,6 +434,22 @@ impl Sweep {
             }
             let failure_runs = failure_grid(g, &raw).map_err(|(k, r)| err(at(k), r))?;
             let growths = growth_grid(g, &raw, &parsed_topos).map_err(|(k, r)| err(at(k), r))?;
+            // The extension keeps one class's DSCP plan: what else a grid
+            // point would bring is refused now, not as failed rows.
+            if growths.iter().any(Option::is_some) {
+                if let Some(m) = classes.iter().find(|&&m| m > 1) {
+                    return Err(err(
+                        at("growth"),
+                        format!("extends single-class plans, and the group has classes = {m}"),
+                    ));
+                }
+                if parsed_algos.contains(&Algo::GreedyTtl) {
+                    return Err(err(
+                        at("growth"),
+                        "extends DSCP plans (each tag its priority); greedy-ttl's tags are hop counts".into(),
+                    ));
+                }
+            }
             // Every grid point must be able to run: families the ELP or the
             // algorithm cannot apply to, and missing files, are spec errors
             // now rather than failed rows later.
