@@ -4,7 +4,8 @@
 # dependencies = ["duckdb>=1.0"]
 # ///
 """Checks a sweep directory the way a user's DuckDB session would see it:
-every table readable (failures.parquet when present), with exactly the columns `tagger schema` documents,
+every table readable (failures.parquet and growth.parquet when present), with exactly the columns
+`tagger schema` documents,
 in order and with their types, and every scenario verified. Exit status 0
 when all holds. Used by .ci/run.
 
@@ -85,9 +86,38 @@ def main() -> int:
             errors.append(f"failures.parquet has {trials} trials, runs.parquet counts {want_trials}")
         if bad:
             errors.append(f"{bad} failure trials not verified")
+    # A sweep with growth paths: every step joins its run, steps count
+    # from 1 without gaps, and every step verified, at no fewer
+    # priorities than its proven bound.
+    steps = 0
+    gp = d / "growth.parquet"
+    if gp.exists():
+        errors += check(con, gp, want["growth.parquet"])
+        steps, joined, bad, below = con.execute(
+            "SELECT count(*), count(r.scenario_id), count(*) FILTER (NOT g.growth_verified), "
+            "count(*) FILTER (g.growth_priorities < g.growth_lower_bound) "
+            "FROM read_parquet(?) g LEFT JOIN read_parquet(?) r USING (scenario_id)",
+            [str(gp), str(d / "runs.parquet")],
+        ).fetchone()
+        gaps = con.execute(
+            "SELECT count(*) FROM (SELECT scenario_id, max(growth_step) AS m, count(*) AS c "
+            "FROM read_parquet(?) GROUP BY scenario_id) WHERE m != c",
+            [str(gp)],
+        ).fetchone()[0]
+        if steps == 0:
+            errors.append("growth.parquet has no rows")
+        if steps != joined:
+            errors.append(f"{steps - joined} growth steps join no run")
+        if bad:
+            errors.append(f"{bad} growth steps not verified")
+        if below:
+            errors.append(f"{below} growth steps below their lower bound")
+        if gaps:
+            errors.append(f"{gaps} scenarios' growth steps are not 1..n")
     for e in errors:
         print("check_sweep:", e, file=sys.stderr)
     extra = f", {trials} failure trials" if fp.exists() else ""
+    extra += f", {steps} growth steps" if gp.exists() else ""
     print(f"check_sweep: {n} runs ({ok} ok, {verified} verified), {nodes} switch rows{extra}, {len(errors)} problems")
     return 1 if errors else 0
 
