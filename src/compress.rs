@@ -2,14 +2,14 @@
 //! (whose `search` breaks ties by compressed rule count) and the rule sets
 //! built from it ([`crate::rules`], which re-exports these types).
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use tagger_generators::{LinkId, NodeId};
 
 /// One lossless egress entry. `in_link` is `None` for packets from a host
 /// port (or originated by a server). Under DSCP rewriting the priority is the
 /// tag.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize)]
 pub struct Entry {
     /// The switch.
     pub node: NodeId,

@@ -203,19 +203,7 @@ impl RuleSet {
         }
         let mut entries = raw.entries;
         entries.sort_unstable();
-        let nodes = entries
-            .iter()
-            .map(|e| e.node as usize + 1)
-            .max()
-            .unwrap_or(0);
-        let mut ingress = vec![Vec::new(); nodes];
-        for e in &entries {
-            ingress[e.node as usize].push((e.tag, e.priority));
-        }
-        for v in &mut ingress {
-            v.sort_unstable();
-            v.dedup();
-        }
+        let ingress = ingress_of(&entries);
         Ok(RuleSet {
             topology: raw.topology,
             algo: raw.algo,
@@ -226,4 +214,24 @@ impl RuleSet {
             ingress,
         })
     }
+}
+
+/// The ingress map as a rules file gives it: per node, the distinct
+/// `(tag, priority)` pairs of its own entries (nodes past the last entry's
+/// have none).
+pub(crate) fn ingress_of(entries: &[Entry]) -> Vec<Vec<(u32, u32)>> {
+    let nodes = entries
+        .iter()
+        .map(|e| e.node as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut ingress = vec![Vec::new(); nodes];
+    for e in entries {
+        ingress[e.node as usize].push((e.tag, e.priority));
+    }
+    for v in &mut ingress {
+        v.sort_unstable();
+        v.dedup();
+    }
+    ingress
 }

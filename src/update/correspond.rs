@@ -245,19 +245,7 @@ impl Correspondence {
 /// (sorted), its ingress map rebuilt from them and its priority count
 /// taken from them.
 pub fn with_entries(rules: &RuleSet, topology: &str, entries: Vec<Entry>) -> RuleSet {
-    let nodes = entries
-        .iter()
-        .map(|e| e.node as usize + 1)
-        .max()
-        .unwrap_or(0);
-    let mut ingress = vec![Vec::new(); nodes];
-    for e in &entries {
-        ingress[e.node as usize].push((e.tag, e.priority));
-    }
-    for v in &mut ingress {
-        v.sort_unstable();
-        v.dedup();
-    }
+    let ingress = crate::rules::ingress_of(&entries);
     RuleSet {
         topology: topology.to_string(),
         algo: rules.algo.clone(),

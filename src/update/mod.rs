@@ -54,7 +54,7 @@ use crate::tagging::extend::Seed;
 use crate::tagging::{Context, Control};
 use crate::verify::{Limits, Report, Violation, verify_within};
 use std::collections::BTreeMap;
-use tagger_generators::{ChannelId, LinkId, NodeId, Topology};
+use tagger_generators::{LinkId, NodeId, Topology};
 
 /// Most switches the switch-by-switch schedule orders: it verifies up to
 /// one state per remaining switch per step.
@@ -402,12 +402,6 @@ fn extendable(r: &RuleSet) -> std::result::Result<(), String> {
     Ok(())
 }
 
-/// The channel entering `node` over `link` on `topo`.
-fn into(topo: &Topology, link: LinkId, node: NodeId) -> ChannelId {
-    let [_, b] = topo.links()[link as usize];
-    if b == node { 2 * link } else { 2 * link + 1 }
-}
-
 /// The extension's seed: every installed same-priority dependency on the
 /// union's channels, and the installed decisions on links the new topology
 /// keeps.
@@ -418,9 +412,9 @@ fn seed(corr: &Correspondence, old_u: &RuleSet) -> Seed {
         ..Default::default()
     };
     for e in &old_u.entries {
-        let c_out = into(u, e.out_link, e.node) ^ 1;
+        let c_out = u.channel_from(e.out_link, e.node);
         let Some(l) = e.in_link else { continue };
-        let c_in = into(u, l, e.node);
+        let c_in = u.channel_from(l, e.node) ^ 1;
         if e.priority == e.next_priority {
             s.edges.push((e.priority, c_in, c_out));
         }

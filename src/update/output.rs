@@ -158,8 +158,8 @@ impl Update {
                 "switches": s.switches,
                 "any_order": s.any_order,
                 "verified": s.state.ok(),
-                "add": s.add.iter().map(entry_json).collect::<Vec<_>>(),
-                "remove": s.remove.iter().map(entry_json).collect::<Vec<_>>(),
+                "add": s.add,
+                "remove": s.remove,
             });
             let name = format!("step-{}-{}.json", i + 1, s.action.as_str());
             let text = serde_json::to_string_pretty(&v).expect("JSON values serialise");
@@ -277,16 +277,4 @@ impl Update {
         let text = serde_json::to_string_pretty(&v).expect("JSON values serialise");
         crate::output::write_string(&dir.join("summary.json"), &(text + "\n"))
     }
-}
-
-fn entry_json(e: &Entry) -> Value {
-    json!({
-        "node": e.node,
-        "in_link": e.in_link,
-        "tag": e.tag,
-        "out_link": e.out_link,
-        "next_tag": e.next_tag,
-        "priority": e.priority,
-        "next_priority": e.next_priority,
-    })
 }
