@@ -104,6 +104,22 @@ def main() -> int:
             "FROM read_parquet(?) GROUP BY scenario_id) WHERE m != c",
             [str(gp)],
         ).fetchone()[0]
+        # The extension's local search: a known outcome, a proof count
+        # exactly with 'forced', and 'kept' only when the step kept the
+        # plan's priorities from before it (the run's, at step 1).
+        odd, unkept = con.execute(
+            "SELECT count(*) FILTER (growth_reorder NOT IN ('kept', 'forced', 'stalled', 'budget', 'stopped', 'skipped') "
+            "  OR (growth_reorder = 'forced') != (growth_forced_paths IS NOT NULL)), "
+            "count(*) FILTER (growth_reorder = 'kept' AND growth_priorities != before) "
+            "FROM (SELECT g.*, coalesce(lag(g.growth_priorities) OVER (PARTITION BY scenario_id ORDER BY growth_step), "
+            "  r.priorities) AS before "
+            "  FROM read_parquet(?) g JOIN read_parquet(?) r USING (scenario_id))",
+            [str(gp), str(d / "runs.parquet")],
+        ).fetchone()
+        if odd:
+            errors.append(f"{odd} growth steps with an unknown reorder outcome or a proof count without a proof")
+        if unkept:
+            errors.append(f"{unkept} growth steps say the search kept the priorities but did not")
         if steps == 0:
             errors.append("growth.parquet has no rows")
         if steps != joined:

@@ -575,8 +575,12 @@ pub fn update(u: &crate::update::Update, old: &str, new: &str, elp: &str) -> Str
                 " (the installed plan has {}; the changed fabric needs more: planned from scratch it needs {})",
                 u.old_priorities, s.priorities
             ),
+            _ if u.reordered.as_ref().is_some_and(|r| r.forced.is_some()) => format!(
+                " (the installed plan has {}: no extension that keeps its decisions fits in it, proven below)",
+                u.old_priorities
+            ),
             _ => format!(
-                " (the installed plan has {}: keeping its decisions for the new paths needs more)",
+                " (the installed plan has {}: keeping its decisions for the new paths needed more)",
                 u.old_priorities
             ),
         }
@@ -591,6 +595,48 @@ pub fn update(u: &crate::update::Update, old: &str, new: &str, elp: &str) -> Str
         u.lower_bound,
         u.plan.entries.len()
     );
+    if let Some(r) = &u.reordered {
+        let e = &r.effort;
+        let why = if let Some(f) = &r.forced {
+            let route: Vec<String> = f
+                .example
+                .first()
+                .map(|&(a, _)| a)
+                .into_iter()
+                .chain(f.example.iter().map(|&(_, b)| b))
+                .map(|v| v.to_string())
+                .collect();
+            format!(
+                "no plan keeps {} priorities with the installed decisions and acyclic together with the installed entries (what a two-phase change needs): {} new paths are forced past {} whatever the order (the installed decisions, and installed dependencies leading back, raise their tags), e.g. switches {}",
+                r.target,
+                f.paths,
+                r.target,
+                route.join(" -> ")
+            )
+        } else if let Some(s) = &e.skipped {
+            format!("skipped: {s}")
+        } else if r.reached {
+            format!(
+                "kept {} priorities (the greedy extension needed {}) in {} evaluations",
+                r.target, r.greedy_priorities, e.evaluations
+            )
+        } else {
+            format!(
+                "did not keep {}: {} paths left past it after {} evaluations ({})",
+                r.target,
+                e.residue,
+                e.evaluations,
+                if e.stopped_early {
+                    "stopped"
+                } else if e.stalled {
+                    "stalled"
+                } else {
+                    "budget spent; --search-budget raises it"
+                }
+            )
+        };
+        line!(l, "reorder       {why}");
+    }
     line!(
         l,
         "churn         {} entries ({} added, {} removed, {} changed) on {} switches",

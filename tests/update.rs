@@ -225,6 +225,11 @@ fn bad_input_is_named_and_writes_nothing() {
             &["--order", "1,2"][..],
             "every switch whose table changes",
         ),
+        (
+            "drain:links=1",
+            &["--search-budget", "lots"][..],
+            "--search-budget",
+        ),
     ] {
         let o = run(to, extra);
         assert!(!o.status.success(), "{to}: {}", text(&o));

@@ -324,6 +324,11 @@ pub struct UpdateArgs {
     /// Do not also plan from scratch to compare churn.
     #[arg(long)]
     pub no_compare: bool,
+    /// Path evaluations the extension's local search may spend when
+    /// keeping the installed decisions greedily needs more priorities than
+    /// the installed plan has (search:budget=N's unit; 0: do not search).
+    #[arg(long, default_value = "1e9", value_parser = parse_evaluations)]
+    pub search_budget: u64,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
@@ -497,6 +502,15 @@ impl MemoryBudget {
     pub fn resolve(arg: Option<MemoryBudget>) -> Option<u64> {
         arg.map_or_else(tagger::budget::machine_default, |b| b.0)
     }
+}
+
+fn parse_evaluations(s: &str) -> std::result::Result<u64, String> {
+    tagger::tagging::count(s).ok_or_else(|| {
+        format!(
+            "{s} is {} (e.g. 1000000000 or 1e9)",
+            tagger::generators::params::not_a_count(s)
+        )
+    })
 }
 
 fn parse_budget(s: &str) -> std::result::Result<MemoryBudget, String> {

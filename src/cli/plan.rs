@@ -328,6 +328,7 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
         limits: a.limits.limits(),
         compare_scratch: !a.no_compare,
         order: a.order.clone(),
+        search_budget: a.search_budget,
     };
     let u = tagger::update::plan(&req, &Control::new())?;
     if !u.ok() {

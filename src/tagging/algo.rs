@@ -250,7 +250,7 @@ impl FromStr for Algo {
 
 /// A non-negative integer, also in exponent form when the value is whole
 /// (`5e9`, `1.5e9`): budgets are large numbers people write that way.
-pub(crate) fn count(v: &str) -> Option<u64> {
+pub fn count(v: &str) -> Option<u64> {
     if let Ok(n) = v.parse::<u64>() {
         return Some(n);
     }

@@ -34,6 +34,7 @@ pub mod exact;
 pub mod extend;
 mod greedy;
 pub mod order;
+pub mod pins;
 mod plan;
 pub(crate) mod sat;
 pub mod search;

@@ -27,6 +27,7 @@
 //! symmetric variant and the driver share the scoring invariants and are
 //! read together.
 
+use super::pins::Pins;
 use crate::elp::enumerate::ChannelPaths;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -122,6 +123,9 @@ pub struct LocalSearch<'a> {
     mark: (u64, u64),
     /// Steps taken over every call of [`LocalSearch::run`].
     steps: u64,
+    /// An extension's installed decisions and dependencies, kept through
+    /// every move ([`LocalSearch::pinned`]).
+    pins: Option<&'a Pins>,
 }
 
 /// A move: put channel `c` in order `t` at position `at`, changing the
@@ -143,7 +147,23 @@ impl<'a> LocalSearch<'a> {
         target: u32,
         seed: u64,
     ) -> Self {
-        Self::start(paths, channels, pos, target, seed, None)
+        Self::start(paths, channels, pos, target, seed, None, None)
+    }
+
+    /// [`LocalSearch::new`] for extending an installed plan: transitions
+    /// `pins` fixes keep their installed next tag, and each order keeps
+    /// every installed dependency of its priority forward (a channel moves
+    /// only between its installed neighbours). `pos` must already keep
+    /// them forward (see [`Pins::respected_by`]).
+    pub fn pinned(
+        paths: &'a ChannelPaths,
+        channels: usize,
+        pos: &[Vec<u64>],
+        target: u32,
+        seed: u64,
+        pins: &'a Pins,
+    ) -> Self {
+        Self::start(paths, channels, pos, target, seed, None, Some(pins))
     }
 
     /// [`LocalSearch::new`] restricted to plans that map onto themselves
@@ -169,6 +189,7 @@ impl<'a> LocalSearch<'a> {
             target,
             seed,
             Some(&halved.stands_for),
+            None,
         )
     }
 
@@ -179,6 +200,7 @@ impl<'a> LocalSearch<'a> {
         target: u32,
         seed: u64,
         stands_for: Option<&'a [u8]>,
+        pins: Option<&'a Pins>,
     ) -> Self {
         let symmetric = stands_for.is_some();
         let mut count = vec![0usize; channels + 1];
@@ -216,6 +238,7 @@ impl<'a> LocalSearch<'a> {
             best: 0,
             mark: (0, 0),
             steps: 0,
+            pins,
         };
         if symmetric {
             let p = target as usize;
@@ -249,6 +272,18 @@ impl<'a> LocalSearch<'a> {
         // about 15M evaluations, most of the stall rule's patience).
         *s.work.get_mut() = 0;
         s
+    }
+
+    /// The tag after the transition out of channel slot `slot` at `tag`
+    /// (at most the target): the installed one where pinned, else one up
+    /// when `descent` says the order does not keep it. Capped at target +
+    /// 1, as the cached tags are.
+    #[inline]
+    fn after(&self, slot: usize, tag: u32, descent: impl FnOnce() -> bool) -> u32 {
+        match self.pins.and_then(|p| p.next_tag(slot, tag)) {
+            Some(t2) => t2.min(self.target + 1),
+            None => tag + u32::from(descent()),
+        }
     }
 
     /// Paths of the whole ELP that path `p` stands for.
@@ -293,6 +328,12 @@ impl<'a> LocalSearch<'a> {
         self.violated.len()
     }
 
+    /// The paths currently past the target (indices into the paths), in
+    /// no particular order.
+    pub fn violated_paths(&self) -> &[u32] {
+        &self.violated
+    }
+
     /// Recomputes path `p`'s cached tags; returns its last tag (capped at
     /// target + 1).
     fn retag(&mut self, p: usize) -> u32 {
@@ -304,9 +345,7 @@ impl<'a> LocalSearch<'a> {
         for (i, w) in path.windows(2).enumerate() {
             if tag <= self.target {
                 let o = &self.pos[tag as usize - 1];
-                if o[w[0] as usize] >= o[w[1] as usize] {
-                    tag += 1;
-                }
+                tag = self.after(a + i, tag, || o[w[0] as usize] >= o[w[1] as usize]);
             }
             self.tags[a + i + 1] = tag as u8;
         }
@@ -324,7 +363,7 @@ impl<'a> LocalSearch<'a> {
         let path = self.paths.path(p);
         let from = j.saturating_sub(1);
         let mut tag = self.tags[a + from] as u32;
-        for w in path[from..].windows(2) {
+        for (i, w) in path[from..].windows(2).enumerate() {
             if tag > self.target {
                 return tag;
             }
@@ -336,9 +375,7 @@ impl<'a> LocalSearch<'a> {
                     2 * self.pos[tt][ch as usize]
                 }
             };
-            if at(w[0]) >= at(w[1]) {
-                tag += 1;
-            }
+            tag = self.after(a + from + i, tag, || at(w[0]) >= at(w[1]));
         }
         tag
     }
@@ -402,9 +439,15 @@ impl<'a> LocalSearch<'a> {
         // target.
         let mut cands: Vec<(ChannelId, usize)> = Vec::new();
         let mut tag = 1usize;
-        for w in path.windows(2) {
+        let a = self.paths.offsets[p];
+        for (i, w) in path.windows(2).enumerate() {
             if tag > self.target as usize {
                 break;
+            }
+            // No move changes a pinned transition.
+            if let Some(t2) = self.pins.and_then(|pins| pins.next_tag(a + i, tag as u32)) {
+                tag = t2 as usize;
+                continue;
             }
             let o = &self.pos[tag - 1];
             if o[w[0] as usize] >= o[w[1] as usize] {
@@ -502,6 +545,11 @@ impl<'a> LocalSearch<'a> {
         if marks.is_empty() {
             return Ok(None);
         }
+        // A pinned channel stays between its installed neighbours: their
+        // positions are marks, and only the regions between them count.
+        let (floor, ceil) = self.pins.map_or((None, None), |pins| pins.bounds(t, c, o));
+        marks.extend(floor);
+        marks.extend(ceil);
         marks.sort_unstable();
         marks.dedup();
         // diff[i]: change of cost entering region i (x in (marks[i-1],
@@ -561,11 +609,14 @@ impl<'a> LocalSearch<'a> {
         let mut best: Option<(i64, usize)> = None;
         for (i, d) in diff.iter().take(k + 1).enumerate() {
             run += d;
-            if best.is_none_or(|b| run < b.0) {
+            // Region i lies in (marks[i - 1], marks[i]).
+            let allowed = floor.is_none_or(|f| i > 0 && marks[i - 1] >= f)
+                && ceil.is_none_or(|h| i < k && marks[i] <= h);
+            if allowed && best.is_none_or(|b| run < b.0) {
                 best = Some((run, i));
             }
         }
-        let (total, region) = best.expect("k + 1 regions");
+        let (total, region) = best.expect("the channel's own region is allowed");
         let cur = o[c as usize];
         let lo = (region > 0).then(|| marks[region - 1]);
         let hi = marks.get(region).copied();

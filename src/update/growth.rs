@@ -113,6 +113,13 @@ record! {
         pub entries_removed: u64,
         /// Switches whose tables change.
         pub switches_touched: u64,
+        /// When the greedy extension needed more priorities than the plan
+        /// before the step: kept (the local search found an extension
+        /// within them), forced (proven impossible for any extension),
+        /// stalled, budget, stopped or skipped. Null when it did not run.
+        pub reorder: Option<String>,
+        /// forced: the new paths proven to need more priorities.
+        pub forced_paths: Option<u64>,
         /// Priorities of a from-scratch plan with the scenario's algorithm.
         pub scratch_priorities: u32,
         /// Its churn against the plan before the step.
@@ -144,6 +151,12 @@ impl GrowthRow {
             entries_added: u.churn.added,
             entries_removed: u.churn.removed,
             switches_touched: u.churn.switches_touched,
+            reorder: u.reordered.as_ref().map(|r| r.outcome().to_string()),
+            forced_paths: u
+                .reordered
+                .as_ref()
+                .and_then(|r| r.forced.as_ref())
+                .map(|f| f.paths),
             scratch_priorities: scratch.map_or(0, |s| s.priorities),
             scratch_churn_entries: scratch.map_or(0, |s| s.churn.entries()),
             update_steps: u.steps.len() as u32,
@@ -183,6 +196,7 @@ pub fn grow_path(
                 limits: Limits::default(),
                 compare_scratch: true,
                 order: None,
+                search_budget: crate::tagging::SEARCH_BUDGET,
             },
             control,
         )?;

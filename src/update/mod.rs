@@ -91,6 +91,61 @@ pub struct Request<'a> {
     /// switch whose table changes, once) instead of finding a schedule:
     /// each state is verified and the first unsafe one refuses it.
     pub order: Option<Vec<NodeId>>,
+    /// Path evaluations the extension's local search may spend when the
+    /// greedy extension needs more priorities than the installed plan
+    /// ([`crate::tagging::extend::reorder`]); 0: do not search.
+    pub search_budget: u64,
+}
+
+/// The extension's local search, run when the greedy extension needed more
+/// priorities than the installed plan has.
+#[derive(Clone, Debug)]
+pub struct Reordered {
+    /// The priorities it tried to keep: the installed plan's.
+    pub target: u32,
+    /// The greedy extension's priorities.
+    pub greedy_priorities: u32,
+    /// True when it found an extension within `target` (the new plan).
+    pub reached: bool,
+    /// What it spent, why it ended, and the paths left past `target`.
+    pub effort: crate::tagging::Effort,
+    /// The proof that no extension keeps `target`, when there is one (then
+    /// the search did not run).
+    pub forced: Option<ForcedPaths>,
+}
+
+impl Reordered {
+    /// How it ended: `kept`, `forced` (no extension can keep the target),
+    /// `skipped` (its state did not fit the memory budget), `stopped`,
+    /// `stalled` or `budget` (spent).
+    pub fn outcome(&self) -> &'static str {
+        let e = &self.effort;
+        if self.reached {
+            "kept"
+        } else if self.forced.is_some() {
+            "forced"
+        } else if e.skipped.is_some() {
+            "skipped"
+        } else if e.stopped_early {
+            "stopped"
+        } else if e.stalled {
+            "stalled"
+        } else {
+            "budget"
+        }
+    }
+}
+
+/// New paths that no plan within the installed priorities fits while it
+/// keeps every installed decision and stays acyclic together with the
+/// installed entries (what a two-phase change needs):
+/// [`crate::tagging::extend::Forced`] in switches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ForcedPaths {
+    /// How many maximal paths are forced past the installed priorities.
+    pub paths: u64,
+    /// The first, as its links `(from switch, to switch)`.
+    pub example: Vec<(NodeId, NodeId)>,
 }
 
 /// Entries added, removed and changed against the installed plan.
@@ -227,6 +282,8 @@ pub struct Update {
     pub two_phase_refused: Option<Violation>,
     /// The installed plan on the union topology: the state before step 1.
     pub installed: RuleSet,
+    /// The extension's local search, when it ran.
+    pub reordered: Option<Reordered>,
 }
 
 impl Update {
@@ -270,10 +327,47 @@ pub fn plan(req: &Request<'_>, control: &Control) -> Result<Update> {
     let budget = Budget::new(crate::budget::machine_default());
     let cx = Context::new(req.new, &new_elp, &budget, control);
     let old_u = corr.old_on_union(req.installed);
+    let mut reordered = None;
     let (mut plan, lower_bound) = match &req.target {
         Target::Extend => {
             extendable(req.installed).map_err(bad)?;
-            let t = crate::tagging::extend::plan(&cx, &seed(&corr, &old_u))?;
+            let seed = seed(&corr, &old_u);
+            let mut t = crate::tagging::extend::plan(&cx, &seed)?;
+            // Keeping the installed decisions greedily can cost a priority
+            // a reordering of the new channels (and of the old ones, within
+            // the installed dependencies) would not.
+            let target = req.installed.priorities;
+            if t.priorities > target
+                && target >= t.lower_bound.max(1)
+                && target <= crate::tagging::pins::MAX_PINNED_TARGET
+                && req.search_budget > 0
+            {
+                let r = crate::tagging::extend::reorder(
+                    &cx,
+                    &seed,
+                    &t,
+                    target,
+                    req.search_budget,
+                    REORDER_SEED,
+                )?;
+                reordered = Some(Reordered {
+                    target,
+                    greedy_priorities: t.priorities,
+                    reached: r.plan.is_some(),
+                    effort: r.effort,
+                    forced: r.forced.map(|f| ForcedPaths {
+                        paths: f.paths,
+                        example: f
+                            .example
+                            .iter()
+                            .map(|&c| (corr.union.channel_src(c), corr.union.channel_dst(c)))
+                            .collect(),
+                    }),
+                });
+                if let Some(found) = r.plan {
+                    t = found;
+                }
+            }
             (RuleSet::from_tagging(req.new, &t), t.lower_bound)
         }
         Target::Given(r) => {
@@ -363,8 +457,13 @@ pub fn plan(req: &Request<'_>, control: &Control) -> Result<Update> {
         installed: old_u.clone(),
         correspondence: corr,
         plan,
+        reordered,
     })
 }
+
+/// The extension's local search's seed: fixed, so an update is a function
+/// of its inputs.
+const REORDER_SEED: u64 = 1;
 
 /// The topology `to` names, given the old one: a change
 /// (`grow:switches=N,seed=S`, `drain:links=N,seed=S`, applied to `old`),

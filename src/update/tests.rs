@@ -24,6 +24,7 @@ fn request<'a>(
         limits: Limits::SWITCH,
         compare_scratch: true,
         order: None,
+        search_budget: crate::tagging::SEARCH_BUDGET,
     }
 }
 
@@ -160,6 +161,60 @@ fn jellyfish_grown_switches_extend() {
         u.churn.entries(),
         scratch.churn.entries()
     );
+}
+
+/// `search`'s plan of a Jellyfish, and the Jellyfish grown by `switches`.
+fn searched(spec: &str, switches: u32) -> (Topology, RuleSet, Topology) {
+    let old = crate::TopologySpec::parse(spec).unwrap().build().unwrap();
+    let set = ElpSet::build(&old, &ElpSpec::parse("shortest").unwrap()).unwrap();
+    let t = tag(&old, &set, "search".parse().unwrap(), Default::default()).unwrap();
+    assert_eq!(t.priorities, 2);
+    let new = Change::Grow { switches, seed: 1 }.apply(&old).unwrap();
+    let r = RuleSet::from_tagging(&old, &t);
+    (old, r, new)
+}
+
+/// Greedy keeping of search's decisions needs a third priority here; the
+/// pinned local search finds an extension within the installed two, still
+/// two-phase (no installed decision changes), and is skipped with a budget
+/// of 0.
+#[test]
+fn extending_a_search_plan_keeps_its_priorities() {
+    let (old, r, new) = searched("jellyfish:n=100,ports=32,r=12,seed=1", 5);
+    let elp = ElpSpec::parse("shortest").unwrap();
+    let mut req = request(&old, &r, &new, &elp);
+    let u = check_update(&req, 5);
+    let re = u.reordered.as_ref().expect("the greedy extension needed 3");
+    assert_eq!((re.target, re.greedy_priorities), (2, 3));
+    assert_eq!(re.outcome(), "kept");
+    assert!(re.effort.evaluations > 0 && re.forced.is_none());
+    assert_eq!(u.plan.priorities, 2);
+    assert_eq!(u.churn.changed, 0);
+    assert_eq!(u.kind, ScheduleKind::TwoPhase);
+    req.search_budget = 0;
+    let greedy = check_update(&req, 5);
+    assert_eq!(greedy.plan.priorities, 3);
+    assert!(greedy.reordered.is_none());
+}
+
+/// Here no extension keeps two priorities, and the proof says which paths
+/// and shows one, a walk over switches of the new topology.
+#[test]
+fn an_impossible_extension_is_proven() {
+    let (old, r, new) = searched("jellyfish:n=200,ports=32,r=12,seed=3", 2);
+    let elp = ElpSpec::parse("shortest").unwrap();
+    let u = check_update(&request(&old, &r, &new, &elp), 9);
+    let re = u.reordered.as_ref().unwrap();
+    assert_eq!(re.outcome(), "forced");
+    let f = re.forced.as_ref().unwrap();
+    assert!(f.paths > 0 && re.effort.residue == f.paths);
+    assert_eq!(re.effort.evaluations, 0, "no search after a proof");
+    assert_eq!(u.plan.priorities, 3);
+    assert!(f.example.len() >= 3);
+    assert!(f.example.windows(2).all(|w| w[0].1 == w[1].0));
+    for &(a, b) in &f.example {
+        assert!(new.neighbors(a).any(|w| w == b), "{a} -> {b}");
+    }
 }
 
 /// A ring of four switches, two paths whose dependencies close the ring
