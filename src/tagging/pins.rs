@@ -158,19 +158,24 @@ impl Pins {
     }
 
     /// True when installed dependencies of order `t` (0-based) lead from
-    /// channel `from` to channel `to`. `pos` must keep them forward (then
-    /// every channel on such a chain sits below `to`, which bounds the
-    /// search).
-    pub fn reaches(&self, t: usize, from: ChannelId, to: ChannelId, pos: &[u64]) -> bool {
-        let limit = pos[to as usize];
+    /// channel `from` to any of `to` (or `from` is one of them). `pos` must
+    /// keep them forward (then every channel on such a chain sits below
+    /// the highest of `to`, which bounds the search).
+    pub fn reaches(&self, t: usize, from: ChannelId, to: &[ChannelId], pos: &[u64]) -> bool {
+        if to.contains(&from) {
+            return true;
+        }
+        let Some(limit) = to.iter().map(|&c| pos[c as usize]).max() else {
+            return false;
+        };
         if pos[from as usize] >= limit {
-            return from == to;
+            return false;
         }
         let mut seen = rustc_hash::FxHashSet::default();
         let mut stack = vec![from];
         while let Some(v) = stack.pop() {
             for &w in self.succs[t].of(v) {
-                if w == to {
+                if to.contains(&w) {
                     return true;
                 }
                 if pos[w as usize] < limit && seen.insert(w) {
@@ -183,14 +188,20 @@ impl Pins {
 
     /// Whether `path` (at slot `start` of the pinned paths) ends past
     /// `target` in *every* order plan that keeps the installed decisions
-    /// and puts the installed dependencies forward, `pos` being one: the
-    /// walk takes the lowest tag any such plan allows (the installed one
-    /// where pinned; one up where keeping the tag would close a cycle of
-    /// installed dependencies, i.e. the next channel reaches the current
-    /// one; else the same). Since tags never fall and pinned decisions
-    /// rise by at most one (`steady`), every such plan's tag stays at or
-    /// above this walk's, so a walk past `target` proves the path does
-    /// not fit. `None` when the pins are not steady (no proof).
+    /// and puts the installed dependencies forward, `pos` being one.
+    ///
+    /// The walk gives each transition the lowest tag any such plan allows,
+    /// keeping the tag as long as it can: the installed decision where
+    /// pinned; else one up when keeping the tag would close a cycle, that
+    /// is when installed dependencies lead from the next channel back to
+    /// a channel the path has held this tag on since it last rose (its own
+    /// same-tag transitions lead forward from there); else the same.
+    /// Rising as late as possible is optimal for one path: by induction,
+    /// any valid plan's tag is at least the walk's at every hop, and where
+    /// equal its current run of one tag started no later (so it holds the
+    /// walk's run, and every cycle the walk avoids only by rising, it
+    /// meets too). That needs pinned decisions that rise by at most one
+    /// (`steady`); else `None` (no proof).
     pub fn forced_past(
         &self,
         path: &[ChannelId],
@@ -202,17 +213,23 @@ impl Pins {
             return None;
         }
         let mut tag = 1u32;
+        let mut run: Vec<ChannelId> = path[..1].to_vec();
         for (i, w) in path.windows(2).enumerate() {
             if tag > target {
                 break;
             }
-            tag = match self.next_tag(start + i, tag) {
+            let next = match self.next_tag(start + i, tag) {
                 Some(t2) => t2,
                 None => {
                     let t = tag as usize - 1;
-                    tag + u32::from(self.reaches(t, w[1], w[0], &pos[t]))
+                    tag + u32::from(self.reaches(t, w[1], &run, &pos[t]))
                 }
             };
+            if next != tag {
+                run.clear();
+            }
+            run.push(w[1]);
+            tag = next;
         }
         Some(tag > target)
     }
@@ -250,7 +267,7 @@ mod tests {
         let chain = [(2, 2, 4), (2, 4, 1)];
         let pins = Pins::new(&paths, 6, 2, &kept, &chain);
         assert!(pins.respected_by(1, &pos[1]));
-        assert!(pins.reaches(1, 2, 1, &pos[1]) && !pins.reaches(1, 1, 2, &pos[1]));
+        assert!(pins.reaches(1, 2, &[1], &pos[1]) && !pins.reaches(1, 1, &[2], &pos[1]));
         assert_eq!(pins.forced_past(paths.path(0), 0, 2, &pos), Some(true));
         assert_eq!(pins.next_tag(0, 1), Some(2));
         assert_eq!(pins.next_tag(1, 2), None);
@@ -268,5 +285,31 @@ mod tests {
         let unsteady = Pins::new(&paths, 6, 2, &jump, &chain);
         assert_eq!(unsteady.forced_past(paths.path(0), 0, 2, &pos), None);
         assert_eq!(unsteady.next_tag(0, 1), Some(3));
+    }
+
+    /// Path 0 -> 1 -> 2 -> 3 at one priority: an installed dependency
+    /// 3 -> 1 does not close a cycle with the last transition alone, but
+    /// with the path's own 1 -> 2 -> 3 it does, so the path must rise.
+    /// Without it, or when the path already rose after 1, it need not.
+    #[test]
+    fn a_chain_back_into_the_run_forces_a_rise() {
+        let paths = one_path(&[0, 1, 2, 3]);
+        let pos = vec![vec![0, 10, 20, 5], vec![0, 10, 20, 5]];
+        let none = HashMap::default();
+        let back = [(1, 3, 1)];
+        let pins = Pins::new(&paths, 4, 1, &none, &back);
+        assert!(pins.respected_by(0, &pos[0]));
+        assert!(!pins.reaches(0, 3, &[2], &pos[0]) && pins.reaches(0, 3, &[1, 2], &pos[0]));
+        assert_eq!(pins.forced_past(paths.path(0), 0, 1, &pos), Some(true));
+        assert_eq!(
+            Pins::new(&paths, 4, 1, &none, &[]).forced_past(paths.path(0), 0, 1, &pos),
+            Some(false)
+        );
+        // Installed: (1, 1, 2) rises to 2; at two priorities the run of
+        // tag 2 starts at 2, and 3 -> 1 no longer matters.
+        let rise: HashMap<_, _> = [((1, 1, 2), 2)].into_iter().collect();
+        let two = Pins::new(&paths, 4, 2, &rise, &back);
+        assert_eq!(two.forced_past(paths.path(0), 0, 2, &pos), Some(false));
+        assert_eq!(two.forced_past(paths.path(0), 0, 1, &pos[..1]), Some(true));
     }
 }
