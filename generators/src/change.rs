@@ -41,6 +41,21 @@ pub enum Change {
 }
 
 impl Change {
+    /// The same change drawn with another seed.
+    pub fn with_seed(self, seed: u64) -> Self {
+        match self {
+            Change::Grow { switches, .. } => Change::Grow { switches, seed },
+            Change::Drain { links, .. } => Change::Drain { links, seed },
+        }
+    }
+
+    /// The seed of the link choices.
+    pub fn seed(&self) -> u64 {
+        match self {
+            Change::Grow { seed, .. } | Change::Drain { seed, .. } => *seed,
+        }
+    }
+
     /// Parses `grow:switches=N[,seed=S]` or `drain:links=N[,seed=S]`
     /// (seed 1 when not given). `Ok(None)` when `spec` names neither (it is
     /// then a topology spec).

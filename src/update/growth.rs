@@ -73,16 +73,8 @@ impl Growth {
 
     /// Step `i`'s change (from 0): the seed moves on by `i`.
     pub fn step(&self, i: u32) -> Change {
-        match self.change {
-            Change::Grow { switches, seed } => Change::Grow {
-                switches,
-                seed: seed.wrapping_add(i as u64),
-            },
-            Change::Drain { links, seed } => Change::Drain {
-                links,
-                seed: seed.wrapping_add(i as u64),
-            },
-        }
+        self.change
+            .with_seed(self.change.seed().wrapping_add(i as u64))
     }
 }
 

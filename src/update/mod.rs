@@ -328,6 +328,9 @@ pub fn plan(req: &Request<'_>, control: &Control) -> Result<Update> {
     let cx = Context::new(req.new, &new_elp, &budget, control);
     let old_u = corr.old_on_union(req.installed);
     let mut reordered = None;
+    // A given plan's lower bound comes from greedy's plan of the new ELPs,
+    // which the from-scratch comparison reuses when it is greedy too.
+    let mut greedy = None;
     let (mut plan, lower_bound) = match &req.target {
         Target::Extend => {
             extendable(req.installed).map_err(bad)?;
@@ -372,7 +375,9 @@ pub fn plan(req: &Request<'_>, control: &Control) -> Result<Update> {
         }
         Target::Given(r) => {
             let t = crate::tagging::tag_in(&cx, crate::tagging::Algo::GREEDY)?;
-            (r.clone(), t.lower_bound)
+            let bound = t.lower_bound;
+            greedy = Some(t);
+            (r.clone(), bound)
         }
     };
     if matches!(req.target, Target::Extend) {
@@ -392,7 +397,10 @@ pub fn plan(req: &Request<'_>, control: &Control) -> Result<Update> {
             .algo
             .parse()
             .unwrap_or(crate::tagging::Algo::GREEDY);
-        let t = crate::tagging::tag_in(&cx, algo)?;
+        let t = match greedy.take() {
+            Some(t) if algo == crate::tagging::Algo::GREEDY => t,
+            _ => crate::tagging::tag_in(&cx, algo)?,
+        };
         let r = corr.new_on_union(&RuleSet::from_tagging(req.new, &t));
         Some(Scratch {
             algo: r.algo.clone(),
