@@ -38,6 +38,11 @@ impl Bits {
     }
     /// `self & other`, or `None` when empty.
     pub fn and_words(&self, other: &[u64]) -> Option<Bits> {
+        // Most continuations of a prefix set are empty: test before
+        // allocating (the scan stops at the first common bit).
+        if !self.words.iter().zip(other).any(|(a, b)| a & b != 0) {
+            return None;
+        }
         let mut any = 0;
         let words: Box<[u64]> = self
             .words
