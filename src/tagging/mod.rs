@@ -23,6 +23,7 @@
 //! `plan.rs` the result ([`Tagging`]), how a walk becomes one and the
 //! checks it passes, and [`tag_in`] below dispatches.
 
+pub(crate) mod acyclic;
 mod algo;
 mod brute;
 pub mod classes;

@@ -52,6 +52,10 @@ pub(crate) enum Outcome {
     Interrupted,
 }
 
+/// Whether the build's solver takes the acyclicity theory
+/// (`tagging/acyclic.rs`): BatSat does, CaDiCaL here does not.
+pub(crate) const THEORY: bool = !cfg!(feature = "cadical");
+
 /// Which solver a build uses.
 pub(crate) const BACKEND: &str = if cfg!(feature = "cadical") {
     "CaDiCaL"
@@ -70,6 +74,7 @@ fn sat_err(e: impl std::fmt::Display) -> Error {
 #[cfg(not(feature = "cadical"))]
 mod backend {
     use super::{Lit, Outcome, Result};
+    use crate::tagging::acyclic::Acyclicity;
     use batsat::{BasicSolver, SolverInterface, lbool};
 
     pub(crate) struct Solver {
@@ -77,6 +82,8 @@ mod backend {
         /// Phases asked for variables the solver has not created yet:
         /// BatSat fixes a variable's preferred polarity when it creates it.
         pending: rustc_hash::FxHashMap<u32, bool>,
+        /// Acyclicity checked inside the search, once asked for.
+        pub(crate) theory: Option<Acyclicity>,
     }
 
     impl Solver {
@@ -93,6 +100,7 @@ mod backend {
             Solver {
                 s: BasicSolver::new(o, Default::default()),
                 pending: Default::default(),
+                theory: None,
             }
         }
 
@@ -132,7 +140,10 @@ mod backend {
 
         pub(crate) fn solve(&mut self, stop: Box<dyn Fn() -> bool>) -> Result<Outcome> {
             self.s.cb_mut().set_stop(stop);
-            let r = self.s.solve_limited(&[]);
+            let r = match &mut self.theory {
+                Some(th) => self.s.solve_limited_th(th, &[]),
+                None => self.s.solve_limited(&[]),
+            };
             Ok(if r == lbool::TRUE {
                 Outcome::Sat
             } else if r == lbool::FALSE {
@@ -161,6 +172,8 @@ mod backend {
 
     pub(crate) struct Solver {
         s: rustsat_cadical::CaDiCaL<'static, 'static>,
+        /// CaDiCaL here takes no theory: acyclicity stays with the caller.
+        pub(crate) theory: Option<crate::tagging::acyclic::Acyclicity>,
     }
 
     fn lit(l: Lit) -> rustsat::types::Lit {
@@ -172,6 +185,7 @@ mod backend {
         pub(crate) fn new() -> Self {
             Solver {
                 s: rustsat_cadical::CaDiCaL::default(),
+                theory: None,
             }
         }
 
@@ -241,6 +255,44 @@ impl Sat {
     /// The value of `lit` in the last model (after [`Outcome::Sat`]).
     pub(crate) fn value(&self, lit: Lit) -> Result<bool> {
         self.0.value(lit)
+    }
+
+    /// Asks the solver to keep graphs acyclic inside its search (see
+    /// `tagging/acyclic.rs`). Returns false where the backend takes no
+    /// theory (CaDiCaL): the caller then checks models itself.
+    pub(crate) fn keep_acyclic(&mut self) -> bool {
+        if !THEORY {
+            return false;
+        }
+        if self.0.theory.is_none() {
+            self.0.theory = Some(super::acyclic::Acyclicity::new());
+        }
+        true
+    }
+
+    /// Declares that `lit` (a positive literal) true puts `from -> to` into
+    /// graph `graph`, which must stay acyclic. Needs
+    /// [`Sat::keep_acyclic`]; call it before `lit`'s first solve.
+    pub(crate) fn acyclic_edge(&mut self, lit: Lit, graph: u32, from: u32, to: u32) {
+        debug_assert!(!lit.is_negative());
+        if let Some(th) = &mut self.0.theory {
+            th.edge(lit.var(), graph, from, to);
+        }
+    }
+
+    /// The acyclicity theory's work counter (edges it has taken in), for a
+    /// stop callback that bounds a solve deterministically; `None` without
+    /// a theory.
+    pub(crate) fn acyclic_work(&self) -> Option<std::rc::Rc<std::cell::Cell<u64>>> {
+        self.0.theory.as_ref().map(|t| t.work())
+    }
+
+    /// A likely topological order of graph `graph` (a rank per node),
+    /// before the first solve: speed only.
+    pub(crate) fn acyclic_hint(&mut self, graph: u32, rank: &[u64]) {
+        if let Some(th) = &mut self.0.theory {
+            th.hint(graph, rank);
+        }
     }
 }
 
