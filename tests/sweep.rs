@@ -822,6 +822,13 @@ topology = "fattree:k=4"
 elp = "kbounce:1"
 algo = "clos"
 growth = "drain:links=1,steps=2,seed=5"
+
+[[group]]
+name = "ls"
+topology = "leafspine:leaves=4,spines=2,hosts=3"
+elp = "kbounce:1"
+algo = "clos"
+growth = "grow:leaves=1,steps=2"
 "#;
 
 /// `growth.parquet` without its timing column.
@@ -839,7 +846,7 @@ fn growth_rows(path: &Path) -> RecordBatch {
 #[test]
 fn growth_sweeps_write_a_row_per_step() {
     let sw = Sweep::parse(GROWTH_SPEC, "growth.toml", 100).unwrap();
-    assert_eq!(sw.scenarios.len(), 3);
+    assert_eq!(sw.scenarios.len(), 4);
     let (a, c) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let go = |dir: &Path, shard: Option<Shard>| {
         sweep::execute(
@@ -858,20 +865,26 @@ fn growth_sweeps_write_a_row_per_step() {
     assert_eq!(done.failed, 0, "{:?}", done.rows);
     assert_eq!(done.growth_path, Some(a.path().join("growth.parquet")));
     let g = read(&a.path().join("growth.parquet"));
-    assert_eq!(g.num_rows(), 3 + 3 + 2);
+    assert_eq!(g.num_rows(), 3 + 3 + 2 + 2);
     assert_eq!(
         u64s(&g, "scenario_id"),
-        [0, 0, 0, 1, 1, 1, 2, 2].map(Some).to_vec()
+        [0, 0, 0, 1, 1, 1, 2, 2, 3, 3].map(Some).to_vec()
     );
     assert_eq!(
         u32s(&g, "growth_switches"),
-        [26, 28, 30, 26, 28, 30, 20, 20].map(Some).to_vec()
+        [26, 28, 30, 26, 28, 30, 20, 20, 7, 8].map(Some).to_vec()
     );
     let ver = g.column_by_name("growth_verified").unwrap().as_boolean();
     assert!((0..ver.len()).all(|i| ver.value(i)));
     let changes = strs(&g, "growth_change");
     assert_eq!(changes[1].as_deref(), Some("grow:switches=2,seed=2"));
     assert_eq!(changes[7].as_deref(), Some("drain:links=1,seed=6"));
+    assert_eq!(changes[9].as_deref(), Some("grow:leaves=1"));
+    // A leaf added to a leaf-spine keeps it tiered: clos plans it from
+    // scratch with the same two priorities.
+    let p = u32s(&g, "growth_priorities");
+    let sp = u32s(&g, "growth_scratch_priorities");
+    assert_eq!((p[8], p[9], sp[9]), (Some(2), Some(2), Some(2)));
     for i in 1..=2 {
         go(c.path(), Some(Shard { index: i, count: 2 }));
     }
@@ -889,6 +902,10 @@ fn growth_keys_are_checked_up_front() {
         (
             GROWTH_SPEC.replace("drain:links=1,steps=2,seed=5", "grow:switches=1"),
             "break the levels",
+        ),
+        (
+            GROWTH_SPEC.replace("grow:switches=2,steps=3", "grow:leaves=2"),
+            "no tiers",
         ),
         (GROWTH_SPEC.replace("steps=3", "steps=0"), "steps"),
         (
@@ -931,6 +948,6 @@ fn growth_paths_are_charted() {
         .iter()
         .find(|c| c.title.contains("growth step"))
         .expect("a growth chart");
-    assert_eq!(c.points, 2 * (3 + 3 + 2));
-    assert_eq!(c.panels.len(), 2);
+    assert_eq!(c.points, 2 * (3 + 3 + 2 + 2));
+    assert_eq!(c.panels.len(), 3);
 }

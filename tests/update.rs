@@ -57,6 +57,12 @@ fn three_changes_verify_every_step_with_less_churn() {
             "leafspine:leaves=7,spines=3,hosts=2",
             "shortest",
         ),
+        // The same rack added by name, keeping the levels kbounce needs.
+        (
+            "leafspine:leaves=6,spines=3,hosts=2",
+            "grow:leaves=2",
+            "kbounce:1",
+        ),
     ] {
         let dir = tmp("three");
         let v = update(&dir, topology, to, elp, &[]);

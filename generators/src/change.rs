@@ -7,9 +7,11 @@
 //! et al., "Jellyfish: networking data centers randomly", NSDI 2012, §4.2):
 //! each new switch takes over random links `(x, y)` between switches, one
 //! per pair of its network ports, removes each and joins both `x` and `y`
-//! to itself; only the taken-over links are recabled. `drain:links=N,seed=S`
-//! takes `N` random switch-to-switch links out of service, never one whose
-//! loss would disconnect the network.
+//! to itself; only the taken-over links are recabled. `grow:leaves=N` adds
+//! `N` leaves to a tiered fabric (a leaf-spine gaining racks): each copies
+//! the first leaf, its hosts and its uplinks, so on a leaf-spine it joins
+//! every spine. `drain:links=N,seed=S` takes `N` random switch-to-switch
+//! links out of service, never one whose loss would disconnect the network.
 
 use crate::error::{Result, TopologyError};
 use crate::model::{Family, LinkId, NodeId, NodeKind, Topology};
@@ -31,6 +33,12 @@ pub enum Change {
         /// Seed of the link choices.
         seed: u64,
     },
+    /// Add `leaves` leaves to a tiered fabric, each a copy of the first
+    /// leaf (its hosts and its uplinks); nothing is drawn at random.
+    AddLeaves {
+        /// Leaves to add.
+        leaves: u32,
+    },
     /// Take `links` random switch-to-switch links out of service.
     Drain {
         /// Links to drain.
@@ -41,24 +49,38 @@ pub enum Change {
 }
 
 impl Change {
-    /// The same change drawn with another seed.
+    /// The same change drawn with another seed (the same change when it
+    /// draws nothing).
     pub fn with_seed(self, seed: u64) -> Self {
         match self {
             Change::Grow { switches, .. } => Change::Grow { switches, seed },
+            Change::AddLeaves { .. } => self,
             Change::Drain { links, .. } => Change::Drain { links, seed },
         }
     }
 
-    /// The seed of the link choices.
+    /// The seed of the link choices (0 when the change draws nothing).
     pub fn seed(&self) -> u64 {
         match self {
             Change::Grow { seed, .. } | Change::Drain { seed, .. } => *seed,
+            Change::AddLeaves { .. } => 0,
         }
     }
 
-    /// Parses `grow:switches=N[,seed=S]` or `drain:links=N[,seed=S]`
-    /// (seed 1 when not given). `Ok(None)` when `spec` names neither (it is
-    /// then a topology spec).
+    /// Whether the change needs a tiered topology (nodes with levels) and
+    /// keeps its levels (`grow:leaves`), rather than needing none (`grow:
+    /// switches`, which would break them) or working on any (`drain`).
+    pub fn tiers(&self) -> Option<bool> {
+        match self {
+            Change::Grow { .. } => Some(false),
+            Change::AddLeaves { .. } => Some(true),
+            Change::Drain { .. } => None,
+        }
+    }
+
+    /// Parses `grow:switches=N[,seed=S]`, `grow:leaves=N` or
+    /// `drain:links=N[,seed=S]` (seed 1 when not given). `Ok(None)` when
+    /// `spec` names none of them (it is then a topology spec).
     ///
     /// ```
     /// use tagger_generators::change::Change;
@@ -66,15 +88,25 @@ impl Change {
     ///     Change::parse("drain:links=4,seed=2").unwrap(),
     ///     Some(Change::Drain { links: 4, seed: 2 })
     /// );
+    /// assert_eq!(
+    ///     Change::parse("grow:leaves=2").unwrap(),
+    ///     Some(Change::AddLeaves { leaves: 2 })
+    /// );
     /// assert_eq!(Change::parse("fattree:k=4").unwrap(), None);
     /// assert!(Change::parse("grow:switch=3").is_err());
+    /// assert!(Change::parse("grow:leaves=2,seed=3").is_err());
     /// ```
     ///
     /// # Errors
     /// [`TopologyError::Param`] naming the parameter at fault.
     pub fn parse(spec: &str) -> Result<Option<Change>> {
         let (kind, rest) = spec.trim().split_once(':').unwrap_or((spec.trim(), ""));
+        // `grow` counts switches unless it names leaves.
+        let leaves = rest
+            .split(',')
+            .any(|kv| kv.split('=').next().map(str::trim) == Some("leaves"));
         let (family, count_key): (&'static str, &str) = match kind.trim() {
+            "grow" if leaves => ("grow", "leaves"),
             "grow" => ("grow", "switches"),
             "drain" => ("drain", "links"),
             _ => return Ok(None),
@@ -114,6 +146,19 @@ impl Change {
                 format!("must be in 1..={MAX_CHANGE}"),
             ));
         }
+        if leaves {
+            if let Some((k, v)) = p.first() {
+                return Err(bad(
+                    k,
+                    v.to_string(),
+                    "unknown parameter (grow:leaves=N takes no other key: it draws nothing at random)"
+                        .into(),
+                ));
+            }
+            return Ok(Some(Change::AddLeaves {
+                leaves: count as u32,
+            }));
+        }
         let seed = number("seed")?.unwrap_or(1);
         if let Some((k, v)) = p.first() {
             return Err(bad(
@@ -136,6 +181,7 @@ impl Change {
     pub fn canonical(&self) -> String {
         match self {
             Change::Grow { switches, seed } => format!("grow:switches={switches},seed={seed}"),
+            Change::AddLeaves { leaves } => format!("grow:leaves={leaves}"),
             Change::Drain { links, seed } => format!("drain:links={links},seed={seed}"),
         }
     }
@@ -146,11 +192,12 @@ impl Change {
     ///
     /// # Errors
     /// [`TopologyError::Construction`] when the change cannot be made
-    /// (too few links to take over, or draining would disconnect the
-    /// network).
+    /// (too few links to take over, draining would disconnect the network,
+    /// or leaves added to a topology without levels).
     pub fn apply(&self, topo: &Topology) -> Result<Topology> {
         match *self {
             Change::Grow { switches, seed } => grow(topo, switches, seed),
+            Change::AddLeaves { leaves } => add_leaves(topo, leaves),
             Change::Drain { links, seed } => drain(topo, links, seed),
         }
         .and_then(|(nodes, links)| {
@@ -172,11 +219,13 @@ impl Change {
 
 /// A link of the changed topology and the old link it is made from: the
 /// same link, or (growth) the link it took over, whose cable and ports at
-/// the old ends it reuses.
+/// the old ends it reuses. A new leaf's uplink is `fresh`: it copies the
+/// first leaf's link's cable, but its port at the old end is a new one.
 #[derive(Clone, Copy, Debug)]
 struct Made {
     ends: [NodeId; 2],
     from: LinkId,
+    fresh: bool,
 }
 
 type Parts = (Vec<crate::model::Node>, Vec<Made>);
@@ -201,7 +250,10 @@ fn port_names(old: &Topology, new: &Topology, links: &[Made]) -> Vec<Vec<String>
             };
             let mut list: Vec<String> = Vec::new();
             for &c in new.out_channels(v) {
-                match old_port(links[(c >> 1) as usize].from) {
+                // A new port has no name: the switch's ports go back to
+                // positional names rather than borrow one.
+                let made = links[(c >> 1) as usize];
+                match old_port(made.from).filter(|_| !made.fresh) {
                     Some(n) => list.push(n),
                     None => return Vec::new(),
                 }
@@ -247,6 +299,7 @@ fn grow(topo: &Topology, switches: u32, seed: u64) -> Result<Parts> {
             Some(Made {
                 ends,
                 from: l as LinkId,
+                fresh: false,
             })
         })
         .collect();
@@ -279,10 +332,20 @@ fn grow(topo: &Topology, switches: u32, seed: u64) -> Result<Parts> {
                 )));
             }
             let i = candidates[rng.random_range(0..candidates.len())];
-            let Made { ends: [a, b], from } = links[i].take().expect("a candidate is present");
+            let Made {
+                ends: [a, b], from, ..
+            } = links[i].take().expect("a candidate is present");
             taken.extend([a, b]);
-            links.push(Some(Made { ends: [a, u], from }));
-            links.push(Some(Made { ends: [b, u], from }));
+            links.push(Some(Made {
+                ends: [a, u],
+                from,
+                fresh: false,
+            }));
+            links.push(Some(Made {
+                ends: [b, u],
+                from,
+                fresh: false,
+            }));
         }
     }
     Ok((nodes, links.into_iter().flatten().collect()))
@@ -325,9 +388,75 @@ fn drain(topo: &Topology, count: u32, seed: u64) -> Result<Parts> {
         .map(|(l, &ends)| Made {
             ends,
             from: l as LinkId,
+            fresh: false,
         })
         .collect();
     Ok((topo.nodes().to_vec(), links))
+}
+
+/// Each new leaf copies the first switch of the lowest level (its hosts),
+/// with a link to each switch that switch links to, in the same order and
+/// multiplicity (on a leaf-spine: every spine). Old links keep their order;
+/// new ones come last.
+fn add_leaves(topo: &Topology, leaves: u32) -> Result<Parts> {
+    let fail = |reason: String| TopologyError::Construction {
+        family: "grow",
+        reason,
+    };
+    if !topo.has_levels() {
+        return Err(fail(format!(
+            "grow:leaves adds leaves to a tiered fabric, and '{}' has no levels (grow:switches grows a Jellyfish)",
+            topo.name()
+        )));
+    }
+    let lowest = (0..topo.node_count() as NodeId)
+        .filter(|&v| topo.node(v).kind == NodeKind::Switch)
+        .filter_map(|v| topo.level(v))
+        .min()
+        .ok_or_else(|| fail("the topology has no switch to copy".into()))?;
+    let first = (0..topo.node_count() as NodeId)
+        .find(|&v| topo.node(v).kind == NodeKind::Switch && topo.level(v) == Some(lowest))
+        .expect("a switch at the lowest level");
+    let uplinks: Vec<(NodeId, LinkId)> = topo
+        .out_channels(first)
+        .iter()
+        .map(|&c| (topo.channel_dst(c), c >> 1))
+        .filter(|&(u, _)| topo.node(u).kind == NodeKind::Switch)
+        .collect();
+    if uplinks.is_empty() {
+        return Err(fail(format!(
+            "leaf {first} links to no switch: a copy of it would be cut off"
+        )));
+    }
+    let mut nodes = topo.nodes().to_vec();
+    let mut links: Vec<Made> = topo
+        .links()
+        .iter()
+        .enumerate()
+        .map(|(l, &ends)| Made {
+            ends,
+            from: l as LinkId,
+            fresh: false,
+        })
+        .collect();
+    for _ in 0..leaves {
+        let u = nodes.len() as NodeId;
+        nodes.push(*topo.node(first));
+        for &(up, from) in &uplinks {
+            // Ends in the first leaf's link's order.
+            let ends = if topo.links()[from as usize][0] == first {
+                [u, up]
+            } else {
+                [up, u]
+            };
+            links.push(Made {
+                ends,
+                from,
+                fresh: true,
+            });
+        }
+    }
+    Ok((nodes, links))
 }
 
 /// Whether every node is reachable from node 0 over the live links.
@@ -416,6 +545,76 @@ mod tests {
         let gone: usize = (0..10).map(|v| t.degree(v) - d.degree(v)).sum();
         assert_eq!(gone, 4);
         assert_eq!(d.port_names(0).unwrap().len(), d.degree(0) + 2);
+    }
+
+    /// Added leaves copy the first leaf: its hosts, its level and a link
+    /// to every spine (parallel links too), so the result is the
+    /// generator's leaf-spine with more leaves, up to node order; cable
+    /// lengths follow, and a spine's new port has no name (its ports go
+    /// back to positional names). Topologies without levels are refused.
+    #[test]
+    fn added_leaves_copy_the_first_leaf() {
+        let t = build("leafspine:leaves=4,spines=3,hosts=5,links=2").unwrap();
+        let g = Change::AddLeaves { leaves: 2 }.apply(&t).unwrap();
+        let want = build("leafspine:leaves=6,spines=3,hosts=5,links=2").unwrap();
+        assert_eq!(g.node_count(), want.node_count());
+        assert_eq!(g.link_count(), want.link_count());
+        let kinds = |t: &Topology| {
+            let mut v: Vec<(Option<u32>, u32, usize)> = (0..t.node_count() as NodeId)
+                .map(|v| (t.level(v), t.node(v).hosts, t.degree(v)))
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(kinds(&g), kinds(&want));
+        for v in 0..t.node_count() as NodeId {
+            assert_eq!(g.node(v), t.node(v), "node {v} kept");
+        }
+        assert!(g.is_connected() && g.has_levels());
+        assert_eq!(g.name(), format!("{}+grow:leaves=2", t.name()));
+
+        let props = (0..t.link_count())
+            .map(|l| crate::model::LinkProps {
+                speed_gbps: None,
+                cable_m: Some(l as f64),
+            })
+            .collect();
+        let names: Vec<Vec<String>> = (0..t.node_count())
+            .map(|v| {
+                (0..t.degree(v as NodeId) + t.node(v as NodeId).hosts as usize)
+                    .map(|p| format!("p{v}-{p}"))
+                    .collect()
+            })
+            .collect();
+        let t = t
+            .with_link_props(props)
+            .unwrap()
+            .with_port_names(names)
+            .unwrap();
+        let g = Change::AddLeaves { leaves: 1 }.apply(&t).unwrap();
+        let new_leaf = t.node_count() as NodeId;
+        let cable = |t: &Topology, c: u32| (t.channel_dst(c), t.link_props(c >> 1).cable_m);
+        let copied: Vec<_> = g
+            .out_channels(new_leaf)
+            .iter()
+            .map(|&c| cable(&g, c))
+            .collect();
+        let first: Vec<_> = t.out_channels(0).iter().map(|&c| cable(&t, c)).collect();
+        assert_eq!(copied, first);
+        // Leaves keep their names; spines gained a port and lost theirs.
+        assert_eq!(g.port_names(1), t.port_names(1));
+        assert!(g.port_names(4).is_none());
+
+        let e = Change::AddLeaves { leaves: 1 }
+            .apply(&build("jellyfish:n=10,ports=6,r=4,seed=3").unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("no levels") && e.contains("grow:switches"),
+            "{e}"
+        );
+        let e = Change::parse("grow:leaves=0").unwrap_err().to_string();
+        assert!(e.contains("leaves") && e.contains("1..="), "{e}");
     }
 
     proptest! {

@@ -295,7 +295,7 @@ pub struct VerifyArgs {
 }
 
 /// What `tagger update --to` takes, beside a topology spec or file.
-const UPDATE_HELP: &str = "Changes (--to): grow:switches=N,seed=S (Jellyfish expansion: each new switch takes over\nrandom links), drain:links=N,seed=S (take N switch links out of service), or the new topology as\na spec or file (nodes match by kind, level and rank, so a leaf-spine with one more leaf matches).";
+const UPDATE_HELP: &str = "Changes (--to): grow:switches=N,seed=S (Jellyfish expansion: each new switch takes over\nrandom links), grow:leaves=N (racks added to a tiered fabric, each leaf joined like the first),\ndrain:links=N,seed=S (take N switch links out of service), or the new topology as a spec or file\n(nodes match by kind, level and rank, so a leaf-spine with one more leaf matches).";
 
 // `tagger update`.
 #[derive(Debug, clap::Args)]

@@ -556,14 +556,14 @@ impl Sweep {
 
 /// The growth paths of a group (`[None]` without `growth`). Growth by
 /// switches is Jellyfish's expansion: a topology with levels would lose
-/// them, so it is refused on tiered families.
+/// them, so it is refused on tiered families; growth by leaves needs the
+/// levels, so it is refused on the others.
 fn growth_grid(
     g: &RawGroup,
     top: &RawSpec,
     topos: &[(String, TopologySpec)],
 ) -> std::result::Result<Vec<Option<crate::update::Growth>>, (&'static str, String)> {
     use crate::update::Growth;
-    use tagger_generators::change::Change;
     let Some(list) = g.growth.as_ref().or(top.growth.as_ref()) else {
         return Ok(vec![None]);
     };
@@ -576,18 +576,27 @@ fn growth_grid(
         return Err(("growth", "empty list: the grid is empty".into()));
     }
     for gr in &growths {
-        if let Change::Grow { .. } = gr.change
-            && let Some((text, _)) = topos.iter().find(|(_, t)| match t {
-                TopologySpec::Generated(f) => f.is_tiered(),
-                _ => false,
-            })
-        {
+        let Some(tiers) = gr.change.tiers() else {
+            continue;
+        };
+        let clash = topos.iter().find(|(_, t)| match t {
+            TopologySpec::Generated(f) => f.is_tiered() != tiers,
+            _ => false,
+        });
+        if let Some((text, _)) = clash {
             return Err((
                 "growth",
-                format!(
-                    "'{}' adds switches by taking over random links (Jellyfish's expansion), which would break the levels of '{text}': use drain, or grow a Jellyfish",
-                    gr.canonical()
-                ),
+                if tiers {
+                    format!(
+                        "'{}' adds leaves to a tiered fabric (fat-tree, leaf-spine), and '{text}' has no tiers: use grow:switches or drain",
+                        gr.canonical()
+                    )
+                } else {
+                    format!(
+                        "'{}' adds switches by taking over random links (Jellyfish's expansion), which would break the levels of '{text}': use grow:leaves or drain",
+                        gr.canonical()
+                    )
+                },
             ));
         }
     }

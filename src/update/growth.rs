@@ -58,7 +58,7 @@ impl Growth {
         let change = Change::parse(&format!("{kind}:{}", others.join(",")))
             .map_err(|e| bad(e.to_string()))?
             .ok_or_else(|| {
-                bad("not a change: grow:switches=N[,seed=S,steps=K] or drain:links=N[,seed=S,steps=K]".into())
+                bad("not a change: grow:switches=N[,seed=S,steps=K], grow:leaves=N[,steps=K] or drain:links=N[,seed=S,steps=K]".into())
             })?;
         Ok(Growth {
             change,

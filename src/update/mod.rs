@@ -474,7 +474,8 @@ pub fn plan(req: &Request<'_>, control: &Control) -> Result<Update> {
 const REORDER_SEED: u64 = 1;
 
 /// The topology `to` names, given the old one: a change
-/// (`grow:switches=N,seed=S`, `drain:links=N,seed=S`, applied to `old`),
+/// (`grow:switches=N,seed=S`, `grow:leaves=N`, `drain:links=N,seed=S`,
+/// applied to `old`),
 /// a topology spec or a `tagger-topology/1` file.
 ///
 /// # Errors
