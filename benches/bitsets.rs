@@ -1,9 +1,8 @@
 //! The ELP prefix sets' bitset (`src/bits.rs`, compiled here from the same
 //! file) against `bitvec`'s `BitBox<u64, Lsb0>` on the operations the
 //! tagging walk and the verifier's replay spend their time in: the union
-//! of a continuation into a state's set, subtracting what a state has
-//! explored (and marking it), intersecting with a family's source set, and
-//! iterating the sources. Sizes are endpoint counts of the Jellyfish runs
+//! of a continuation into a state's set, intersecting with a family's
+//! source set, and iterating the sources. Sizes are endpoint counts of the Jellyfish runs
 //! (2,000 and 10,000 switches at r = 12: 104,000 and 520,000 hosts' worth
 //! of words are not needed; one bit per endpoint switch).
 //!
@@ -85,37 +84,6 @@ fn bench(c: &mut Criterion) {
                     *w |= v;
                 }
                 x
-            })
-        });
-        g.finish();
-
-        let mut g = c.benchmark_group("bitset_subtract_and_mark");
-        g.bench_with_input(BenchmarkId::new("bits", len), &len, |b, _| {
-            b.iter(|| {
-                let (mut x, mut seen) = (oa.clone(), ob.clone());
-                let any = x.subtract_and_mark(&mut seen);
-                (x, seen, any)
-            })
-        });
-        g.bench_with_input(BenchmarkId::new("bitvec_ops", len), &len, |b, _| {
-            b.iter(|| {
-                let (mut x, mut seen) = (ta.clone(), tb.clone());
-                x &= !seen.clone();
-                seen |= x.as_bitslice();
-                let any = x.any();
-                (x, seen, any)
-            })
-        });
-        g.bench_with_input(BenchmarkId::new("bitvec_raw", len), &len, |b, _| {
-            b.iter(|| {
-                let (mut x, mut seen) = (ta.clone(), tb.clone());
-                let mut any = 0;
-                for (w, s) in x.as_raw_mut_slice().iter_mut().zip(seen.as_raw_mut_slice()) {
-                    *w &= !*s;
-                    *s |= *w;
-                    any |= *w;
-                }
-                (x, seen, any != 0)
             })
         });
         g.finish();

@@ -61,17 +61,6 @@ impl Bits {
             *a |= b;
         }
     }
-    /// Removes from `self` every bit of `seen`, then adds the survivors to
-    /// `seen`; returns whether any survived.
-    pub fn subtract_and_mark(&mut self, seen: &mut Bits) -> bool {
-        let mut any = 0;
-        for (a, s) in self.words.iter_mut().zip(seen.words.iter_mut()) {
-            *a &= !*s;
-            *s |= *a;
-            any |= *a;
-        }
-        any != 0
-    }
     pub fn iter_ones(&self) -> impl Iterator<Item = usize> + '_ {
         self.words.iter().enumerate().flat_map(|(i, &w)| {
             let mut w = w;
@@ -100,10 +89,7 @@ mod tests {
         assert_eq!(a.iter_ones().collect::<Vec<_>>(), vec![0, 64, 129]);
         let mut b = Bits::single(130, 64);
         assert_eq!(a.and_words(b.words()).unwrap().count(), 1);
-        let mut seen = Bits::single(130, 0);
-        assert!(a.subtract_and_mark(&mut seen));
-        assert_eq!(a.count(), 2);
-        assert_eq!(seen.count(), 3);
+        assert_eq!(a.count(), 3);
         b.clear(64);
         assert!(b.is_empty() && a.and_words(b.words()).is_none());
         assert!(a.get(129));

@@ -393,9 +393,13 @@ impl Prefixes {
 
     /// Drops the implicit-family prefixes already in `seen` (their
     /// continuations were explored) and records the rest in `seen`. Explicit
-    /// paths are kept: each path id is at one position per hop.
+    /// paths are kept: each path id is at one position per hop. So are
+    /// shortest-path prefixes, and they are not recorded: a source (of a
+    /// failure scenario's block) reaches a channel only after as many hops
+    /// as the channel's tail is from it, so no state meets the same source
+    /// at two hops, and recording them only copied every prefix set once
+    /// more (on Jellyfish 2000, a copy of each of the walk's bitsets).
     pub fn subtract_seen(&mut self, seen: &mut Prefixes) {
-        sub_bits(&mut self.shortest, &mut seen.shortest);
         self.kbounce.subtract_seen(&mut seen.kbounce);
         if self.dor && seen.dor {
             self.dor = false;
@@ -409,18 +413,6 @@ fn merge_bits(a: &mut Option<Bits>, b: Option<Bits>) {
         (Some(x), Some(y)) => x.or_assign(&y),
         (None, Some(y)) => *a = Some(y),
         _ => {}
-    }
-}
-
-fn sub_bits(a: &mut Option<Bits>, seen: &mut Option<Bits>) {
-    let Some(x) = a.as_mut() else { return };
-    match seen {
-        Some(s) => {
-            if !x.subtract_and_mark(s) {
-                *a = None;
-            }
-        }
-        None => *seen = Some(x.clone()),
     }
 }
 
