@@ -74,17 +74,6 @@ impl Graph {
     }
 }
 
-/// Counters, for the effort a run reports.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Stats {
-    /// Edges that became true.
-    pub added: u64,
-    /// Of them, edges that needed a search (they disagreed with the order).
-    pub searched: u64,
-    /// Cycles reported to the solver as conflicts.
-    pub conflicts: u64,
-}
-
 /// The theory: see the module docs.
 #[derive(Debug, Default)]
 pub(crate) struct Acyclicity {
@@ -106,7 +95,8 @@ pub(crate) struct Acyclicity {
     parent: Vec<u32>,
     queue: Vec<u32>,
     back: Vec<u32>,
-    pub(crate) stats: Stats,
+    /// Cycles reported to the solver as conflicts.
+    conflicts: u64,
     /// Edges made true so far, shared with whoever bounds the solver's
     /// effort (a solver's stop callback cannot borrow the theory).
     work: std::rc::Rc<std::cell::Cell<u64>>,
@@ -195,7 +185,6 @@ impl Acyclicity {
         if from == to {
             return Err(vec![e]);
         }
-        self.stats.added += 1;
         self.work.set(self.work.get() + 1);
         let g = graph as usize;
         let (lb, ub) = (
@@ -206,7 +195,6 @@ impl Acyclicity {
             self.push(e);
             return Ok(());
         }
-        self.stats.searched += 1;
         // Forward from `to` inside the region: reaching `from` is a cycle.
         let s = self.next_stamp();
         self.queue.clear();
@@ -314,7 +302,7 @@ impl Acyclicity {
                 continue;
             }
             if let Err(cycle) = self.add(e) {
-                self.stats.conflicts += 1;
+                self.conflicts += 1;
                 let clause: Vec<batsat::Lit> = cycle.iter().map(|&f| !self.lit(f)).collect();
                 acts.raise_conflict(&clause, false);
                 return;
@@ -484,12 +472,12 @@ mod tests {
                 (0..3)
                     .map(|v| s.value_lit(lit(v, true)) == lbool::TRUE)
                     .collect::<Vec<_>>(),
-                th.stats,
+                th.conflicts,
             )
         };
-        let (r, _, stats) = solve(&[0, 1, 2]);
+        let (r, _, conflicts) = solve(&[0, 1, 2]);
         assert_eq!(r, lbool::FALSE);
-        assert!(stats.conflicts >= 1);
+        assert!(conflicts >= 1);
         let (r, model, _) = solve(&[0, 1]);
         assert_eq!(r, lbool::TRUE);
         assert_eq!(model, vec![true, true, false]);
