@@ -93,9 +93,8 @@ pub struct Outcome {
 #[derive(Debug)]
 pub struct LocalSearch<'a> {
     paths: &'a ChannelPaths,
-    /// Occurrences `(path, index)` of each channel, CSR by channel.
-    occ_start: Vec<usize>,
-    occ: Vec<(u32, u32)>,
+    /// Occurrences `(path, index)` of each channel.
+    occ: Occurrences,
     /// `pos[t][c]`, for `t` in `0..target`.
     pub pos: Vec<Vec<u64>>,
     target: u32,
@@ -203,25 +202,9 @@ impl<'a> LocalSearch<'a> {
         pins: Option<&'a Pins>,
     ) -> Self {
         let symmetric = stands_for.is_some();
-        let mut count = vec![0usize; channels + 1];
-        for &c in &paths.channels {
-            count[c as usize + 1] += 1;
-        }
-        for i in 0..channels {
-            count[i + 1] += count[i];
-        }
-        let mut fill = count.clone();
-        let mut occ = vec![(0u32, 0u32); paths.channels.len()];
-        for p in 0..paths.len() {
-            for (j, &c) in paths.path(p).iter().enumerate() {
-                occ[fill[c as usize]] = (p as u32, j as u32);
-                fill[c as usize] += 1;
-            }
-        }
         let mut s = LocalSearch {
             paths,
-            occ_start: count,
-            occ,
+            occ: Occurrences::build(paths, channels),
             pos: (0..target as usize)
                 .map(|t| relabelled(&pos[t.min(pos.len() - 1)]))
                 .collect(),
@@ -466,10 +449,7 @@ impl<'a> LocalSearch<'a> {
         // Candidates are scored independently; in parallel when they are
         // worth a task (the sum of the evaluations does not depend on the
         // split, so neither does the budget).
-        let occ: usize = cands
-            .iter()
-            .map(|&(c, _)| self.occ_start[c as usize + 1] - self.occ_start[c as usize])
-            .sum();
+        let occ: usize = cands.iter().map(|&(c, _)| self.occ.range(c).len()).sum();
         let mut scored: Vec<Result<Option<Move>, Cramped>> = if occ >= PARALLEL_OCC {
             cands
                 .par_iter()
@@ -519,8 +499,6 @@ impl<'a> LocalSearch<'a> {
         if self.symmetric {
             sides.push((c ^ 1, self.pair(t), true));
         }
-        let occs =
-            |ch: ChannelId| &self.occ[self.occ_start[ch as usize]..self.occ_start[ch as usize + 1]];
         // A neighbour's position in order `t`'s coordinates.
         let at = |n: ChannelId, tt: usize, mirrored: bool| -> u64 {
             if mirrored {
@@ -531,7 +509,8 @@ impl<'a> LocalSearch<'a> {
         };
         let mut marks: Vec<u64> = Vec::new();
         for &(ch, tt, mirrored) in &sides {
-            for &(q, j) in occs(ch) {
+            for i in self.occ.range(ch) {
+                let (q, j) = self.occ.get(i);
                 let path = self.paths.path(q as usize);
                 let j = j as usize;
                 if j > 0 {
@@ -560,7 +539,8 @@ impl<'a> LocalSearch<'a> {
         let idx = |m: u64| marks.binary_search(&m).expect("every neighbour is marked");
         for &(ch, tt, mirrored) in &sides {
             let mut last_q = u32::MAX;
-            for &(q, j) in occs(ch) {
+            for i in self.occ.range(ch) {
+                let (q, j) = self.occ.get(i);
                 if q == last_q {
                     continue; // a channel twice on one path: scored once
                 }
@@ -653,9 +633,8 @@ impl<'a> LocalSearch<'a> {
     /// Retags every path through channel `ch` and updates the violated
     /// list.
     fn retag_through(&mut self, ch: ChannelId) {
-        let (a, b) = (self.occ_start[ch as usize], self.occ_start[ch as usize + 1]);
-        for i in a..b {
-            let q = self.occ[i].0 as usize;
+        for i in self.occ.range(ch) {
+            let q = self.occ.get(i).0 as usize;
             let bad = self.retag(q) > self.target;
             let was = self.slot[q] != u32::MAX;
             if bad && !was {
@@ -673,6 +652,84 @@ impl<'a> LocalSearch<'a> {
                 self.slot[q] = u32::MAX;
             }
         }
+    }
+}
+
+/// Where each channel occurs: `(path, index)` pairs, grouped by channel
+/// (CSR), each packed into one integer, the path above the index's bits.
+/// Packed into a `u32` wherever the paths allow (on Jellyfish 2000
+/// `shortest`, 17.3M paths of at most 5 links: 3 index bits, 29 for the
+/// path), which halves the largest array of the search's state against a
+/// pair of `u32`s (80M occurrences: 640 to 320 MB); into a `u64` otherwise.
+#[derive(Debug)]
+struct Occurrences {
+    start: Vec<usize>,
+    /// Bits of the index.
+    shift: u32,
+    packed: Packed,
+}
+
+#[derive(Debug)]
+enum Packed {
+    Narrow(Vec<u32>),
+    Wide(Vec<u64>),
+}
+
+impl Occurrences {
+    fn build(paths: &ChannelPaths, channels: usize) -> Self {
+        let mut start = vec![0usize; channels + 1];
+        for &c in &paths.channels {
+            start[c as usize + 1] += 1;
+        }
+        for i in 0..channels {
+            start[i + 1] += start[i];
+        }
+        let longest = (0..paths.len())
+            .map(|p| paths.path(p).len())
+            .max()
+            .unwrap_or(1);
+        let shift = usize::BITS - (longest.max(2) - 1).leading_zeros();
+        let narrow = (paths.len() as u64) < 1u64 << (32 - shift.min(31));
+        let mut fill = start.clone();
+        let mut packed = if narrow {
+            Packed::Narrow(vec![0; paths.channels.len()])
+        } else {
+            Packed::Wide(vec![0; paths.channels.len()])
+        };
+        for p in 0..paths.len() {
+            for (j, &c) in paths.path(p).iter().enumerate() {
+                let at = fill[c as usize];
+                let v = (p as u64) << shift | j as u64;
+                match &mut packed {
+                    Packed::Narrow(x) => x[at] = v as u32,
+                    Packed::Wide(x) => x[at] = v,
+                }
+                fill[c as usize] += 1;
+            }
+        }
+        Occurrences {
+            start,
+            shift,
+            packed,
+        }
+    }
+
+    /// Positions of channel `c`'s occurrences, for [`Occurrences::get`].
+    fn range(&self, c: ChannelId) -> std::ops::Range<usize> {
+        self.start[c as usize]..self.start[c as usize + 1]
+    }
+
+    /// Occurrence `i`: `(path, index in the path)`.
+    #[inline]
+    fn get(&self, i: usize) -> (u32, u32) {
+        let v = match &self.packed {
+            Packed::Narrow(x) => x[i] as u64,
+            Packed::Wide(x) => x[i],
+        };
+        (
+            (v >> self.shift) as u32,
+            (v & ((1 << self.shift) - 1)) as u32,
+        )
     }
 }
 
