@@ -8,7 +8,6 @@ use crate::compress::node_counts;
 use crate::error::{Error, Result};
 use crate::tagging::Tagging;
 use serde::Deserialize;
-use std::fmt::Write as _;
 use std::path::Path;
 use tagger_generators::Topology;
 
@@ -104,9 +103,20 @@ impl RuleSet {
             .collect()
     }
 
-    /// Renders `tagger-rules/1` JSON, one entry per line.
+    /// Renders `tagger-rules/1` JSON, one entry per line (see
+    /// [`RuleSet::write_json`]).
     pub fn to_json(&self) -> String {
-        let mut s = String::with_capacity(128 + self.entries.len() * 110);
+        let mut out = Vec::with_capacity(128 + self.entries.len() * 110);
+        self.write_json(&mut out).expect("a Vec takes every write");
+        String::from_utf8(out).expect("the JSON is UTF-8")
+    }
+
+    /// Writes `tagger-rules/1` JSON, one entry per line, to `w` as it goes:
+    /// the whole text is not held (Jellyfish 10000: 705 MB).
+    ///
+    /// # Errors
+    /// The writer's.
+    pub fn write_json(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
         // `classes` only with several application classes, so single-class
         // files stay as they were.
         let classes = if self.classes.is_empty() {
@@ -117,25 +127,28 @@ impl RuleSet {
                 serde_json::to_string(&self.classes).expect("numbers serialise")
             )
         };
-        let _ = write!(
-            s,
+        write!(
+            w,
             "{{\"format\": \"{FORMAT}\", \"topology\": {}, \"algo\": \"{}\", \"priorities\": {}, \"initial_tag\": {}{classes},\n \"entries\": [",
             serde_json::to_string(&self.topology).expect("strings serialise"),
             self.algo,
             self.priorities,
             self.initial_tag
-        );
+        )?;
         for (i, e) in self.entries.iter().enumerate() {
             let sep = if i == 0 { "\n  " } else { ",\n  " };
-            let inl = e.in_link.map_or("null".to_string(), |l| l.to_string());
-            let _ = write!(
-                s,
-                "{sep}{{\"node\": {}, \"in_link\": {inl}, \"tag\": {}, \"out_link\": {}, \"next_tag\": {}, \"priority\": {}, \"next_priority\": {}}}",
-                e.node, e.tag, e.out_link, e.next_tag, e.priority, e.next_priority
-            );
+            write!(w, "{sep}{{\"node\": {}, \"in_link\": ", e.node)?;
+            match e.in_link {
+                Some(l) => write!(w, "{l}")?,
+                None => w.write_all(b"null")?,
+            }
+            write!(
+                w,
+                ", \"tag\": {}, \"out_link\": {}, \"next_tag\": {}, \"priority\": {}, \"next_priority\": {}}}",
+                e.tag, e.out_link, e.next_tag, e.priority, e.next_priority
+            )?;
         }
-        s.push_str("]}\n");
-        s
+        w.write_all(b"]}\n")
     }
 
     /// Reads `tagger-rules/1` JSON. The ingress map is rebuilt from the

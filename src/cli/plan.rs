@@ -120,8 +120,12 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         staging.file(p, move |w| write_text(w, p, &text));
     }
     if let Some(p) = &a.rules_out {
-        let text = r.rules.to_json();
-        staging.file(p, move |w| write_text(w, p, &text));
+        let rules = &r.rules;
+        staging.file(p, move |w| {
+            rules
+                .write_json(w)
+                .map_err(|e| tagger::Error::io(tagger::output::shown(p), e))
+        });
     }
     if let Some((ex, t, _)) = &export {
         staging.dir(&t.dir, sonic::replaceable, |tmp| {
@@ -348,8 +352,12 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
     let summary = u.to_json(old.name(), new.name(), &elp);
     let mut staging = Staging::default();
     if let Some(p) = &a.rules_out {
-        let text = u.plan.to_json();
-        staging.file(p, move |w| write_text(w, p, &text));
+        let rules = &u.plan;
+        staging.file(p, move |w| {
+            rules
+                .write_json(w)
+                .map_err(|e| tagger::Error::io(tagger::output::shown(p), e))
+        });
     }
     if let Some(p) = &a.topology_out {
         let text = topo::file::to_json(&new);
