@@ -3,7 +3,7 @@
 //! priority decrease. They also build what the later checks read: the
 //! lookup table the replay uses and the same-priority dependencies.
 
-use super::{Table, Violation};
+use super::{Table, Violation, entry_key};
 use crate::rules::{Entry, RuleSet};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
@@ -18,9 +18,9 @@ pub(super) struct Checked {
 }
 
 /// What the entry checks leave for the later ones.
-pub(super) struct Entries {
+pub(super) struct Entries<'a> {
     /// Per node, the entries' actions by key.
-    pub table: Table,
+    pub table: Table<'a>,
     /// Same-priority dependencies `(priority, from, to)` of the well-formed
     /// entries.
     pub same: Vec<(u32, ChannelId, ChannelId)>,
@@ -100,7 +100,7 @@ pub(super) fn check_entry(topo: &Topology, e: &Entry) -> Result<Checked, Violati
 ///
 /// Complexity: O(E log E) for E entries (the findings' sort), the rest
 /// linear, in parallel per entry and per node.
-pub(super) fn check(topo: &Topology, rules: &RuleSet, host_tags: &[u32]) -> Entries {
+pub(super) fn check<'a>(topo: &Topology, rules: &'a RuleSet, host_tags: &[u32]) -> Entries<'a> {
     let entries = &rules.entries;
     // Per-entry checks, in parallel. Only a flag per entry is kept, and the
     // malformed entries' violations: the channels are cheap to recompute
@@ -161,29 +161,39 @@ pub(super) fn check(topo: &Topology, rules: &RuleSet, host_tags: &[u32]) -> Entr
     // Per node: (a) one action per key; (b) one queue per state the switch
     // can tell apart, over the entries that match it and those that lead
     // into it.
-    let per_node: Vec<(HashMap<_, _>, Vec<Finding>)> = (0..n)
+    let per_node: Vec<(Vec<u32>, Vec<Finding>)> = (0..n)
         .into_par_iter()
         .map(|v| {
             let mine = &at[off[v] as usize..off[v + 1] as usize];
             let incoming = &arriving[in_off[v] as usize..in_off[v + 1] as usize];
             let mut found: Vec<Finding> = Vec::new();
-            let mut table = HashMap::with_capacity_and_hasher(mine.len(), Default::default());
-            for &i in mine {
+            // By key, then file order: a repeated key's entries side by
+            // side, each compared with the one before it in the file, and
+            // the last one kept for the lookups.
+            let mut sorted = mine.to_vec();
+            sorted.sort_unstable_by_key(|&i| (entry_key(&entries[i as usize]), i));
+            let mut table: Vec<u32> = Vec::with_capacity(sorted.len());
+            for &i in &sorted {
                 let e = &entries[i as usize];
-                let act = (e.next_tag, e.priority, e.next_priority);
-                if let Some(prev) = table.insert((e.in_link, e.tag, e.out_link), act)
-                    && prev != act
-                {
-                    found.push((
-                        (i, 2),
-                        Violation::Key {
-                            node: v as NodeId,
-                            in_link: e.in_link,
-                            tag: e.tag,
-                            out_link: e.out_link,
-                            next_tags: [prev.0, e.next_tag],
-                        },
-                    ));
+                let act = |e: &Entry| (e.next_tag, e.priority, e.next_priority);
+                match table.last_mut() {
+                    Some(last) if entry_key(&entries[*last as usize]) == entry_key(e) => {
+                        let prev = &entries[*last as usize];
+                        if act(prev) != act(e) {
+                            found.push((
+                                (i, 2),
+                                Violation::Key {
+                                    node: v as NodeId,
+                                    in_link: e.in_link,
+                                    tag: e.tag,
+                                    out_link: e.out_link,
+                                    next_tags: [prev.next_tag, e.next_tag],
+                                },
+                            ));
+                        }
+                        *last = i;
+                    }
+                    _ => table.push(i),
                 }
             }
             // Touches of this node's states in the order a sequential pass
@@ -219,9 +229,15 @@ pub(super) fn check(topo: &Topology, rules: &RuleSet, host_tags: &[u32]) -> Entr
             (table, found)
         })
         .collect();
-    let mut table: Table = Vec::with_capacity(n);
+    let mut table = Table {
+        entries,
+        off: Vec::with_capacity(n + 1),
+        idx: Vec::new(),
+    };
+    table.off.push(0);
     for (t, f) in per_node {
-        table.push(t);
+        table.idx.extend(t);
+        table.off.push(table.idx.len() as u32);
         findings.extend(f);
     }
     findings.sort_by_key(|f| f.0);

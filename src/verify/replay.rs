@@ -18,7 +18,7 @@ use tagger_generators::{ChannelId, Topology};
 /// than it saved below a few thousand channels.
 pub(super) fn replay(
     topo: &Topology,
-    table: &Table,
+    table: &Table<'_>,
     elp: &ElpSet,
     initial_tag: u32,
     r: &mut Report,
@@ -31,8 +31,8 @@ pub(super) fn replay(
     for (c, mut p) in elp.initial(topo) {
         let node = topo.channel_src(c);
         r.transitions_replayed += 1;
-        match table[node as usize].get(&(None, initial_tag, c >> 1)) {
-            Some(&(t, _, _)) => {
+        match table.get(node as usize, (None, initial_tag, c >> 1)) {
+            Some((t, _, _)) => {
                 p.subtract_seen(seen[part(c)].entry((c, t)).or_default());
                 frontier.push(((c, t), p));
             }
@@ -68,8 +68,8 @@ pub(super) fn replay(
                         let p = std::mem::take(p);
                         for (c2, q) in elp.successors(topo, c, hop, &p) {
                             n += 1;
-                            match table[node as usize].get(&(Some(c >> 1), t, c2 >> 1)) {
-                                Some(&(t2, _, _)) => out[part(c2)].push(((c2, t2), q)),
+                            match table.get(node as usize, (Some(c >> 1), t, c2 >> 1)) {
+                                Some((t2, _, _)) => out[part(c2)].push(((c2, t2), q)),
                                 None => {
                                     missing.get_or_insert(Violation::Replay {
                                         node,
