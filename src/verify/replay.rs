@@ -27,13 +27,20 @@ pub(super) fn replay(
     let parts = (topo.channel_count() / CHANNELS_PER_PART).clamp(1, MAX_PARTS);
     let part = |c: ChannelId| c as usize % parts;
     let mut seen: Vec<States> = (0..parts).map(|_| States::default()).collect();
+    // Only the k-bounce and dimension-order prefixes are recorded as
+    // explored (see `Prefixes::subtract_seen`): without them the record
+    // stays empty, and is not kept (an empty record per state, about 80
+    // bytes each).
+    let records = elp.kbounce.is_some() || elp.dor.is_some();
     let mut frontier: Vec<((ChannelId, u32), Prefixes)> = Vec::new();
     for (c, mut p) in elp.initial(topo) {
         let node = topo.channel_src(c);
         r.transitions_replayed += 1;
         match table.get(node as usize, (None, initial_tag, c >> 1)) {
             Some((t, _, _)) => {
-                p.subtract_seen(seen[part(c)].entry((c, t)).or_default());
+                if records {
+                    p.subtract_seen(seen[part(c)].entry((c, t)).or_default());
+                }
                 frontier.push(((c, t), p));
             }
             None => r.violate(Violation::Replay {
@@ -109,7 +116,9 @@ pub(super) fn replay(
                 states
                     .into_iter()
                     .filter_map(|(k, mut p)| {
-                        p.subtract_seen(seen.entry(k).or_default());
+                        if records {
+                            p.subtract_seen(seen.entry(k).or_default());
+                        }
                         (!p.is_empty()).then_some((k, p))
                     })
                     .collect()
