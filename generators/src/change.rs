@@ -409,14 +409,12 @@ fn add_leaves(topo: &Topology, leaves: u32) -> Result<Parts> {
             topo.name()
         )));
     }
-    let lowest = (0..topo.node_count() as NodeId)
+    // The lowest level's first switch.
+    let (_, first) = (0..topo.node_count() as NodeId)
         .filter(|&v| topo.node(v).kind == NodeKind::Switch)
-        .filter_map(|v| topo.level(v))
+        .filter_map(|v| topo.level(v).map(|l| (l, v)))
         .min()
         .ok_or_else(|| fail("the topology has no switch to copy".into()))?;
-    let first = (0..topo.node_count() as NodeId)
-        .find(|&v| topo.node(v).kind == NodeKind::Switch && topo.level(v) == Some(lowest))
-        .expect("a switch at the lowest level");
     let uplinks: Vec<(NodeId, LinkId)> = topo
         .out_channels(first)
         .iter()

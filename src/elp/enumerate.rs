@@ -137,13 +137,19 @@ impl ChannelPaths {
     /// would hold the paths twice at the largest moment of a `search` or
     /// `exact` run (on Jellyfish 2000 `shortest`, 17.3M paths: 460 MB more).
     /// The capacity is kept: shrinking would copy them anyway.
-    pub fn retain(mut self, keep: impl Fn(&[ChannelId]) -> bool) -> Self {
+    pub fn retain(self, keep: impl Fn(&[ChannelId]) -> bool) -> Self {
+        self.compact(|_, p| keep(p))
+    }
+
+    /// The paths `keep(index, path)` accepts, in order, compacted in place
+    /// (see [`ChannelPaths::retain`]).
+    fn compact(mut self, mut keep: impl FnMut(usize, &[ChannelId]) -> bool) -> Self {
         let (mut to, mut kept) = (0, 0);
         let mut a = self.offsets.first().copied().unwrap_or(0);
         for i in 0..self.len() {
             // Read before `offsets[kept]` (kept <= i + 1) is overwritten.
             let b = self.offsets[i + 1];
-            if keep(&self.channels[a..b]) {
+            if keep(i, &self.channels[a..b]) {
                 self.channels.copy_within(a..b, to);
                 to += b - a;
                 kept += 1;
@@ -320,7 +326,7 @@ fn shortest_leaves(
 /// about 1.1 GB of sets against 86 MB of ids and marks).
 ///
 /// Complexity: O(n log n) path comparisons for n paths, in parallel.
-fn drop_suffixes(mut all: ChannelPaths) -> ChannelPaths {
+fn drop_suffixes(all: ChannelPaths) -> ChannelPaths {
     use rayon::prelude::*;
     use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
     let n = all.len();
@@ -353,19 +359,7 @@ fn drop_suffixes(mut all: ChannelPaths) -> ChannelPaths {
         }
     });
     drop(order);
-    let (mut to, mut kept) = (0, 0);
-    for (i, gone) in dropped.iter().enumerate() {
-        let (a, b) = (all.offsets[i], all.offsets[i + 1]);
-        if !gone.load(Relaxed) {
-            all.channels.copy_within(a..b, to);
-            to += b - a;
-            kept += 1;
-            all.offsets[kept] = to;
-        }
-    }
-    all.channels.truncate(to);
-    all.offsets.truncate(kept + 1);
-    all
+    all.compact(|i, _| !dropped[i].load(Relaxed))
 }
 
 #[cfg(test)]

@@ -562,19 +562,18 @@ struct Target {
 impl Target {
     /// A new instance for `p` priorities, starting from `best`'s plan.
     fn new(channels: usize, best: &Tagging, p: u32) -> Self {
-        let mut enc = Encoding::new(p);
-        let order =
-            OrderPlan::from_keys(channels, &best.keys, best.priorities).truncated(p as usize);
-        for t in 0..p as usize {
-            enc.solver.acyclic_hint(t as u32, &order.pos[t]);
-        }
-        enc.reference = Some(order.clone());
-        Target {
-            enc,
-            order,
+        let mut t = Target {
+            enc: Encoding::new(p),
+            // Set just below, as a rebase would.
+            order: OrderPlan { pos: Vec::new() },
             from_model: false,
             added: Default::default(),
+        };
+        t.rebase(channels, best);
+        for (g, pos) in t.order.pos.iter().enumerate() {
+            t.enc.solver.acyclic_hint(g as u32, pos);
         }
+        t
     }
 
     /// Draws the next counterexamples from `best`'s plan instead (the
