@@ -13,6 +13,10 @@ impl Bits {
             words: vec![0; len.div_ceil(64)].into_boxed_slice(),
         }
     }
+    /// The bitset of these words.
+    pub fn from_words(words: Box<[u64]>) -> Self {
+        Bits { words }
+    }
     pub fn single(len: usize, i: usize) -> Self {
         let mut b = Bits::new(len);
         b.set(i);

@@ -202,14 +202,8 @@ fn maximal_paths_by(topo: &Topology, elp: &ElpSet, max: u64, fast: bool) -> Resu
                 // step instead of building a source set (same paths, same
                 // order). `search:paths=20000000` on Jellyfish-2000: tag
                 // stage 13.9 s to 9.5 s.
-                (Some(sp), Some(src)) if only_shortest && src.count() == 1 => {
-                    let source = src
-                        .words()
-                        .iter()
-                        .enumerate()
-                        .find(|(_, w)| **w != 0)
-                        .map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
-                        .expect("one source");
+                (Some(sp), Some(src)) if only_shortest && src.single().is_some() => {
+                    let source = src.single().expect("one source");
                     shortest_leaves(topo, sp, source, c, 1, &mut stack, &mut out, &found, max)?;
                 }
                 _ => {

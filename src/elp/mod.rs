@@ -28,8 +28,8 @@ pub mod kbounce;
 mod kbounce_count;
 pub mod ksp;
 pub mod shortest;
+pub mod sources;
 
-use crate::bits::Bits;
 use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -41,6 +41,7 @@ pub use explicit::PathList;
 pub use kbounce::KBounce;
 pub(crate) use kbounce::KbSources;
 pub use shortest::Shortest;
+pub use sources::Sources;
 
 /// One family of a spec such as `shortest+random:200,seed=3`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -363,7 +364,7 @@ pub struct ElpSet {
 /// hops, split by family (see the module docs).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Prefixes {
-    pub(crate) shortest: Option<Bits>,
+    pub(crate) shortest: Option<Sources>,
     pub(crate) kbounce: KbSources,
     pub(crate) dor: bool,
     pub(crate) paths: Vec<u32>,
@@ -372,9 +373,7 @@ pub struct Prefixes {
 impl Prefixes {
     /// Heap bytes behind this record (for memory budgets).
     pub fn heap_bytes(&self) -> u64 {
-        self.shortest
-            .as_ref()
-            .map_or(0, |b| crate::budget::bytes_of::<u64>(b.words().len()))
+        self.shortest.as_ref().map_or(0, Sources::heap_bytes)
             + crate::budget::bytes_of::<u32>(self.paths.capacity())
     }
 
@@ -385,7 +384,11 @@ impl Prefixes {
 
     /// Adds every prefix of `other`.
     pub fn union(&mut self, other: Prefixes) {
-        merge_bits(&mut self.shortest, other.shortest);
+        match (self.shortest.as_mut(), other.shortest) {
+            (Some(x), Some(y)) => x.union(y),
+            (None, Some(y)) => self.shortest = Some(y),
+            _ => {}
+        }
         self.kbounce.union(&other.kbounce);
         self.dor |= other.dor;
         self.paths.extend(other.paths);
@@ -405,14 +408,6 @@ impl Prefixes {
             self.dor = false;
         }
         seen.dor |= self.dor;
-    }
-}
-
-fn merge_bits(a: &mut Option<Bits>, b: Option<Bits>) {
-    match (a.as_mut(), b) {
-        (Some(x), Some(y)) => x.or_assign(&y),
-        (None, Some(y)) => *a = Some(y),
-        _ => {}
     }
 }
 

@@ -1,6 +1,6 @@
 //! `shortest`: all shortest paths between every ordered pair of endpoints.
 
-use crate::bits::Bits;
+use super::Sources;
 use rayon::prelude::*;
 use tagger_generators::{ChannelId, LinkId, NodeId, Topology};
 
@@ -346,40 +346,33 @@ impl Shortest {
     }
 
     /// Sources whose shortest prefix `c` (one hop) is the first hop of an ELP.
-    pub fn first_hop(&self, topo: &Topology, source: usize, c: ChannelId) -> Option<Bits> {
+    pub fn first_hop(&self, topo: &Topology, source: usize, c: ChannelId) -> Option<Sources> {
         if self.rows < 2 {
             return None;
         }
         let row = self.row_over(topo.channel_dst(c), 1, c);
-        let mut out: Option<Bits> = None;
-        for b in 0..self.words / self.block_words.max(1) {
-            let i = b * self.block_words * 64 + source;
-            if row[i / 64] >> (i % 64) & 1 == 1 {
-                out.get_or_insert_with(|| Bits::new(self.words * 64)).set(i);
-            }
-        }
-        out
+        let ids: Vec<u32> = (0..self.words / self.block_words.max(1))
+            .map(|b| b * self.block_words * 64 + source)
+            .filter(|&i| row[i / 64] >> (i % 64) & 1 == 1)
+            .map(|i| i as u32)
+            .collect();
+        (!ids.is_empty()).then(|| Sources::from_sorted(self.words, ids))
     }
 
     /// Whether any source of `src` continues on `c2` ([`Shortest::step`]
     /// without building the set).
-    pub fn continues(&self, topo: &Topology, src: &Bits, hop: u32, c2: ChannelId) -> bool {
+    pub fn continues(&self, topo: &Topology, src: &Sources, hop: u32, c2: ChannelId) -> bool {
         let d = hop as usize + 1;
-        d < self.rows
-            && src
-                .words()
-                .iter()
-                .zip(self.row_over(topo.channel_dst(c2), d, c2).iter())
-                .any(|(a, b)| a & b != 0)
+        d < self.rows && src.meets(&self.row_over(topo.channel_dst(c2), d, c2))
     }
 
     /// Sources of `src` (prefixes of `hop` channels) that continue on `c2`.
-    pub fn step(&self, topo: &Topology, src: &Bits, hop: u32, c2: ChannelId) -> Option<Bits> {
+    pub fn step(&self, topo: &Topology, src: &Sources, hop: u32, c2: ChannelId) -> Option<Sources> {
         let d = hop as usize + 1;
         if d >= self.rows {
             return None;
         }
-        src.and_words(&self.row_over(topo.channel_dst(c2), d, c2))
+        src.and_row(&self.row_over(topo.channel_dst(c2), d, c2))
     }
 }
 
