@@ -39,6 +39,15 @@ pub trait IncrementalDag: Send {
     /// when the edge would close a cycle. Adding an existing edge is a no-op
     /// that returns true.
     fn try_add_edge(&mut self, a: u32, b: u32) -> bool;
+    /// [`IncrementalDag::try_add_edge`] of each edge in turn; the answers in
+    /// the same order. A backend may decide some of them in parallel, as
+    /// long as every answer is the one the edges in turn would get.
+    fn try_add_edges(&mut self, edges: &[(u32, u32)]) -> Vec<bool> {
+        edges
+            .iter()
+            .map(|&(a, b)| self.try_add_edge(a, b))
+            .collect()
+    }
     /// Whether `a -> b` is in the graph.
     fn has_edge(&self, a: u32, b: u32) -> bool;
     /// Removes `a -> b` if present (an acyclic graph stays acyclic).

@@ -339,6 +339,97 @@ impl OrderedDag {
     }
 }
 
+/// A read-only search's own marks and frontiers ([`OrderedDag::closes_cycle`]),
+/// one per thread, shared by every graph the thread probes.
+#[derive(Default)]
+struct Probe {
+    stamp: Vec<u32>,
+    cur: u32,
+    fheap: RadixHeap,
+    bheap: RadixHeap,
+}
+
+thread_local! {
+    static PROBE: std::cell::RefCell<Probe> = std::cell::RefCell::new(Probe::default());
+}
+
+/// Edges probed in parallel at a time by [`OrderedDag::try_add_edges`]:
+/// smaller blocks probe a graph closer to the one the edge meets, at more
+/// fork-joins.
+const PROBE_BLOCK: usize = 1024;
+
+impl OrderedDag {
+    /// Whether `b` reaches `a`, so that `a -> b` would close a cycle, in
+    /// the graph as it is, changing nothing: the two-way search of
+    /// [`OrderedDag::search`] with the thread's own marks and frontiers
+    /// (and no kept ancestors), so that many run at once.
+    fn closes_cycle(&self, a: u32, b: u32, p: &mut Probe) -> bool {
+        if a == b {
+            return true;
+        }
+        let (la, lb) = (self.label(a), self.label(b));
+        // A vertex without edges has no label yet, and `b` after `a` in a
+        // topological order cannot reach it.
+        if la == UNPLACED || lb == UNPLACED || la < lb {
+            return false;
+        }
+        if p.stamp.len() < self.slot.len() {
+            p.stamp.resize(self.slot.len(), 0);
+        }
+        if p.cur >= u32::MAX - 2 {
+            p.stamp.fill(0);
+            p.cur = 0;
+        }
+        p.cur += 2;
+        let (sf, sb) = (p.cur, p.cur + 1);
+        p.fheap.clear(lb);
+        p.bheap.clear(!la);
+        p.stamp[b as usize] = sf;
+        p.stamp[a as usize] = sb;
+        p.fheap.push(lb, b);
+        p.bheap.push(!la, a);
+        let (node, out, inn) = (&self.adj.node, &self.adj.out, &self.adj.inn);
+        let (mut fscan, mut bscan) = (0usize, 0usize);
+        while let (Some((fl, u)), Some((bl, z))) = (p.fheap.peek(), p.bheap.peek()) {
+            if fl > !bl {
+                break;
+            }
+            if fscan <= bscan {
+                p.fheap.pop();
+                let l = out.list(node[u as usize].out);
+                fscan += l.len() + 1;
+                for &w in l {
+                    let st = p.stamp[w as usize];
+                    if st == sb {
+                        return true;
+                    }
+                    let lw = self.slot[w as usize].label;
+                    if st != sf && lw < la {
+                        p.stamp[w as usize] = sf;
+                        p.fheap.push(lw, w);
+                    }
+                }
+            } else {
+                p.bheap.pop();
+                let l = inn.list(node[z as usize].inn);
+                bscan += l.len() + 1;
+                for &y in l {
+                    let st = p.stamp[y as usize];
+                    if st == sf {
+                        return true;
+                    }
+                    let ly = self.slot[y as usize].label;
+                    if st != sb && ly > lb {
+                        p.stamp[y as usize] = sb;
+                        p.bheap.push(!ly, y);
+                    }
+                }
+            }
+        }
+        false
+    }
+}
+
 impl IncrementalDag for OrderedDag {
     fn with_vertices(n: usize) -> Self {
         OrderedDag {
@@ -412,6 +503,30 @@ impl IncrementalDag for OrderedDag {
         }
         self.adj.push(a, b);
         true
+    }
+
+    /// Graphs only grow, so an edge that closes a cycle in the graph as it
+    /// was closes one in every later graph. A block of edges is probed in
+    /// parallel against the graph before it ([`OrderedDag::closes_cycle`]),
+    /// then taken in turn: an edge refused by its probe is refused without
+    /// a search, the others are tried as [`IncrementalDag::try_add_edge`]
+    /// would. Every answer is the one the edges in turn get; refusals,
+    /// most of the search work on Jellyfish, spread over the threads.
+    fn try_add_edges(&mut self, edges: &[(u32, u32)]) -> Vec<bool> {
+        use rayon::prelude::*;
+        let mut out = Vec::with_capacity(edges.len());
+        let mut refused: Vec<bool> = Vec::with_capacity(PROBE_BLOCK);
+        for block in edges.chunks(PROBE_BLOCK) {
+            let me = &*self;
+            block
+                .par_iter()
+                .map(|&(a, b)| PROBE.with_borrow_mut(|p| me.closes_cycle(a, b, p)))
+                .collect_into_vec(&mut refused);
+            for (&(a, b), &no) in block.iter().zip(&refused) {
+                out.push(!no && self.try_add_edge(a, b));
+            }
+        }
+        out
     }
 
     fn hint_order(&mut self, rank: &[u32]) {
@@ -601,5 +716,53 @@ mod tests {
         }
         check_order(&d);
         assert_eq!(d.edge_count(), o.edge_count());
+    }
+    /// Batches probed in parallel give the answers of one edge at a time
+    /// (the oracle's), over several blocks, with runs of one tail, repeated
+    /// edges and self-loops, on graphs lazily placed and hinted; and the
+    /// probes refuse only what the oracle refuses.
+    #[test]
+    fn batches_match_one_edge_at_a_time() {
+        let n = 500u32;
+        let mut x: u64 = 0x0bad_5eed_1234_5678;
+        let mut rnd = move |m: u32| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % u64::from(m)) as u32
+        };
+        for hinted in [false, true] {
+            let mut d = OrderedDag::with_vertices(n as usize);
+            if hinted {
+                let rank: Vec<u32> = (0..n).map(|v| (v * 7919) % n).collect();
+                d.hint_order(&rank);
+            }
+            let mut o = NaiveDag::with_vertices(n as usize);
+            let (mut refused, mut probed) = (0, 0);
+            for round in 0..6 {
+                let len = [1, 700, PROBE_BLOCK, 3 * PROBE_BLOCK + 5][round % 4];
+                let mut edges: Vec<(u32, u32)> = (0..len).map(|_| (rnd(n), rnd(n))).collect();
+                edges.sort_unstable();
+                let probe = PROBE.with_borrow_mut(|p| {
+                    edges
+                        .iter()
+                        .map(|&(a, b)| d.closes_cycle(a, b, p))
+                        .collect::<Vec<_>>()
+                });
+                let got = d.try_add_edges(&edges);
+                for (i, &(a, b)) in edges.iter().enumerate() {
+                    let want = o.try_add_edge(a, b);
+                    assert_eq!(got[i], want, "round {round}, edge {i}: {a} -> {b}");
+                    assert!(!(probe[i] && want), "probe refused {a} -> {b}");
+                    refused += usize::from(!want);
+                    probed += usize::from(probe[i]);
+                }
+                check_order(&d);
+            }
+            assert_eq!(d.edge_count(), o.edge_count());
+            assert!(refused > 1000, "only {refused} refusals");
+            // Most refusals close a cycle through edges of earlier blocks.
+            assert!(probed > refused / 2, "{probed} of {refused} probed");
+        }
     }
 }

@@ -79,11 +79,10 @@ impl<D: IncrementalDag> HopDecider for GreedyDecider<D> {
             .par_iter_mut()
             .zip(by_tag.par_iter())
             .map(|(dag, idx)| {
+                let edges: Vec<(u32, u32)> = idx.iter().map(|&i| (keys[i].0, keys[i].2)).collect();
                 idx.iter()
-                    .map(|&i| {
-                        let (c1, t, c2) = keys[i];
-                        (i, if dag.try_add_edge(c1, c2) { t } else { t + 1 })
-                    })
+                    .zip(dag.try_add_edges(&edges))
+                    .map(|(&i, ok)| (i, if ok { keys[i].1 } else { keys[i].1 + 1 }))
                     .collect()
             })
             .collect();
