@@ -60,7 +60,9 @@ const UNPLACED: u64 = u64::MAX;
 /// of Pearce-Kelly, with identical answers; on Jellyfish-10000 (6.0M
 /// insertions, 1.7M rejected) the radix heaps and kept ancestors took the
 /// replay from 24.3 s to 19.9 s. Rejections are what is left: about 430
-/// vertices touched each on Jellyfish-10000, bound by cache misses.
+/// vertices touched each on Jellyfish-10000, bound by cache misses; greedy
+/// finds most of them on all threads at once, ahead of the sequential
+/// pass ([`IncrementalDag::try_add_edges`]).
 ///
 /// Complexity: the paper bounds two-way search at O(m^{3/2}) arc
 /// traversals over m insertions; the heaps add at most a log factor, and
@@ -546,7 +548,7 @@ impl IncrementalDag for OrderedDag {
 
     /// Graphs only grow, so an edge that closes a cycle in the graph as it
     /// was closes one in every later graph. A block of edges is probed in
-    /// parallel against the graph before it ([`OrderedDag::closes_cycle`]),
+    /// parallel against the graph before it (a read-only two-way search),
     /// then taken in turn: an edge refused by its probe is refused without
     /// a search, the others are tried as [`IncrementalDag::try_add_edge`]
     /// would. Every answer is the one the edges in turn get; refusals,
