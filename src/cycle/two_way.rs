@@ -388,8 +388,8 @@ const PROBE_TASK: usize = 256;
 impl OrderedDag {
     /// Whether `b` reaches `a`, so that `a -> b` would close a cycle, in
     /// the graph as it is, changing nothing: the two-way search of
-    /// [`OrderedDag::search`] with the thread's own marks and frontiers
-    /// (and no kept ancestors), so that many run at once.
+    /// [`OrderedDag::search`] with the thread's own marks, frontiers and
+    /// known ancestors, so that many run at once.
     fn closes_cycle(&self, a: u32, b: u32, p: &mut Probe) -> bool {
         if a == b {
             return true;
@@ -777,6 +777,7 @@ mod tests {
         check_order(&d);
         assert_eq!(d.edge_count(), o.edge_count());
     }
+
     /// Batches probed in parallel give the answers of one edge at a time
     /// (the oracle's), over several blocks, with runs of one tail, repeated
     /// edges and self-loops, on graphs lazily placed and hinted; and the

@@ -197,13 +197,13 @@ fn maximal_paths_by(topo: &Topology, elp: &ElpSet, max: u64, fast: bool) -> Resu
                 offsets: vec![0],
             };
             let mut stack = Vec::new();
-            match (&elp.shortest, &p.shortest) {
+            let single = p.shortest.as_ref().and_then(super::Sources::single);
+            match (&elp.shortest, single) {
                 // One source per first channel (its tail): test one bit per
                 // step instead of building a source set (same paths, same
                 // order). `search:paths=20000000` on Jellyfish-2000: tag
                 // stage 13.9 s to 9.5 s.
-                (Some(sp), Some(src)) if only_shortest && src.single().is_some() => {
-                    let source = src.single().expect("one source");
+                (Some(sp), Some(source)) if only_shortest => {
                     shortest_leaves(topo, sp, source, c, 1, &mut stack, &mut out, &found, max)?;
                 }
                 _ => {
