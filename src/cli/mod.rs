@@ -65,6 +65,17 @@ fn write_text(w: &mut (dyn Write + Send), path: &Path, text: &str) -> tagger::Re
         .map_err(|e| tagger::Error::io(tagger::output::shown(path), e))
 }
 
+/// Streams `rules` as `tagger-rules/1` JSON to `w`, the file at `path`.
+fn write_rules(
+    w: &mut (dyn Write + Send),
+    path: &Path,
+    rules: &tagger::rules::RuleSet,
+) -> tagger::Result<()> {
+    rules
+        .write_json(w)
+        .map_err(|e| tagger::Error::io(tagger::output::shown(path), e))
+}
+
 /// Exit 0 when `ok`, else 1.
 fn exit(ok: bool) -> ExitCode {
     if ok {

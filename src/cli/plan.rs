@@ -2,7 +2,7 @@
 //! check and change.
 
 use super::args::{ExportArgs, FailuresArgs, MemoryBudget, RunArgs, UpdateArgs, VerifyArgs};
-use super::{claim_stdout, exit, progress, write_text};
+use super::{claim_stdout, exit, progress, write_rules, write_text};
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -121,11 +121,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     }
     if let Some(p) = &a.rules_out {
         let rules = &r.rules;
-        staging.file(p, move |w| {
-            rules
-                .write_json(w)
-                .map_err(|e| tagger::Error::io(tagger::output::shown(p), e))
-        });
+        staging.file(p, move |w| write_rules(w, p, rules));
     }
     if let Some((ex, t, _)) = &export {
         staging.dir(&t.dir, sonic::replaceable, |tmp| {
@@ -353,11 +349,7 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
     let mut staging = Staging::default();
     if let Some(p) = &a.rules_out {
         let rules = &u.plan;
-        staging.file(p, move |w| {
-            rules
-                .write_json(w)
-                .map_err(|e| tagger::Error::io(tagger::output::shown(p), e))
-        });
+        staging.file(p, move |w| write_rules(w, p, rules));
     }
     if let Some(p) = &a.topology_out {
         let text = topo::file::to_json(&new);

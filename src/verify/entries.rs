@@ -173,9 +173,9 @@ pub(super) fn check<'a>(topo: &Topology, rules: &'a RuleSet, host_tags: &[u32]) 
             let mut sorted = mine.to_vec();
             sorted.sort_unstable_by_key(|&i| (entry_key(&entries[i as usize]), i));
             let mut table: Vec<u32> = Vec::with_capacity(sorted.len());
+            let act = |e: &Entry| (e.next_tag, e.priority, e.next_priority);
             for &i in &sorted {
                 let e = &entries[i as usize];
-                let act = |e: &Entry| (e.next_tag, e.priority, e.next_priority);
                 match table.last_mut() {
                     Some(last) if entry_key(&entries[*last as usize]) == entry_key(e) => {
                         let prev = &entries[*last as usize];
