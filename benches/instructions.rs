@@ -51,7 +51,7 @@ fn main() {
     }
     let r = RuleSet::from_tagging(&t, &tg);
     std::hint::black_box(r.counts(t.node_count()));
-    std::hint::black_box(tagger::sonic::traffic_classes(&t, &r).ok());
+    std::hint::black_box(tagger::sonic::traffic_classes(&t, &r, 7).ok());
     if upto == 3 {
         return;
     }

@@ -35,6 +35,7 @@
 //!     cycle: Default::default(),
 //!     memory_budget: None,
 //!     switch: tagger::capacity::Profile::resolve("spectrum2")?,
+//!     max_tcs: Some(7), // the traffic classes a switch has for lossless traffic
 //!     classes: 1,
 //!     limits: tagger::verify::Limits::SWITCH, // 8 lossless queues, 64 tags
 //! };

@@ -12,7 +12,7 @@ use crate::budget::human;
 use crate::capacity::{Fit, MAX_CABLE_M};
 use crate::failures::{self, Report as FailureReport};
 use crate::pipeline::{RunResult, Summary};
-use crate::sonic::{self, Export, Format};
+use crate::sonic::{Export, Format};
 use crate::sweep::Row;
 use crate::tagging::Algo;
 use std::fmt::Write as _;
@@ -89,6 +89,16 @@ pub fn run(r: &RunResult, peak_rss_bytes: Option<u64>) -> String {
             " (optimality not proven)"
         }
     );
+    if let (Some(u), Some(n)) = (s.figures.priorities_unconstrained, s.figures.max_tcs)
+        && u < s.figures.priorities
+    {
+        line!(
+            l,
+            "              within {n} traffic classes per switch; without that limit {} found {u} ({} keys moved up a priority to fit)",
+            s.algo,
+            s.figures.tcs_forced_keys.unwrap_or(0)
+        );
+    }
     if let Some(why) = &s.figures.search_skipped {
         line!(l, "search        local search not run: {why}");
     }
@@ -238,6 +248,18 @@ pub fn fit(s: &Summary, fit: &Fit) -> String {
         f.lossless_queues,
         f.priorities_per_switch_max
     );
+    line!(
+        l,
+        "  classes     {} ({} traffic classes for lossless traffic, one of {} kept lossy; the busiest switch needs {}{})",
+        verdict(f.switches_over_tcs),
+        f.traffic_classes.saturating_sub(1),
+        f.traffic_classes,
+        f.tcs_max,
+        match f.max_tcs {
+            Some(n) => format!("; planned within {n}"),
+            None => "; planned without a limit (--max-tcs none)".into(),
+        }
+    );
     match f.switches_over_acl {
         Some(over) => line!(l, "  ACL         {}", verdict(over)),
         None => line!(
@@ -351,25 +373,34 @@ pub fn failures(plan: &Summary, reports: &[FailureReport], secs: f64) -> String 
     l.done()
 }
 
-/// What an export wrote to `dir`: switches, traffic classes and ACL use
-/// (SONiC, buffers sized for `profile`), or classes (neutral table).
+/// What an export wrote to `dir`: switches and traffic classes (SONiC,
+/// buffers sized for `profile`, and the switches that do not fit it when
+/// the export was told to write them anyway), or classes (neutral table).
 pub fn export(ex: &Export, format: Format, profile: &str, dir: &Path) -> String {
     let s = &ex.summary;
     match format {
-        Format::Sonic => format!(
-            "exported {} switches to {} (SONiC config_db, buffers for {}): at most {} traffic classes per switch; {} switches over the {} a switch has use ACL rules{}",
-            ex.switches.len(),
-            dir.display(),
-            profile,
-            s["sonic_tcs_max"],
-            s["sonic_switches_over_tcs"],
-            sonic::FREE_TCS,
-            if s["sonic_switches_over_tcs"].as_u64().unwrap_or(0) > 0 {
-                " (a custom egress ACL table type setting DSCP and queue: check that your platform offers it)"
-            } else {
-                ""
-            }
-        ),
+        Format::Sonic => {
+            let mis = ex.misfits();
+            format!(
+                "exported {} switches to {} (SONiC config_db, port maps only, buffers for {}): at most {} of the {} traffic classes a switch has for lossless traffic{}",
+                ex.switches.len(),
+                dir.display(),
+                profile,
+                s["tcs_max"],
+                s["traffic_classes"].as_u64().unwrap_or(8).saturating_sub(1),
+                if mis.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; {} switch(es) do NOT fit {profile} (e.g. switch {}: {} lossless queues at a port, {} of headroom), written because --require-fit is off",
+                        mis.len(),
+                        mis[0].0,
+                        mis[0].1.lossless_queues,
+                        crate::budget::human(mis[0].1.headroom_bytes)
+                    )
+                }
+            )
+        }
         Format::Json => format!(
             "exported {} switches to {} (neutral table): at most {} classes per switch",
             ex.switches.len(),

@@ -86,6 +86,51 @@ impl RuleSet {
         p.len()
     }
 
+    /// The entries as the tagging stage's keys (channels instead of
+    /// links), sorted by (node, in channel, tag, out channel), for
+    /// [`crate::tagging::traffic::classify`]. The rule set must be for
+    /// `topo` (verified against it).
+    ///
+    /// # Errors
+    /// [`Error::Export`] naming an entry whose links do not meet at its
+    /// node.
+    pub fn keys(&self, topo: &Topology) -> Result<Vec<crate::tagging::Key>> {
+        let on = |l: u32, v: u32| -> Option<u32> {
+            let [a, b] = *topo.links().get(l as usize)?;
+            if a == v {
+                Some(2 * l)
+            } else if b == v {
+                Some(2 * l + 1)
+            } else {
+                None
+            }
+        };
+        let mut keys = self
+            .entries
+            .iter()
+            .map(|e| {
+                let bad = || Error::Export {
+                    kind: crate::error::ExportKind::Plan,
+                    reason: format!("entry {e:?}: its links do not meet at node {}", e.node),
+                };
+                Ok(crate::tagging::Key {
+                    node: e.node,
+                    in_channel: match e.in_link {
+                        Some(l) => Some(on(l, e.node).ok_or_else(bad)? ^ 1),
+                        None => None,
+                    },
+                    tag: e.tag,
+                    out_channel: on(e.out_link, e.node).ok_or_else(bad)?,
+                    next_tag: e.next_tag,
+                    priority: e.priority,
+                    next_priority: e.next_priority,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        keys.sort_unstable();
+        Ok(keys)
+    }
+
     /// Entries of each node, as slices of the sorted list.
     pub fn by_node(&self, nodes: usize) -> Vec<&[Entry]> {
         crate::compress::by_node(&self.entries, nodes)

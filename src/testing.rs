@@ -10,16 +10,27 @@ pub(crate) fn topo(spec: &str) -> Topology {
     TopologySpec::parse(spec).unwrap().build().unwrap()
 }
 
-/// `topo` with its ELP and the rules `algo` tags it with, verified.
-pub(crate) fn plan_on(topo: Topology, elp: &str, algo: &str) -> (Topology, ElpSet, RuleSet) {
+/// `topo` with its ELP and the rules `algo` tags it with, verified, the
+/// plan held to `max_tcs` traffic classes per switch
+/// (`None`: no limit), as `tagger run` holds it to a switch's.
+pub(crate) fn plan_on_within(
+    topo: Topology,
+    elp: &str,
+    algo: &str,
+    max_tcs: Option<u32>,
+) -> (Topology, ElpSet, RuleSet) {
     let e = ElpSet::build(&topo, &ElpSpec::parse(elp).unwrap()).unwrap();
-    let tg = crate::tagging::tag(&topo, &e, algo.parse().unwrap(), Default::default()).unwrap();
+    let budget = crate::budget::Budget::unlimited();
+    let control = crate::tagging::Control::new();
+    let cx = crate::tagging::Context::new(&topo, &e, &budget, &control).with_max_tcs(max_tcs);
+    let tg = crate::tagging::tag_in(&cx, algo.parse().unwrap()).unwrap();
     let r = RuleSet::from_tagging(&topo, &tg);
     assert!(crate::verify::verify(&topo, &r, Some(&e)).ok());
     (topo, e, r)
 }
 
-/// [`plan_on`] the topology a spec string names.
-pub(crate) fn plan(spec: &str, elp: &str, algo: &str) -> (Topology, ElpSet, RuleSet) {
-    plan_on(topo(spec), elp, algo)
+/// [`plan_on_within`] the topology a spec string names, held to the seven traffic classes a stock switch has for
+/// lossless traffic.
+pub(crate) fn plan_fitted(spec: &str, elp: &str, algo: &str) -> (Topology, ElpSet, RuleSet) {
+    plan_on_within(topo(spec), elp, algo, Some(7))
 }

@@ -1142,6 +1142,8 @@ fn sonic_export_installs_and_verifies() {
         "jellyfish:n=30,ports=8,r=5,seed=2",
         "--elp",
         "shortest",
+        "--algo",
+        "search",
         "--topology-out",
         &p("t.json"),
         "--rules-out",
@@ -1164,6 +1166,8 @@ fn sonic_export_installs_and_verifies() {
         &p("t.json"),
         "--rules",
         &p("r.json"),
+        "--elp",
+        "shortest",
         "--out",
         &p("again"),
     ]);

@@ -229,7 +229,12 @@ fn export_refuses_what_verify_refuses() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("[priorities]"), "{}", text(&o));
     assert!(!out.exists());
+    // Raised, the switch model's two lossless queues still refuse it, unless
+    // the export is told to write switches that do not fit.
     let o = args(&["3"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("do not fit spectrum2"), "{}", text(&o));
+    let o = args(&["3", "--require-fit", "off"]);
     assert!(o.status.success(), "{}", text(&o));
     // A path the plan cannot carry losslessly: the path file's check.
     let paths = d.path().join("bad.paths");
@@ -452,6 +457,8 @@ fn a_failed_run_writes_nothing() {
         "clos",
         "--classes",
         "64",
+        "--max-tcs",
+        "none",
         "--rules-out",
         &c,
         "--topology-out",
@@ -476,6 +483,8 @@ fn a_failed_run_writes_nothing() {
         "clos",
         "--classes",
         "64",
+        "--max-tcs",
+        "none",
         "--max-priorities",
         "65",
         "--max-tags",
@@ -496,6 +505,8 @@ fn a_failed_run_writes_nothing() {
         "clos",
         "--classes",
         "64",
+        "--max-tcs",
+        "none",
         "--max-priorities",
         "65",
         "--max-tags",

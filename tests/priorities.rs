@@ -16,6 +16,7 @@ fn run(topo: &str, elp: &str, algo: &str) -> RunResult {
         cycle: CycleBackend::Ordered,
         memory_budget: None,
         switch: Default::default(),
+        max_tcs: None,
         classes: 1,
         limits: Default::default(),
     })
@@ -160,6 +161,7 @@ fn a_skipped_local_search_reads_as_not_searched() {
         cycle: CycleBackend::Ordered,
         memory_budget: Some(2 << 20),
         switch: Default::default(),
+        max_tcs: None,
         classes: 1,
         limits: Default::default(),
     })

@@ -273,7 +273,7 @@ fn step_exports_hold_each_steps_switches() {
             "jellyfish:n=30,ports=10,r=4,seed=2",
             "grow:switches=2,seed=1",
             "shortest",
-            &["--export-steps", &target],
+            &["--export-steps", &target, "--require-fit", "off"],
         );
         let listed: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(ex.join("summary.json")).unwrap())

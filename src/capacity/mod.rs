@@ -43,6 +43,11 @@ pub struct NodeFit {
     pub acl_margin: Option<i64>,
     /// Whether the compressed rules fit the ACL capacity (`None`: the profile gives none).
     pub fits_acl: Option<bool>,
+    /// Traffic classes the switch's lossless traffic uses
+    /// ([`crate::tagging::traffic`]; 0 until [`Fit::add_tcs`]).
+    pub tcs: u32,
+    /// Whether they fit the profile's traffic classes, one kept lossy.
+    pub fits_tcs: bool,
 }
 
 impl NodeFit {
@@ -69,6 +74,12 @@ pub struct Fit {
     pub switches_over_queues: u64,
     /// Switches whose rules exceed the ACL capacity (`None`: the profile gives none).
     pub switches_over_acl: Option<u64>,
+    /// The most traffic classes one switch's lossless traffic uses (0
+    /// until [`Fit::add_tcs`]).
+    pub tcs_max: u32,
+    /// Switches needing more traffic classes than the profile has for
+    /// lossless traffic.
+    pub switches_over_tcs: u64,
     /// The longest switch-to-switch cable (host cables as in the profile)
     /// at which every switch still fits its buffer, to 0.1 m and at most
     /// [`MAX_CABLE_M`]; `None` when some switch does not fit even at 0 m.
@@ -79,7 +90,7 @@ pub struct Fit {
 pub const MAX_CABLE_M: f64 = 100_000.0;
 
 /// Headroom from summed xoffs and xons of a switch's (port, priority) pairs.
-fn reserve(p: &Profile, xoff: u64, xon: u64) -> u64 {
+pub(crate) fn reserve(p: &Profile, xoff: u64, xon: u64) -> u64 {
     if p.shared_headroom_pool {
         xon + (xoff as f64 / p.oversubscription).ceil() as u64
     } else {
@@ -206,6 +217,8 @@ pub fn fit(topo: &Topology, tagging: &Tagging, counts: &[NodeCounts], p: &Profil
             fits_queues: queue_margin >= 0,
             acl_margin,
             fits_acl: acl_margin.map(|m| m >= 0),
+            tcs: 0,
+            fits_tcs: true,
         }));
     }
     let switches: Vec<&NodeFit> = nodes.iter().flatten().collect();
@@ -264,7 +277,26 @@ pub fn fit(topo: &Topology, tagging: &Tagging, counts: &[NodeCounts], p: &Profil
                 .count() as u64
         }),
         max_cable_m_fit,
+        tcs_max: 0,
+        switches_over_tcs: 0,
         nodes,
+    }
+}
+
+impl Fit {
+    /// Adds each node's traffic classes (`tcs[v]`, as
+    /// [`crate::tagging::traffic::Classification::per_node`] gives them)
+    /// to the fit against `p`'s traffic classes.
+    pub fn add_tcs(&mut self, tcs: &[u32], p: &Profile) {
+        for (v, n) in self.nodes.iter_mut().enumerate() {
+            if let Some(n) = n {
+                n.tcs = tcs.get(v).copied().unwrap_or(0);
+                n.fits_tcs = n.tcs <= p.lossless_tcs();
+            }
+        }
+        let switches = self.nodes.iter().flatten();
+        self.tcs_max = switches.clone().map(|n| n.tcs).max().unwrap_or(0);
+        self.switches_over_tcs = switches.filter(|n| !n.fits_tcs).count() as u64;
     }
 }
 
@@ -282,6 +314,7 @@ mod tests {
             cycle: Default::default(),
             memory_budget: None,
             switch,
+            max_tcs: None,
             classes: 1,
             limits: Default::default(),
         })
@@ -307,6 +340,27 @@ mod tests {
         }
         let text = format!("[t]\n{}\n", lines.join("\n"));
         Profile::parse_all(&text, "t.toml").map(|mut m| m.remove("t").unwrap())
+    }
+
+    /// Every built-in profile, with links overridden and level classes,
+    /// survives its own TOML: an export records it so.
+    #[test]
+    fn profiles_round_trip_through_their_toml() {
+        let mut all: Vec<Profile> = Profile::builtin().into_values().collect();
+        all.push(
+            profile("levels = { \"0-1\" = { cable_m = 10 }, \"1-2\" = { speed_gbps = 400 } }")
+                .unwrap(),
+        );
+        all.push(
+            Profile::resolve("spectrum2")
+                .unwrap()
+                .with_links(Some(12.5), Some(200.0), None)
+                .unwrap(),
+        );
+        for p in all {
+            let back = Profile::parse_all(&p.to_toml(), "t").unwrap();
+            assert_eq!(back.get(&p.name), Some(&p), "{}", p.to_toml());
+        }
     }
 
     #[test]

@@ -91,6 +91,10 @@ pub struct Profile {
     pub queues_per_port: u32,
     /// Of those, queues that can be lossless.
     pub lossless_queues: u32,
+    /// Traffic classes the switch classifies packets into (8 on most
+    /// ASICs), one of them kept for lossy traffic: a plan may use the
+    /// others at each switch ([`Profile::lossless_tcs`]).
+    pub traffic_classes: u32,
     /// ACL (TCAM) entries for rules, if known.
     pub acl_entries: Option<u64>,
     /// Default switch-to-switch port speed, Gb/s.
@@ -148,6 +152,7 @@ struct RawProfile {
     oversubscription: Option<toml::Value>,
     queues_per_port: toml::Value,
     lossless_queues: toml::Value,
+    traffic_classes: Option<toml::Value>,
     acl_entries: Option<toml::Value>,
     port_speed_gbps: toml::Value,
     cable_m: toml::Value,
@@ -185,6 +190,12 @@ impl Default for Profile {
 }
 
 impl Profile {
+    /// Traffic classes a plan may use for lossless traffic at one switch:
+    /// all but the one kept for lossy traffic.
+    pub fn lossless_tcs(&self) -> u32 {
+        self.traffic_classes - 1
+    }
+
     /// Every profile of a TOML document, by name, validated.
     ///
     /// # Errors
@@ -334,6 +345,18 @@ impl Profile {
                 format!("{lossless_queues} is more than queues_per_port ({queues_per_port})"),
             ));
         }
+        let traffic_classes = match &r.traffic_classes {
+            None => 8,
+            Some(v) => count("traffic_classes", v)?,
+        };
+        if !(2..=16).contains(&traffic_classes) {
+            return Err((
+                "traffic_classes",
+                format!(
+                    "{traffic_classes} is out of range (2-16: one lossy class and at least one lossless; SONiC's maps allow traffic classes 0-15)"
+                ),
+            ));
+        }
         let oversubscription = r
             .oversubscription
             .as_ref()
@@ -406,6 +429,7 @@ impl Profile {
             oversubscription,
             queues_per_port,
             lossless_queues,
+            traffic_classes,
             acl_entries: r
                 .acl_entries
                 .as_ref()
@@ -528,6 +552,65 @@ impl Profile {
                 .or(class.and_then(|c| c.cable_m))
                 .unwrap_or(self.cable_m),
         )
+    }
+
+    /// The profile as a TOML document of its own (one `[name]` table),
+    /// which [`Profile::parse_all`] reads back to the same profile: an
+    /// export records the profile its buffers were sized with this way, so
+    /// that its read-back sizes them again without the user's file.
+    pub fn to_toml(&self) -> String {
+        use toml::Value as V;
+        let mut t = toml::Table::new();
+        let mut put = |k: &str, v: V| {
+            t.insert(k.to_string(), v);
+        };
+        let int = |x: u64| V::Integer(x as i64);
+        put("description", V::String(self.description.clone()));
+        put("source", V::String(self.source.clone()));
+        put("headroom", V::String(self.headroom.name().to_string()));
+        if let Some(s) = &self.sonic {
+            put("cell_bytes", int(s.cell_bytes));
+            put("pipeline_latency_bytes", int(s.pipeline_latency_bytes));
+            put("mac_phy_delay_bytes", int(s.mac_phy_delay_bytes));
+            put("peer_response_bytes", int(s.peer_response_bytes));
+            put("small_packet_percent", V::Float(s.small_packet_percent));
+            put("gearbox_delay_ns", V::Float(s.gearbox_delay_ns));
+        }
+        put("lossless_buffer_bytes", int(self.lossless_buffer_bytes));
+        put(
+            "shared_headroom_pool",
+            V::Boolean(self.shared_headroom_pool),
+        );
+        put("oversubscription", V::Float(self.oversubscription));
+        put("queues_per_port", int(u64::from(self.queues_per_port)));
+        put("lossless_queues", int(u64::from(self.lossless_queues)));
+        put("traffic_classes", int(u64::from(self.traffic_classes)));
+        if let Some(a) = self.acl_entries {
+            put("acl_entries", int(a));
+        }
+        put("port_speed_gbps", V::Float(self.port_speed_gbps));
+        put("cable_m", V::Float(self.cable_m));
+        put("host_speed_gbps", V::Float(self.host_speed_gbps));
+        put("host_cable_m", V::Float(self.host_cable_m));
+        put("port_mtu", int(self.port_mtu));
+        put("lossless_mtu", int(self.lossless_mtu));
+        if !self.levels.is_empty() {
+            let mut levels = toml::Table::new();
+            for l in &self.levels {
+                let mut x = toml::Table::new();
+                if let Some(s) = l.speed_gbps {
+                    x.insert("speed_gbps".into(), V::Float(s));
+                }
+                if let Some(c) = l.cable_m {
+                    x.insert("cable_m".into(), V::Float(c));
+                }
+                levels.insert(format!("{}-{}", l.lo, l.hi), V::Table(x));
+            }
+            put("levels", V::Table(levels));
+        }
+        let mut doc = toml::Table::new();
+        doc.insert(self.name.clone(), V::Table(t));
+        toml::to_string(&doc).expect("a profile serialises")
     }
 
     /// The built-in profiles.

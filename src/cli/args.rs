@@ -198,11 +198,23 @@ pub struct RunArgs {
     pub classes: u32,
     #[command(flatten)]
     pub limits: LimitArgs,
-    /// Fail (exit 1, nothing written) unless every switch fits the switch
-    /// model: its buffer, its lossless queues and, where the profile gives
-    /// one, its ACL capacity. The summary is printed either way.
-    #[arg(long)]
-    pub require_fit: bool,
+    /// `on` (or the bare flag): fail (exit 1, nothing written) unless
+    /// every switch fits the switch model: its buffer, its lossless queues,
+    /// its traffic classes and, where the profile gives one, its ACL
+    /// capacity; the summary is printed either way. Without the flag a run
+    /// only reports the fit, but --export still refuses switches that do
+    /// not fit; `off` exports them anyway, marked in summary.json.
+    #[arg(long, value_name = "on|off", num_args = 0..=1, default_missing_value = "on", value_parser = parse_on_off)]
+    pub require_fit: Option<bool>,
+}
+
+/// `on` or `off`.
+pub fn parse_on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("'{s}': expected on or off")),
+    }
 }
 
 // `tagger failures`.
@@ -267,6 +279,16 @@ pub struct ExportArgs {
     pub mapping: MappingArgs,
     #[command(flatten)]
     pub limits: LimitArgs,
+    /// The ELP the plan was made for (recorded in summary.json, so that
+    /// `tagger verify --exported` replays it by default).
+    #[arg(long)]
+    pub elp: Option<ElpSpec>,
+    /// `on` (the default): refuse the export when a switch's lossless
+    /// queues or headroom do not fit the switch model; `off`: write it
+    /// anyway, each switch's fit recorded in summary.json. A switch needing
+    /// more traffic classes than the model has is refused either way.
+    #[arg(long, value_name = "on|off", num_args = 0..=1, default_missing_value = "on", value_parser = parse_on_off)]
+    pub require_fit: Option<bool>,
 }
 
 // `tagger verify`.
@@ -281,15 +303,21 @@ pub struct VerifyArgs {
         conflicts_with = "exported"
     )]
     pub rules: Option<PathBuf>,
-    /// A directory written by `tagger export` / `run --export`: the rule
-    /// set is rebuilt from what the switches are configured with (SONiC
-    /// port maps, ACL rules, PFC and buffers; or the neutral table's
-    /// classes).
+    /// A directory written by `tagger export` / `run --export`: what every
+    /// switch does to every packet is decoded from its configuration
+    /// (SONiC port maps, PFC and buffers, sized again for the switch
+    /// profile the export records; or the neutral table's classes) and
+    /// judged over the whole fabric, then verified as a rule set with its
+    /// ELP replayed.
     #[arg(long, alias = "sonic")]
     pub exported: Option<PathBuf>,
     /// Paths that must stay lossless, one per line.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "elp")]
     pub paths: Option<PathBuf>,
+    /// The ELP to replay (default with --exported: the one the export
+    /// records).
+    #[arg(long)]
+    pub elp: Option<ElpSpec>,
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -351,6 +379,11 @@ pub struct UpdateArgs {
     /// table), one directory per step.
     #[arg(long)]
     pub export_steps: Option<tagger::sonic::Target>,
+    /// `on` (the default): refuse --export-steps when a switch's lossless
+    /// queues or headroom do not fit the switch model; `off`: write them
+    /// anyway, each switch's fit recorded in the step's summary.json.
+    #[arg(long, value_name = "on|off", num_args = 0..=1, default_missing_value = "on", value_parser = parse_on_off)]
+    pub require_fit: Option<bool>,
     #[command(flatten)]
     pub switch: SwitchArgs,
     #[command(flatten)]
@@ -395,9 +428,11 @@ pub struct SweepArgs {
 #[derive(Debug, clap::Args)]
 pub struct LimitArgs {
     /// Lossless queues per port on the switches: a rule set that uses
-    /// more priorities is refused.
-    #[arg(long, default_value_t = tagger::verify::SWITCH_QUEUES)]
-    pub max_priorities: u32,
+    /// more priorities is refused (default 8; for `verify --exported` of a
+    /// SONiC export, the lossless queues of the switch profile it
+    /// records).
+    #[arg(long)]
+    pub max_priorities: Option<u32>,
     /// Tags the packet header carries (DSCP: 64): a rule set using a
     /// larger tag is refused.
     #[arg(long, default_value_t = tagger::verify::DSCP_TAGS)]
@@ -406,8 +441,14 @@ pub struct LimitArgs {
 
 impl LimitArgs {
     pub fn limits(&self) -> tagger::verify::Limits {
+        self.limits_or(tagger::verify::SWITCH_QUEUES)
+    }
+
+    /// The limits, with `queues` lossless queues unless --max-priorities
+    /// says otherwise.
+    pub fn limits_or(&self, queues: u32) -> tagger::verify::Limits {
         tagger::verify::Limits {
-            max_priorities: Some(self.max_priorities),
+            max_priorities: Some(self.max_priorities.unwrap_or(queues)),
             max_tags: Some(self.max_tags),
         }
     }
@@ -429,6 +470,30 @@ pub struct SwitchArgs {
     /// Headroom model: sonic or simple (default: the profile's).
     #[arg(long)]
     pub headroom: Option<tagger::capacity::HeadroomModel>,
+    /// Traffic classes a plan may use at each switch for lossless
+    /// traffic, or `none` for no limit (default: the profile's traffic
+    /// classes less the lossy one, 7 on the built-in profiles). A stock
+    /// SONiC switch rewrites tags with its port maps only, so a plan over
+    /// this cannot be installed there: the algorithm keeps within it, or
+    /// the run says why it cannot.
+    #[arg(long, value_parser = parse_max_tcs)]
+    pub max_tcs: Option<MaxTcs>,
+}
+
+/// `--max-tcs`: a count, or `none`.
+#[derive(Clone, Copy, Debug)]
+pub struct MaxTcs(pub Option<u32>);
+
+fn parse_max_tcs(s: &str) -> Result<MaxTcs, String> {
+    if s == "none" {
+        return Ok(MaxTcs(None));
+    }
+    match s.parse::<u32>() {
+        Ok(n) if (1..=15).contains(&n) => Ok(MaxTcs(Some(n))),
+        _ => Err(format!(
+            "'{s}': expected a number of traffic classes from 1 to 15, or none"
+        )),
+    }
 }
 
 impl SwitchArgs {
@@ -436,6 +501,14 @@ impl SwitchArgs {
         self.name
             .resolve()?
             .with_links(self.cable_m, self.speed_gbps, self.headroom)
+    }
+
+    /// The traffic-class budget: `--max-tcs`, else the profile's.
+    pub fn max_tcs(&self, profile: &tagger::capacity::Profile) -> Option<u32> {
+        match self.max_tcs {
+            Some(MaxTcs(n)) => n,
+            None => Some(profile.lossless_tcs()),
+        }
     }
 
     /// The profile file `--switch file:PATH[#NAME]` reads, if any.
@@ -462,9 +535,13 @@ pub struct MappingArgs {
 pub struct List(Vec<u32>);
 
 impl MappingArgs {
+    /// The export's options: this mapping, the profile, whether switches
+    /// must fit it, and the ELP spec to record.
     pub fn options(
         &self,
         profile: tagger::capacity::Profile,
+        require_fit: bool,
+        elp: Option<String>,
     ) -> anyhow::Result<tagger::sonic::Options> {
         use anyhow::Context as _;
         let d = tagger::sonic::Mapping::default();
@@ -473,7 +550,12 @@ impl MappingArgs {
             self.queues.clone().map_or(d.queues, |l| l.0),
         )
         .context("--dscp / --queues")?;
-        Ok(tagger::sonic::Options { mapping, profile })
+        Ok(tagger::sonic::Options {
+            mapping,
+            profile,
+            require_fit,
+            elp,
+        })
     }
 }
 

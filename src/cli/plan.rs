@@ -63,13 +63,15 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         Some(ms) => a.algo.with_time_limit(ms).context("--time-limit")?,
         None => a.algo,
     };
+    let switch = a.switch.profile()?;
     let cfg = RunConfig {
         topology: a.topology,
         elp: a.elp,
         algo,
         cycle: a.cycle,
         memory_budget: MemoryBudget::resolve(a.memory_budget),
-        switch: a.switch.profile()?,
+        max_tcs: a.switch.max_tcs(&switch),
+        switch,
         classes: a.classes,
         limits: a.limits.limits(),
     };
@@ -77,7 +79,13 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     let export_opts = a
         .export
         .as_ref()
-        .map(|_| a.mapping.options(cfg.switch.clone()))
+        .map(|_| {
+            a.mapping.options(
+                cfg.switch.clone(),
+                a.require_fit != Some(false),
+                Some(cfg.elp.text.clone()),
+            )
+        })
         .transpose()?;
     let r = if matches!(cfg.algo, Algo::Search { .. } | Algo::Exact { .. }) {
         let (control, bar) = progress::watch_search();
@@ -87,11 +95,12 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     } else {
         pipeline::run_with(&cfg, &Control::new())
     }?;
-    if a.require_fit {
+    if a.require_fit == Some(true) {
         let f = &r.summary.figures;
         let over = [
             ("buffer", f.switches_over_buffer),
             ("queues", f.switches_over_queues),
+            ("traffic classes", f.switches_over_tcs),
             ("ACL", f.switches_over_acl.unwrap_or(0)),
         ];
         if over.iter().any(|&(_, n)| n > 0) {
@@ -166,6 +175,7 @@ pub fn failures(a: FailuresArgs) -> Result<ExitCode> {
         cycle: a.cycle,
         memory_budget: MemoryBudget::resolve(a.memory_budget),
         switch: tagger::capacity::Profile::resolve(tagger::capacity::profile::DEFAULT_PROFILE)?,
+        max_tcs: None,
         classes: 1,
         limits: Default::default(),
     };
@@ -229,13 +239,20 @@ pub fn export(a: ExportArgs) -> Result<ExitCode> {
     inputs.extend(profile_file.iter().map(|p| ("--switch", p.as_path())));
     check_distinct(&[], &[("--out", a.out.as_path())], &inputs)?;
     sonic::replaceable(&a.out)?;
-    let opts = a.mapping.options(a.switch.profile()?)?;
+    let opts = a.mapping.options(
+        a.switch.profile()?,
+        a.require_fit != Some(false),
+        a.elp.as_ref().map(|e| e.text.clone()),
+    )?;
     let topo = topo::file::read_json_file(&a.topology)?;
     tagger::capacity::check(&topo, &opts.profile)?;
     let plan = RuleSet::read(&a.rules)?;
     // Only a verified plan leaves: the same verifier as `tagger verify`,
-    // with the same limits and paths.
-    let elp = read_paths(&topo, a.paths.as_deref())?;
+    // with the same limits and paths (or ELP).
+    let elp = match &a.elp {
+        Some(spec) => Some(ElpSet::build(&topo, spec).context("--elp")?),
+        None => read_paths(&topo, a.paths.as_deref())?,
+    };
     let report = tagger::verify::verify_within(&topo, &plan, elp.as_ref(), &a.limits.limits());
     if !report.ok() {
         bail!(
@@ -255,15 +272,36 @@ pub fn export(a: ExportArgs) -> Result<ExitCode> {
 }
 
 /// `tagger verify`: the independent verifier on a rule set or an export.
+/// An export is read back whole (every packet at every switch) and its
+/// recorded ELP replayed unless --paths or --elp says otherwise.
 pub fn verify(a: VerifyArgs) -> Result<ExitCode> {
     let topo = topo::file::read_json_file(&a.topology)?;
-    let rules = match (&a.rules, &a.exported) {
-        (Some(r), _) => RuleSet::read(r)?,
-        (None, Some(d)) => sonic::read(&topo, d)?,
+    let (rules, recorded, limits) = match (&a.rules, &a.exported) {
+        (Some(r), _) => (RuleSet::read(r)?, None, a.limits.limits()),
+        (None, Some(d)) => {
+            let back = sonic::read(&topo, d)?;
+            let limits = match &back.profile {
+                Some(p) => a.limits.limits_or(p.lossless_queues),
+                None => a.limits.limits(),
+            };
+            (back.rules, back.elp, limits)
+        }
         (None, None) => bail!("give --rules or --exported"),
     };
-    let elp = read_paths(&topo, a.paths.as_deref())?;
-    let report = tagger::verify::verify_within(&topo, &rules, elp.as_ref(), &a.limits.limits());
+    let elp = match (&a.elp, &a.paths, &recorded) {
+        (Some(spec), _, _) => Some(ElpSet::build(&topo, spec).context("--elp")?),
+        (None, Some(p), _) => read_paths(&topo, Some(p))?,
+        (None, None, Some(text)) => {
+            let spec = tagger::elp::ElpSpec::parse(text)
+                .with_context(|| format!("the ELP the export records ({text})"))?;
+            Some(
+                ElpSet::build(&topo, &spec)
+                    .with_context(|| format!("the ELP the export records ({text})"))?,
+            )
+        }
+        (None, None, None) => None,
+    };
+    let report = tagger::verify::verify_within(&topo, &rules, elp.as_ref(), &limits);
     say!(super::Out::default(), "{report}");
     Ok(exit(report.ok()))
 }
@@ -310,7 +348,13 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
     let export_opts = a
         .export_steps
         .as_ref()
-        .map(|_| a.mapping.options(a.switch.profile()?))
+        .map(|_| {
+            a.mapping.options(
+                a.switch.profile()?,
+                a.require_fit != Some(false),
+                Some(a.elp.text.clone()),
+            )
+        })
         .transpose()?;
     let old = a.topology.build().context("--topology")?;
     let installed = RuleSet::read(&a.rules)?;

@@ -35,6 +35,11 @@ pub struct RunConfig {
     pub memory_budget: Option<u64>,
     /// The switch model the plan is fitted to ([`crate::capacity`]).
     pub switch: Profile,
+    /// Traffic classes the plan may use for lossless traffic at each
+    /// switch (usually the profile's, [`Profile::lossless_tcs`]): the
+    /// algorithm returns a plan within them or the run fails saying why
+    /// ([`crate::tagging::fit`]). `None`: no limit.
+    pub max_tcs: Option<u32>,
     /// Lossless application classes sharing the network (1: one), see
     /// [`crate::tagging::classes`].
     pub classes: u32,
@@ -88,6 +93,8 @@ pub struct RunResult {
     pub shared: Option<crate::tagging::classes::SharedClasses>,
     /// How the plan fits the switch profile, per node and overall.
     pub fit: Fit,
+    /// Traffic classes each node's lossless traffic uses (0 without any).
+    pub tcs: Vec<u32>,
     /// The run's row: identity, figures and stage timings.
     pub summary: Summary,
 }
@@ -229,6 +236,9 @@ record! {
         pub cable_m: f64,
         /// Lossless queues per port the switch profile allows.
         pub lossless_queues: u32,
+        /// Traffic classes the switch profile has (one of them kept for
+        /// lossy traffic).
+        pub traffic_classes: u32,
         /// The most lossless priorities present at one switch (at most
         /// `priorities`: a switch reserves headroom only for those it sees).
         pub priorities_per_switch_max: u32,
@@ -264,13 +274,25 @@ record! {
         /// Lossless queues of the shared plan: (classes - 1) x stride +
         /// priorities, proven deadlock-free and verified.
         pub queues_shared: u64,
-        /// SONiC export: the most traffic classes one switch's port maps
-        /// need (null when the plan cannot be exported, e.g. more than 7
-        /// lossless priorities or a U-turn entry).
-        pub sonic_tcs_max: Option<u32>,
-        /// SONiC export: switches needing more than the 7 free traffic
-        /// classes, whose rewrites are ACL rules instead.
-        pub sonic_switches_over_tcs: Option<u32>,
+        /// The traffic classes a switch could use for lossless traffic
+        /// that the plan was held to (`--max-tcs`, by default the profile's
+        /// traffic classes less the lossy one); null: no limit.
+        pub max_tcs: Option<u32>,
+        /// The most traffic classes one switch's lossless traffic uses:
+        /// what a switch installing the plan with port maps needs
+        /// (SONiC).
+        pub tcs_max: u32,
+        /// Switches needing more traffic classes than the profile has for
+        /// lossless traffic: a stock SONiC switch cannot install the plan
+        /// there.
+        pub switches_over_tcs: u64,
+        /// With a traffic-class limit: the fewest priorities the algorithm
+        /// found without it (equal to `priorities` when its plan fitted as
+        /// found, lower when fitting cost priorities); null without one.
+        pub priorities_unconstrained: Option<u32>,
+        /// With a traffic-class limit: keys moved up a priority to fit it
+        /// (0 when the plan fitted as found); null without one.
+        pub tcs_forced_keys: Option<u64>,
     }
 }
 
@@ -304,7 +326,9 @@ pub fn run_with(cfg: &RunConfig, control: &crate::tagging::Control) -> Result<Ru
     let elp = build_elp(&topo, &cfg.elp, &budget)?;
     let counts = elp.counts(&topo);
     lap(&mut tm.elp, &mut since);
-    let cx = crate::tagging::Context::new(&topo, &elp, &budget, control).with_cycle(cfg.cycle);
+    let cx = crate::tagging::Context::new(&topo, &elp, &budget, control)
+        .with_cycle(cfg.cycle)
+        .with_max_tcs(cfg.max_tcs);
     let tagging = crate::tagging::tag_in(&cx, cfg.algo)?;
     budget.hold("tagging", tagging.heap_bytes())?;
     lap(&mut tm.tag, &mut since);
@@ -328,9 +352,30 @@ pub fn run_with(cfg: &RunConfig, control: &crate::tagging::Control) -> Result<Ru
     };
     let installed = shared.as_ref().map_or(&tagging, |s| &s.tagging);
     let node_counts = rules.counts(topo.node_count());
-    // How the installed rules map onto SONiC's traffic classes (null when
-    // they cannot be exported).
-    let sonic = crate::sonic::traffic_classes(&topo, &rules).ok();
+    // The traffic classes each switch needs to install the plan with port
+    // maps.
+    budget.check(
+        "rules",
+        crate::tagging::traffic::estimate_bytes(&topo, installed.keys.len(), installed.priorities),
+    )?;
+    let tcs =
+        crate::tagging::traffic::classify(&topo, &installed.keys)?.per_node(topo.node_count());
+    if shared.is_some()
+        && let Some(n) = cfg.max_tcs
+        && let Some((v, &k)) = tcs
+            .iter()
+            .enumerate()
+            .max_by_key(|&(v, k)| (*k, std::cmp::Reverse(v)))
+        && k > n
+    {
+        return Err(Error::Algo {
+            algo: tagging.algo.name(),
+            reason: format!(
+                "the plan shared by {} application classes needs {k} traffic classes at switch {v}, more than the {n} allowed (--max-tcs): fewer classes, a switch with more traffic classes, or --max-tcs none",
+                cfg.classes
+            ),
+        });
+    }
     budget.hold("rules", rules.heap_bytes())?;
     lap(&mut tm.rules, &mut since);
     budget.check(
@@ -350,11 +395,10 @@ pub fn run_with(cfg: &RunConfig, control: &crate::tagging::Control) -> Result<Ru
     lap(&mut tm.verify, &mut since);
     // One priority mask per channel and one record per node.
     budget.check("capacity", capacity::estimate_bytes(&topo))?;
-    let fit = capacity::fit(&topo, installed, &node_counts, &cfg.switch);
+    let mut fit = capacity::fit(&topo, installed, &node_counts, &cfg.switch);
+    fit.add_tcs(&tcs, &cfg.switch);
     tm.total = t0.elapsed().as_secs_f64();
     let mut summary = summarize(&topo, cfg, &counts, &tagging, &rules, &node_counts, &fit);
-    summary.figures.sonic_tcs_max = sonic.map(|s| s.0 as u32);
-    summary.figures.sonic_switches_over_tcs = sonic.map(|s| s.1 as u32);
     if let Some(sh) = &shared {
         let f = &mut summary.figures;
         f.classes_stride = Some(sh.stride);
@@ -374,6 +418,7 @@ pub fn run_with(cfg: &RunConfig, control: &crate::tagging::Control) -> Result<Ru
         report,
         shared,
         fit,
+        tcs,
         summary,
     })
 }
@@ -451,6 +496,7 @@ fn summarize(
             port_speed_gbps: cfg.switch.port_speed_gbps,
             cable_m: cfg.switch.cable_m,
             lossless_queues: cfg.switch.lossless_queues,
+            traffic_classes: cfg.switch.traffic_classes,
             priorities_per_switch_max: fit.priorities_per_switch_max,
             headroom_total_max_bytes: fit.headroom_total_max_bytes,
             buffer_margin_min_bytes: fit.buffer_margin_min_bytes,
@@ -462,8 +508,14 @@ fn summarize(
             classes_stride: None,
             queues_separate: u64::from(cfg.classes) * u64::from(tagging.priorities),
             queues_shared: u64::from(tagging.priorities),
-            sonic_tcs_max: None,
-            sonic_switches_over_tcs: None,
+            max_tcs: cfg.max_tcs,
+            tcs_max: fit.tcs_max,
+            switches_over_tcs: fit.switches_over_tcs,
+            priorities_unconstrained: tagging
+                .class_fit
+                .as_ref()
+                .map(|f| f.unconstrained_priorities),
+            tcs_forced_keys: tagging.class_fit.as_ref().map(|f| f.forced_keys),
         },
         verified: true,
         memory_estimate_bytes: 0,

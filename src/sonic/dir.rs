@@ -1,13 +1,11 @@
 //! Reading an exported directory, SONiC or neutral alike: `summary.json`'s
-//! header and switch list, each switch's file, and the check that every
-//! lossless transition arrives lossless at the next switch.
+//! header and switch list, and each switch's file.
 
 use crate::error::{Error, Result};
 use crate::rules::{Entry, RuleSet};
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::path::Path;
-use tagger_generators::{LinkId, NodeId, Topology};
+use tagger_generators::{NodeId, Topology};
 
 /// A directory's JSON file, parsed.
 pub(super) fn load(p: &Path) -> Result<Value> {
@@ -32,14 +30,14 @@ pub(super) fn number(v: &Value) -> Option<u32> {
 }
 
 /// Each switch `summary.json` lists: its node (checked against the
-/// topology), its file's name and the file parsed; an error up front when
-/// `switches` is not a list.
+/// topology, each once), its file's name, the file parsed, and its entry
+/// in the list; an error up front when `switches` is not a list.
 pub(super) fn switch_files<'a>(
     topo: &'a Topology,
     dir: &'a Path,
     summary: &'a Value,
     bad: &'a dyn Fn(&str, String) -> Error,
-) -> Result<impl Iterator<Item = Result<(NodeId, String, Value)>> + 'a> {
+) -> Result<impl Iterator<Item = Result<(NodeId, String, Value, &'a Value)>> + 'a> {
     let list = summary["switches"].as_array().ok_or_else(|| {
         bad(
             "summary.json",
@@ -49,6 +47,7 @@ pub(super) fn switch_files<'a>(
             ),
         )
     })?;
+    let mut seen = std::collections::BTreeSet::new();
     Ok(list.iter().map(move |s| {
         let v = number(&s["node"])
             .filter(|&v| (v as usize) < topo.node_count())
@@ -61,10 +60,53 @@ pub(super) fn switch_files<'a>(
                     ),
                 )
             })?;
+        if !seen.insert(v) {
+            return Err(bad("summary.json", format!("switch {v} is listed twice")));
+        }
         let file = format!("{v}.json");
         let db = load(&dir.join(&file))?;
-        Ok((v, file, db))
+        Ok((v, file, db, s))
     }))
+}
+
+/// The tags hosts send, from `summary.json`: `classes` when it lists
+/// several, else `initial_tag`.
+pub(super) fn host_tags(summary: &Value, bad: &dyn Fn(&str, String) -> Error) -> Result<Vec<u32>> {
+    let classes = classes(summary, bad)?;
+    if !classes.is_empty() {
+        return Ok(classes);
+    }
+    number(&summary["initial_tag"])
+        .map(|t| vec![t])
+        .ok_or_else(|| bad("summary.json", "initial_tag is not a number".into()))
+}
+
+/// The largest tag of the plan, from `summary.json` (`tags`; without it,
+/// `priorities`: tags are priorities in DSCP plans).
+pub(super) fn max_tag(summary: &Value, bad: &dyn Fn(&str, String) -> Error) -> Result<u32> {
+    let key = if summary["tags"].is_null() {
+        "priorities"
+    } else {
+        "tags"
+    };
+    number(&summary[key]).ok_or_else(|| bad("summary.json", format!("{key} is not a number")))
+}
+
+fn classes(summary: &Value, bad: &dyn Fn(&str, String) -> Error) -> Result<Vec<u32>> {
+    // Absent: one class; present, it must be a list of tags.
+    match &summary["classes"] {
+        Value::Null => Ok(Vec::new()),
+        Value::Array(a) => a
+            .iter()
+            .map(|x| {
+                number(x).ok_or_else(|| bad("summary.json", format!("classes: {x} is not a tag")))
+            })
+            .collect(),
+        other => Err(bad(
+            "summary.json",
+            format!("classes = {other} is not a list of tags"),
+        )),
+    }
 }
 
 /// The rule set's header from `summary.json`.
@@ -85,22 +127,7 @@ pub(super) fn header(
             )
         })
     };
-    // Absent: one class; present, it must be a list of tags.
-    let classes = match &summary["classes"] {
-        Value::Null => Vec::new(),
-        Value::Array(a) => a
-            .iter()
-            .map(|x| {
-                number(x).ok_or_else(|| bad("summary.json", format!("classes: {x} is not a tag")))
-            })
-            .collect::<Result<_>>()?,
-        other => {
-            return Err(bad(
-                "summary.json",
-                format!("classes = {other} is not a list of tags"),
-            ));
-        }
-    };
+    let classes = classes(summary, bad)?;
     Ok(RuleSet {
         topology: text("topology")?,
         algo: text("algo")?,
@@ -110,48 +137,4 @@ pub(super) fn header(
         entries,
         ingress,
     })
-}
-
-/// Per (node, arriving link): tag -> the lossless priority the node
-/// classifies it in.
-pub(super) type Arrivals = BTreeMap<(NodeId, LinkId), BTreeMap<u32, u32>>;
-
-/// Every lossless transition must arrive lossless: what node `u` sends on
-/// link `l` with tag `t` in priority `p` must be classified at the link's
-/// other end as tag `t` in priority `p`. PFC pauses the priority a packet
-/// arrives in: if that is lossy or another priority, the queue the packet
-/// left from is never paused for it and the downstream buffer can drop.
-/// (A rule set alone cannot show this for a packet's last hop, delivered to
-/// a host, so the exported directory is checked here.)
-///
-/// # Errors
-/// [`Error::Export`] naming the downstream switch's file, the link and
-/// the tag.
-pub(super) fn check_arrivals(
-    topo: &Topology,
-    entries: &[Entry],
-    arrivals: &Arrivals,
-    bad: &dyn Fn(&str, String) -> Error,
-) -> Result<()> {
-    for e in entries {
-        let [a, b] = topo.links()[e.out_link as usize];
-        let v = if a == e.node { b } else { a };
-        let got = arrivals
-            .get(&(v, e.out_link))
-            .and_then(|m| m.get(&e.next_tag));
-        if got != Some(&e.next_priority) {
-            return Err(bad(
-                &format!("{v}.json"),
-                format!(
-                    "node {} sends tag {} in lossless priority {} on link {}, which node {v} classifies {}: its upstream queue would never be paused",
-                    e.node,
-                    e.next_tag,
-                    e.next_priority,
-                    e.out_link,
-                    got.map_or("lossy".to_string(), |p| format!("in priority {p}"))
-                ),
-            ));
-        }
-    }
-    Ok(())
 }

@@ -1,10 +1,10 @@
 //! The SONiC `config_db` writer.
 
-use super::classify::{ClassKey, Classes, classifier, classify};
-use super::{EGRESS_POOL, FORMAT, FREE_TCS, INGRESS_POOL, Mapping, Options, port_names};
+use super::{EGRESS_POOL, FORMAT, INGRESS_POOL, Mapping, Options, port_names};
 use crate::capacity::{PortHeadroom, port_headroom};
-use crate::error::{Error, Result};
+use crate::error::{Error, ExportKind, Result};
 use crate::rules::RuleSet;
+use crate::tagging::traffic::{Classification, NodeClasses, classify};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -21,21 +21,24 @@ pub struct Switch {
     pub node: NodeId,
     /// Its `config_db` object (or neutral table).
     pub config: Value,
-    /// Traffic classes used besides the lossy one.
+    /// Traffic classes its lossless traffic uses (besides the lossy one).
     pub tcs: usize,
-    /// Traffic classes the port maps alone would need.
-    pub needed_tcs: usize,
-    /// ACL rules written when that is more than the switch has (0
-    /// otherwise, and when only [`traffic_classes`] are counted).
-    pub acl_rules: usize,
+    /// What the switch reserves and holds (SONiC exports; `None` for the
+    /// neutral table, which sizes no buffers).
+    pub fit: Option<SwitchFit>,
 }
 
-impl Switch {
-    /// Whether the port maps alone need more traffic classes than the
-    /// switch has (its rewrites are then ACL rules).
-    pub fn over(&self) -> bool {
-        self.needed_tcs > FREE_TCS
-    }
+/// How one exported switch fits its profile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SwitchFit {
+    /// The most lossless priorities (PFC priorities) at one of its ports.
+    pub lossless_queues: u32,
+    /// Headroom its lossless priority groups reserve, in bytes (with a
+    /// shared headroom pool: every xon plus the pool's share of the xoffs).
+    pub headroom_bytes: u64,
+    /// Whether both fit: queues within the profile's lossless queues,
+    /// headroom within its lossless buffer.
+    pub fits: bool,
 }
 
 /// A plan's export.
@@ -47,8 +50,25 @@ pub struct Export {
     pub summary: Value,
 }
 
+impl Export {
+    /// Switches that do not fit their profile (SONiC exports).
+    pub fn misfits(&self) -> Vec<(NodeId, SwitchFit)> {
+        self.switches
+            .iter()
+            .filter_map(|s| s.fit.filter(|f| !f.fits).map(|f| (s.node, f)))
+            .collect()
+    }
+}
+
 /// Exports `rules` (verified for `topo`) as one `config_db` object per
-/// node with lossless traffic.
+/// node with lossless traffic: per-port QoS maps, PFC and buffers, which
+/// is all a stock SONiC switch offers for rewriting a tag hop by hop (its
+/// ACL tables have no action that sets DSCP or queue).
+///
+/// Each switch's traffic classes are the plan's ([`classify`]): TC k + 1
+/// is class k; TC 0, queue 0 and DSCP 0 are the lossy class. A class's
+/// function covers every packet classified into it, the ELP's and any
+/// other, and the classes keep it deadlock-free under any routing.
 ///
 /// ```
 /// use tagger::sonic::{Options, export, read, write};
@@ -57,41 +77,98 @@ pub struct Export {
 /// let tagging = tagger::tagging::tag(&t, &elp, "clos".parse()?, Default::default())?;
 /// let rules = tagger::rules::RuleSet::from_tagging(&t, &tagging);
 /// let ex = export(&t, &rules, &Options::default())?;
-/// assert!(ex.switches.iter().all(|s| s.tcs <= 4)); // no ACL needed
+/// assert!(ex.switches.iter().all(|s| s.tcs <= 7)); // a stock switch's
 /// let dir = std::env::temp_dir().join("tagger-doc-export");
 /// write(&dir, &ex)?;
-/// assert_eq!(read(&t, &dir)?.entries, rules.entries); // the maps decode exactly
+/// // The maps decode to every entry of the plan, and more: what the
+/// // switches do with every other packet.
+/// let back = read(&t, &dir)?;
+/// assert!(rules.entries.iter().all(|e| back.rules.entries.binary_search(e).is_ok()));
 /// # std::fs::remove_dir_all(&dir).ok();
 /// # Ok::<(), tagger::Error>(())
 /// ```
 ///
 /// # Errors
 /// [`Error::Export`] when a priority has no queue or a tag no DSCP value
-/// in `opts.mapping`, or an entry is a U-turn.
+/// in `opts.mapping`, when a switch needs more traffic classes than the
+/// profile gives (naming the switches and what each needs), or, with
+/// `opts.require_fit`, when a switch's lossless queues or headroom do not
+/// fit the profile.
 pub fn export(topo: &Topology, rules: &RuleSet, opts: &Options) -> Result<Export> {
-    export_inner(topo, rules, opts)
+    check_mapping(rules, &opts.mapping)?;
+    export_classified(topo, rules, opts, &classify(topo, &rules.keys(topo)?)?)
 }
 
-/// Traffic classes the export of `rules` needs: (most needed at one switch
-/// by the port maps alone, switches over the [`FREE_TCS`] that therefore
-/// use ACL rules), without writing the maps.
-///
-/// # Errors
-/// As [`export`] with the default options.
-pub fn traffic_classes(topo: &Topology, rules: &RuleSet) -> Result<(usize, usize)> {
-    use rayon::prelude::*;
-    check_mapping(rules, &Options::default().mapping)?;
-    let classes = classifier(topo, rules)?;
-    // Nodes are classified independently; the max and the count do not
-    // depend on the order they finish in.
-    let needed: Vec<usize> = (0..topo.node_count() as NodeId)
-        .into_par_iter()
-        .filter_map(|v| classes.node(v).map(|c| c.number.len()))
+/// [`export`] with the plan's traffic classes given (an update's states
+/// are classified together, [`crate::tagging::traffic::classify_all`]).
+pub(crate) fn export_classified(
+    topo: &Topology,
+    rules: &RuleSet,
+    opts: &Options,
+    classes: &Classification,
+) -> Result<Export> {
+    check_mapping(rules, &opts.mapping)?;
+    refuse_over(classes, opts)?;
+    let switches: Vec<Switch> = classes
+        .nodes
+        .iter()
+        .map(|nc| switch_config(topo, nc, opts))
         .collect();
-    Ok((
-        needed.iter().copied().max().unwrap_or(0),
-        needed.iter().filter(|&&n| n > FREE_TCS).count(),
-    ))
+    let ex = Export {
+        summary: summary(rules, opts, &switches),
+        switches,
+    };
+    if opts.require_fit {
+        let mis = ex.misfits();
+        if let Some(&(v, f)) = mis.first() {
+            let p = &opts.profile;
+            return Err(Error::Export {
+                kind: ExportKind::Plan,
+                reason: format!(
+                    "{} switch(es) do not fit {} (switch {v}: {} lossless queues at a port of {} allowed, headroom {} of a {} lossless buffer): nothing exported; --require-fit off exports them anyway, marked",
+                    mis.len(),
+                    p.name,
+                    f.lossless_queues,
+                    p.lossless_queues,
+                    crate::budget::human(f.headroom_bytes),
+                    crate::budget::human(p.lossless_buffer_bytes),
+                ),
+            });
+        }
+    }
+    Ok(ex)
+}
+
+/// Refuses a plan that needs more traffic classes at some switch than the
+/// profile has for lossless traffic.
+fn refuse_over(classes: &Classification, opts: &Options) -> Result<()> {
+    let limit = opts.profile.lossless_tcs() as usize;
+    let mut over = classes.over(limit);
+    if over.is_empty() {
+        return Ok(());
+    }
+    over.sort_by_key(|&(v, n)| (std::cmp::Reverse(n), v));
+    let shown: Vec<String> = over
+        .iter()
+        .take(8)
+        .map(|(v, n)| format!("switch {v} needs {n}"))
+        .collect();
+    Err(Error::Export {
+        kind: ExportKind::Plan,
+        reason: format!(
+            "the plan needs more traffic classes than {} has for lossless traffic ({} of its {}, one kept lossy) at {} switch(es): {}{}. A stock SONiC switch rewrites tags with its port maps only; plan within the classes (tagger run's --max-tcs, on by default) or export the neutral table (--format json)",
+            opts.profile.name,
+            limit,
+            opts.profile.traffic_classes,
+            over.len(),
+            shown.join(", "),
+            if over.len() > shown.len() {
+                ", ..."
+            } else {
+                ""
+            }
+        ),
+    })
 }
 
 fn check_mapping(rules: &RuleSet, m: &Mapping) -> Result<()> {
@@ -104,42 +181,19 @@ fn check_mapping(rules: &RuleSet, m: &Mapping) -> Result<()> {
     Ok(())
 }
 
-fn export_inner(topo: &Topology, rules: &RuleSet, opts: &Options) -> Result<Export> {
-    check_mapping(rules, &opts.mapping)?;
-    let mut switches = Vec::new();
-    for mut c in classify(topo, rules)? {
-        let needed = c.number.len();
-        // Too many for the switch: classify by arriving priority only (one
-        // TC each, its egress maps lossy) and let ACL rules do the rewrite.
-        let acl = needed > FREE_TCS;
-        if acl {
-            let mut by_prio: BTreeMap<ClassKey, u32> = BTreeMap::new();
-            for m in &mut c.ingress {
-                for key in m.values_mut() {
-                    *key = (key.0, Vec::new());
-                    by_prio.insert(key.clone(), 0);
-                }
-            }
-            for (i, tc) in by_prio.values_mut().enumerate() {
-                *tc = i as u32 + 1;
-            }
-            c.number = by_prio;
-        }
-        let (config, acl_rules) = switch_config(topo, &c, opts, acl);
-        switches.push(Switch {
-            node: c.node,
-            config,
-            tcs: c.number.len(),
-            needed_tcs: needed,
-            acl_rules,
-        });
-    }
+/// `summary.json`: the rule set's header, the mapping, the switch profile
+/// the buffers were sized with (whole, so the read-back can size them
+/// again), and per switch its file, classes and fit.
+fn summary(rules: &RuleSet, opts: &Options, switches: &[Switch]) -> Value {
     let p = &opts.profile;
-    let summary = json!({
+    let fits = |s: &Switch| s.fit.is_none_or(|f| f.fits);
+    json!({
         "format": FORMAT,
         "topology": rules.topology,
         "algo": rules.algo,
+        "elp": opts.elp,
         "priorities": rules.priorities,
+        "tags": max_tag(rules),
         "initial_tag": rules.initial_tag,
         "classes": rules.classes,
         "mapping": opts.mapping.to_json(),
@@ -150,11 +204,34 @@ fn export_inner(topo: &Topology, rules: &RuleSet, opts: &Options) -> Result<Expo
             "ingress_pool": INGRESS_POOL,
             "egress_pool": EGRESS_POOL,
         },
-        "sonic_tcs_max": switches.iter().map(|s| s.needed_tcs).max().unwrap_or(0),
-        "sonic_switches_over_tcs": switches.iter().filter(|s| s.over()).count(),
-        "switches": switches.iter().map(|s| json!({"node": s.node, "file": format!("{}.json", s.node), "tcs": s.tcs, "needed_tcs": s.needed_tcs, "acl_rules": s.acl_rules})).collect::<Vec<_>>(),
-    });
-    Ok(Export { switches, summary })
+        "switch_profile": p.to_toml(),
+        "traffic_classes": p.traffic_classes,
+        "tcs_max": switches.iter().map(|s| s.tcs).max().unwrap_or(0),
+        "switches_not_fitting": switches.iter().filter(|s| !fits(s)).count(),
+        "switches": switches.iter().map(|s| {
+            let f = s.fit.expect("a SONiC switch has a fit");
+            json!({
+                "node": s.node,
+                "file": format!("{}.json", s.node),
+                "tcs": s.tcs,
+                "lossless_queues": f.lossless_queues,
+                "headroom_bytes": f.headroom_bytes,
+                "fits": f.fits,
+            })
+        }).collect::<Vec<_>>(),
+    })
+}
+
+/// The largest tag the plan uses (a packet with a larger one is none of
+/// the plan's).
+pub(crate) fn max_tag(rules: &RuleSet) -> u32 {
+    rules
+        .entries
+        .iter()
+        .map(|e| e.tag.max(e.next_tag))
+        .chain(rules.host_tags())
+        .max()
+        .unwrap_or(0)
 }
 
 /// Cable lengths as SONiC's `CABLE_LENGTH` writes them: whole metres,
@@ -163,31 +240,52 @@ fn cable_text(m: f64) -> String {
     format!("{}m", m.ceil() as u64)
 }
 
-/// One switch's `config_db` object and its ACL rule count. The mapping was
-/// checked against every entry, so lookups cannot fail.
-fn switch_config(topo: &Topology, c: &Classes, opts: &Options, acl: bool) -> (Value, usize) {
-    let m = &opts.mapping;
-    let q = |p: u32| m.queue_of(p).expect("checked");
-    let d = |t: u32| m.dscp_of(t).expect("checked");
-    let names = port_names(topo, c.node, c.ports());
-    let mut db = Map::new();
-    let mut tables: BTreeMap<&str, Map<String, Value>> = BTreeMap::new();
-    // Identical maps are written once and shared by name.
-    let mut named = |table: &'static str, prefix: &str, m: Map<String, Value>| -> String {
-        let t = tables.entry(table).or_default();
-        if let Some((k, _)) = t.iter().find(|(_, x)| **x == Value::Object(m.clone())) {
+/// Identical maps are written once and shared by name.
+#[derive(Default)]
+struct Named {
+    tables: BTreeMap<&'static str, Map<String, Value>>,
+}
+
+impl Named {
+    fn name(&mut self, table: &'static str, prefix: &str, m: Map<String, Value>) -> String {
+        let t = self.tables.entry(table).or_default();
+        let m = Value::Object(m);
+        if let Some((k, _)) = t.iter().find(|(_, x)| **x == m) {
             return k.clone();
         }
         let name = format!("TAGGER_{prefix}_{}", t.len());
-        t.insert(name.clone(), Value::Object(m));
+        t.insert(name.clone(), m);
         name
+    }
+}
+
+/// One switch's `config_db` object, and its fit. The mapping was checked
+/// against every entry, so lookups cannot fail.
+fn switch_config(topo: &Topology, nc: &NodeClasses, opts: &Options) -> Switch {
+    let v = nc.node;
+    let m = &opts.mapping;
+    let q = |p: u32| m.queue_of(p).expect("checked");
+    let d = |t: u32| m.dscp_of(t).expect("checked");
+    let outs = topo.out_channels(v);
+    let links = outs.len();
+    // An endpoint without declared hosts that still sends gets one host
+    // port (`Host`).
+    let declared = topo.node(v).hosts as usize;
+    let from_hosts = nc.ingress.iter().any(|x| x.0.is_none());
+    let hosts = if from_hosts {
+        declared.max(1)
+    } else {
+        declared
     };
+    let names = port_names(topo, v, links + hosts);
+    let tc = |k: u32| (k + 1).to_string();
+    let mut named = Named::default();
     let mut pg = Map::new();
     pg.insert("0".into(), json!("0"));
-    for ((prio, _), tc) in &c.number {
-        pg.insert(tc.to_string(), json!(q(*prio).to_string()));
+    for (k, c) in nc.classes.iter().enumerate() {
+        pg.insert(tc(k as u32), json!(q(c.priority).to_string()));
     }
-    let pg_name = named("TC_TO_PRIORITY_GROUP_MAP", "TC_TO_PG", pg);
+    let pg_name = named.name("TC_TO_PRIORITY_GROUP_MAP", "TC_TO_PG", pg);
     let p = &opts.profile;
     let mut port_qos = Map::new();
     let mut ports = Map::new();
@@ -195,58 +293,61 @@ fn switch_config(topo: &Topology, c: &Classes, opts: &Options, acl: bool) -> (Va
     let mut buffer_pg = Map::new();
     let mut buffer_queue = Map::new();
     let mut profiles = Map::new();
+    let (mut most_queues, mut xoff_sum, mut xon_sum) = (0u32, 0u64, 0u64);
     for (i, name) in names.iter().enumerate() {
-        let link = c.link(i);
+        let link = (i < links).then(|| outs[i] >> 1);
+        // What arrives on this port: from the link's other end, or from
+        // hosts.
+        let from = (i < links).then(|| outs[i] ^ 1);
         let mut d2t = Map::new();
-        // Priority groups arriving here, and queues leaving.
         let mut arriving: BTreeSet<u32> = BTreeSet::new();
-        for (tag, key) in &c.ingress[c.position(i)] {
-            d2t.insert(d(*tag).to_string(), json!(c.number[key].to_string()));
-            arriving.insert(q(key.0));
+        for &(f, tag, k) in &nc.ingress {
+            if f == from {
+                d2t.insert(d(tag).to_string(), json!(tc(k)));
+                arriving.insert(q(nc.classes[k as usize].priority));
+            }
         }
-        // A packet delivered to a host keeps its tag and leaves in the
-        // queue of the priority it arrived with (hosts only sink traffic,
-        // so no cycle runs through them).
-        let leaving: BTreeSet<u32> = match link {
-            Some(l) => c
-                .entries
-                .iter()
-                .filter(|e| e.out_link == l)
-                .map(|e| q(e.next_priority))
-                .collect(),
-            None => c.number.keys().map(|k| q(k.0)).collect(),
-        };
+        // Leaving: each class's queue and DSCP on this port; a packet
+        // delivered to a host keeps its tag and leaves in the queue of the
+        // priority it arrived with (hosts only sink traffic, so no cycle
+        // runs through them).
         let mut tq = Map::new();
         let mut td = Map::new();
         tq.insert("0".into(), json!("0"));
         td.insert("0".into(), json!("0"));
-        for (key, tc) in &c.number {
+        let mut leaving: BTreeSet<u32> = BTreeSet::new();
+        for (k, c) in nc.classes.iter().enumerate() {
             let (queue_n, dscp_n) = match link {
-                None => (q(key.0), 0),
-                Some(l) => match key.1.iter().find(|x| x.0 == l) {
-                    Some(&(_, next_tag, next_prio)) => (q(next_prio), d(next_tag)),
+                None => (q(c.priority), 0),
+                Some(_) => match c.egress[i] {
+                    Some((next_tag, next_prio)) => (q(next_prio), d(next_tag)),
                     None => (0, 0),
                 },
             };
-            tq.insert(tc.to_string(), json!(queue_n.to_string()));
-            td.insert(tc.to_string(), json!(dscp_n.to_string()));
+            if queue_n != 0 {
+                leaving.insert(queue_n);
+            }
+            tq.insert(tc(k as u32), json!(queue_n.to_string()));
+            td.insert(tc(k as u32), json!(dscp_n.to_string()));
         }
-        let pfc: Vec<String> = arriving.union(&leaving).map(u32::to_string).collect();
+        let pfc: BTreeSet<u32> = arriving.union(&leaving).copied().collect();
+        most_queues = most_queues.max(pfc.len() as u32);
+        let pfc: Vec<String> = pfc.iter().map(u32::to_string).collect();
         let mut bind = Map::new();
         bind.insert(
             "dscp_to_tc_map".into(),
-            json!(named("DSCP_TO_TC_MAP", "DSCP_TO_TC", d2t)),
+            json!(named.name("DSCP_TO_TC_MAP", "DSCP_TO_TC", d2t)),
         );
         bind.insert("tc_to_pg_map".into(), json!(pg_name.clone()));
         bind.insert(
             "tc_to_queue_map".into(),
-            json!(named("TC_TO_QUEUE_MAP", "TC_TO_QUEUE", tq)),
+            json!(named.name("TC_TO_QUEUE_MAP", "TC_TO_QUEUE", tq)),
         );
         // Host ports keep the DSCP the packet arrived with.
         if link.is_some() {
             bind.insert(
                 "tc_to_dscp_map".into(),
-                json!(named("TC_TO_DSCP_MAP", "TC_TO_DSCP", td)),
+                json!(named.name("TC_TO_DSCP_MAP", "TC_TO_DSCP", td)),
             );
         }
         bind.insert("pfc_enable".into(), json!(pfc.join(",")));
@@ -261,13 +362,18 @@ fn switch_config(topo: &Topology, c: &Classes, opts: &Options, acl: bool) -> (Va
         // Headroom for each arriving lossless priority group, sized for
         // this port's speed and cable by the capacity model (once per
         // speed and cable: ports share a profile).
+        // Sized for the length CABLE_LENGTH gives (whole metres, rounded
+        // up), which is what the switch, and the read-back, size from.
         if !arriving.is_empty() {
-            let prof = format!("TAGGER_PG_LOSSLESS_{speed_mbps}_{cable_m}m");
-            profiles.entry(prof.clone()).or_insert_with(|| {
-                lossless_profile(port_headroom(p, speed, cable_m), p.shared_headroom_pool)
-            });
+            let h = port_headroom(p, speed, cable_m.ceil());
+            let prof = format!("TAGGER_PG_LOSSLESS_{speed_mbps}_{}", cable_text(cable_m));
+            profiles
+                .entry(prof.clone())
+                .or_insert_with(|| lossless_profile(h, p.shared_headroom_pool));
             for pg in &arriving {
                 buffer_pg.insert(format!("{name}|{pg}"), json!({ "profile": prof }));
+                xoff_sum += h.xoff;
+                xon_sum += h.xon;
             }
         }
         for queue in &leaving {
@@ -283,7 +389,7 @@ fn switch_config(topo: &Topology, c: &Classes, opts: &Options, acl: bool) -> (Va
             json!(match link {
                 Some(l) => {
                     let [a, b] = topo.links()[l as usize];
-                    format!("link {l} to node {}", if a == c.node { b } else { a })
+                    format!("link {l} to node {}", if a == v { b } else { a })
                 }
                 None => "host port".to_string(),
             }),
@@ -298,59 +404,9 @@ fn switch_config(topo: &Topology, c: &Classes, opts: &Options, acl: bool) -> (Va
             json!({"pool": EGRESS_POOL, "size": "0", "dynamic_th": "7"}),
         );
     }
-    let mut acl_rules = 0;
-    if acl {
-        // One rule per compressed entry (port sets, one action).
-        let compressed = crate::rules::compress(c.entries);
-        acl_rules = compressed.len();
-        let name_of = |l: Option<tagger_generators::LinkId>| -> Vec<String> {
-            match l {
-                Some(l) => {
-                    vec![names[c.port_of_link(l)].clone()]
-                }
-                None => names[c.links.len()..].to_vec(),
-            }
-        };
-        let mut rules_t = Map::new();
-        for (i, e) in compressed.iter().enumerate() {
-            let ins: Vec<String> = e.in_links.iter().flat_map(|&l| name_of(l)).collect();
-            let outs: Vec<String> = e.out_links.iter().flat_map(|&l| name_of(Some(l))).collect();
-            rules_t.insert(
-                format!("TAGGER_REWRITE|RULE_{i}"),
-                json!({
-                    "PRIORITY": (9999 - i.min(9998)).to_string(),
-                    "IN_PORTS": ins.join(","),
-                    "DSCP": d(e.tag).to_string(),
-                    "OUT_PORTS": outs.join(","),
-                    "SET_DSCP": d(e.next_tag).to_string(),
-                    "SET_QUEUE": q(e.next_priority).to_string(),
-                    "PACKET_ACTION": "FORWARD",
-                }),
-            );
-        }
-        // The rules match in and out ports and DSCP, and set DSCP and
-        // queue: a custom table type declares that (SONiC 202205 and later).
-        db.insert(
-            "ACL_TABLE_TYPE".into(),
-            json!({"TAGGER_REWRITE": {
-                "MATCHES": ["IN_PORTS", "OUT_PORTS", "DSCP"],
-                "ACTIONS": ["PACKET_ACTION", "SET_DSCP", "SET_QUEUE"],
-                "BIND_POINTS": ["PORT"],
-            }}),
-        );
-        db.insert(
-            "ACL_TABLE".into(),
-            json!({"TAGGER_REWRITE": {
-                "policy_desc": "tagger: lossless tag rewrite (in port, DSCP, out port) -> DSCP and queue",
-                "type": "TAGGER_REWRITE",
-                "stage": "egress",
-                "ports": names,
-            }}),
-        );
-        db.insert("ACL_RULE".into(), Value::Object(rules_t));
-    }
+    let mut db = Map::new();
     db.insert("PORT".into(), Value::Object(ports));
-    for (t, m) in tables {
+    for (t, m) in named.tables {
         db.insert(t.into(), Value::Object(m));
     }
     db.insert("PORT_QOS_MAP".into(), Value::Object(port_qos));
@@ -364,7 +420,17 @@ fn switch_config(topo: &Topology, c: &Classes, opts: &Options, acl: bool) -> (Va
     if !buffer_queue.is_empty() {
         db.insert("BUFFER_QUEUE".into(), Value::Object(buffer_queue));
     }
-    (Value::Object(db), acl_rules)
+    let headroom_bytes = crate::capacity::reserve(p, xoff_sum, xon_sum);
+    Switch {
+        node: v,
+        config: Value::Object(db),
+        tcs: nc.classes.len(),
+        fit: Some(SwitchFit {
+            lossless_queues: most_queues,
+            headroom_bytes,
+            fits: most_queues <= p.lossless_queues && headroom_bytes <= p.lossless_buffer_bytes,
+        }),
+    }
 }
 
 /// A lossless priority group's profile: xoff absorbs what is in flight
@@ -450,4 +516,14 @@ pub fn replaceable(dir: &Path) -> Result<()> {
             "holds files that are not a tagger export (no summary.json of one): an export replaces its directory whole, so give a new or empty directory",
         )
     }
+}
+
+/// Traffic classes of `rules` per switch as a SONiC export would use them:
+/// (the most at one switch, switches over the profile's lossless ones).
+///
+/// # Errors
+/// As [`export`]'s classification.
+pub fn traffic_classes(topo: &Topology, rules: &RuleSet, limit: u32) -> Result<(usize, usize)> {
+    let c = classify(topo, &rules.keys(topo)?)?;
+    Ok((c.max(), c.over(limit as usize).len()))
 }

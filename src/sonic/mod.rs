@@ -1,24 +1,24 @@
 //! Installable output: a verified plan as per-switch SONiC `config_db`
 //! JSON ([`export`]), or as a neutral per-switch table for other targets
-//! ([`table`]), and the way back ([`read`]: the rule set an exported
-//! directory encodes, rebuilt from what a switch would be configured with,
-//! for [`crate::verify`]).
+//! ([`table`]), and the way back ([`read`]: the complete function an
+//! exported directory makes each switch apply to every packet, judged as a
+//! whole and rebuilt as a rule set for [`crate::verify`]).
 //!
-//! The encoding needs no ACL when a switch has the traffic classes: the
-//! rule `(in port, tag, out port) -> next tag` is classified at ingress and
-//! rewritten at egress. A traffic class (TC) stands for one arriving
-//! priority together with what happens on each out port (the next tag and
-//! priority, or nothing: lossy). Per port, `DSCP_TO_TC_MAP` sends each
-//! arriving lossless tag (a DSCP value) to its TC; `TC_TO_PRIORITY_GROUP_MAP`
-//! puts the TC in the priority group of the priority it arrived with (PFC
-//! pauses the upstream on that priority); on each egress port
-//! `TC_TO_QUEUE_MAP` puts it in the queue of the priority it leaves with
-//! and `TC_TO_DSCP_MAP` rewrites its DSCP to the next tag. TC 0, queue 0
-//! and DSCP 0 are the lossy class. (port, tag) pairs whose rewrites agree
-//! share a TC ([`classify`](self)), so a Clos bounce plan needs at most four
-//! (two priorities, from above and from below); a switch needing more than
-//! [`FREE_TCS`] is classified by priority alone and its rewrites become ACL
-//! rules.
+//! A stock SONiC switch rewrites a tag hop by hop with its per-port QoS
+//! maps only: its ACL tables have no action that sets DSCP or queue
+//! (SONiC's YANG `ACL_RULE` has no such leaf, and its ACL orchestration
+//! refuses any table-type action outside its own list). So the rule `(in
+//! port, tag, out port) -> next tag` is classified at ingress and rewritten
+//! at egress: per port, `DSCP_TO_TC_MAP` sends each arriving lossless tag (a
+//! DSCP value) to its traffic class (TC); `TC_TO_PRIORITY_GROUP_MAP` puts
+//! the TC in the priority group of the priority it arrived with (PFC pauses
+//! the upstream on that priority); on each egress port `TC_TO_QUEUE_MAP`
+//! puts it in the queue of the priority it leaves with and `TC_TO_DSCP_MAP`
+//! rewrites its DSCP to the next tag. TC 0, queue 0 and DSCP 0 are the
+//! lossy class. The classes are the plan's
+//! ([`crate::tagging::traffic`]): a plan needing more than a switch has
+//! for lossless traffic (seven of eight on most ASICs) is refused; the
+//! planning algorithms keep within them (`--max-tcs`).
 //!
 //! Buffers come from the capacity model ([`crate::capacity`]): each port's
 //! arriving lossless priority groups get a `BUFFER_PG` whose
@@ -31,15 +31,20 @@
 //! lossless queues, then 2, 5, 6, 1, 7). A plan needing more tags or
 //! queues than the mapping has is refused.
 
-mod classify;
 mod dir;
 mod export;
+mod function;
 mod neutral;
 mod read;
 #[cfg(test)]
+mod readback_tests;
+#[cfg(test)]
 mod tests;
 
-pub use export::{Export, Switch, export, replaceable, traffic_classes, write, write_files};
+pub use export::{
+    Export, Switch, SwitchFit, export, replaceable, traffic_classes, write, write_files,
+};
+pub use function::ReadBack;
 pub use neutral::{TABLE_FORMAT, table};
 pub use read::read;
 
@@ -101,17 +106,57 @@ impl std::str::FromStr for Target {
 pub fn build(topo: &Topology, rules: &RuleSet, format: Format, opts: &Options) -> Result<Export> {
     match format {
         Format::Sonic => export(topo, rules, opts),
-        Format::Json => table(topo, rules),
+        Format::Json => table(topo, rules, opts.elp.as_deref()),
     }
+}
+
+/// The exports of several plans that switches run side by side (an
+/// update's states, in order), each as [`build`] makes it, but with every
+/// state's traffic classes chosen together
+/// ([`crate::tagging::traffic::classify_all`]): switches configured from
+/// different states never close a cycle together. Where the states'
+/// dependencies together have a cycle (a switch-by-switch change that
+/// alters installed decisions), each state is classified on its own and
+/// the returned flag is false: a switch's packets decided by its previous
+/// table must then drain before the next step.
+///
+/// # Errors
+/// As [`build`].
+pub fn build_all(
+    topo: &Topology,
+    states: &[RuleSet],
+    format: Format,
+    opts: &Options,
+) -> Result<(Vec<Export>, bool)> {
+    let keys: Vec<Vec<crate::tagging::Key>> =
+        states.iter().map(|r| r.keys(topo)).collect::<Result<_>>()?;
+    let refs: Vec<&[crate::tagging::Key]> = keys.iter().map(Vec::as_slice).collect();
+    let (classes, together) = match crate::tagging::traffic::classify_all(topo, &refs) {
+        Ok(c) => (c, true),
+        Err(Error::SelfCheck { .. }) => (
+            refs.iter()
+                .map(|k| crate::tagging::traffic::classify(topo, k))
+                .collect::<Result<_>>()?,
+            false,
+        ),
+        Err(e) => return Err(e),
+    };
+    let exports = states
+        .iter()
+        .zip(&classes)
+        .map(|(r, c)| match format {
+            Format::Sonic => export::export_classified(topo, r, opts, c),
+            Format::Json => neutral::table_classified(topo, r, opts.elp.as_deref(), c),
+        })
+        .collect::<Result<_>>()?;
+    Ok((exports, together))
 }
 
 /// Default queue (and priority group) of lossless priority `p`:
 /// `DEFAULT_QUEUES[p - 1]`.
 pub const DEFAULT_QUEUES: [u32; 7] = [3, 4, 2, 5, 6, 1, 7];
-/// Traffic classes a switch has besides the lossy TC 0.
-pub const FREE_TCS: usize = 7;
 /// Format of a SONiC export's `summary.json`.
-pub const FORMAT: &str = "tagger-sonic/2";
+pub const FORMAT: &str = "tagger-sonic/3";
 /// Ingress buffer pool the lossless priority groups draw on (SONiC's name;
 /// the platform's buffer template defines and sizes it).
 pub const INGRESS_POOL: &str = "ingress_lossless_pool";
@@ -235,7 +280,7 @@ impl Mapping {
             .map(|i| i as u32 + 1)
     }
 
-    fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         json!({"dscp_of_tag": self.dscp, "queue_of_priority": self.queues})
     }
 
@@ -256,14 +301,35 @@ impl Mapping {
     }
 }
 
-/// What an export is configured with: the mapping, and the switch model
-/// whose headroom sizes the lossless buffers.
-#[derive(Clone, Debug, Default)]
+/// What an export is configured with: the mapping, the switch model whose
+/// traffic classes, queues and headroom it must fit, and what it records
+/// for the read-back.
+#[derive(Clone, Debug)]
 pub struct Options {
     /// Tag to DSCP and priority to queue.
     pub mapping: Mapping,
     /// The switch model whose headroom sizes the buffers.
     pub profile: Profile,
+    /// Refuse the export when a switch's lossless queues or headroom do
+    /// not fit the profile (true, the default); false writes it anyway,
+    /// each switch's fit recorded in `summary.json`. A switch needing more
+    /// traffic classes than the profile has is refused either way: it
+    /// cannot be loaded.
+    pub require_fit: bool,
+    /// The ELP spec the plan was made for, recorded so that `tagger verify
+    /// --exported` replays it by default.
+    pub elp: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            mapping: Mapping::default(),
+            profile: Profile::default(),
+            require_fit: true,
+            elp: None,
+        }
+    }
 }
 
 /// Node `v`'s port names: the topology file's, or `Ethernet0, Ethernet4,

@@ -1,112 +1,158 @@
-//! The neutral per-switch table (`--format json`): the same classification
-//! as the SONiC export without a target's numbering or limits, for other
+//! The neutral per-switch table (`--format json`): the same classes as the
+//! SONiC export without a target's numbering, buffers or limits, for other
 //! switch targets (P4, vendor CLIs) to translate.
 
-use super::classify::classify;
-use super::dir::{Arrivals, check_arrivals, header, number, switch_files};
+use super::dir::{excerpt, header, host_tags, number, switch_files};
+use super::function::{In, Out, Port, ReadBack, Reading, SwitchFn, judge};
 use super::port_names;
 use crate::error::{Error, Result};
 use crate::rules::{Entry, RuleSet, compress};
+use crate::tagging::traffic::classify;
 use serde_json::{Value, json};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::Path;
 use tagger_generators::{LinkId, Topology};
 
 /// Format of a neutral table's `summary.json`.
-pub const TABLE_FORMAT: &str = "tagger-switch-table/1";
+pub const TABLE_FORMAT: &str = "tagger-switch-table/2";
+
+/// Header values a neutral table's tags range over (a DSCP field's).
+const VALUES: u32 = 64;
 
 /// Exports `rules` (verified for `topo`) as one neutral table per node with
-/// lossless traffic:
+/// lossless traffic, describing what the switch does to every packet:
 ///
 /// - `ports`: each port's name and its link and peer (or `host`);
 /// - `classes`: per class its arriving priority and, per egress port, the
-///   next tag and priority (ports not listed: lossy);
-/// - `ingress`: per (port, arriving tag) its class, its arriving priority;
-/// - `entries`: the compressed rules, `(in ports, tag, out ports) -> next
-///   tag`, the same rewrites as a match-action table.
+///   next tag and priority; a port a class does not list sends it on lossy
+///   with tag 0, and a host port delivers it in its arriving priority;
+/// - `ingress`: per (port, arriving tag) its class and arriving priority;
+///   a (port, tag) not listed is lossy and leaves with tag 0;
+/// - `entries`: the plan's own rules, compressed, `(in ports, tag, out
+///   ports) -> next tag`: what the classes do on the ELP's transitions.
 ///
-/// Classes are not capped: `summary.json`'s `classes_max` says how many
-/// one switch needs.
+/// The classes are the plan's traffic classes
+/// ([`crate::tagging::traffic`]), not capped: `summary.json`'s
+/// `classes_max` says how many one switch needs.
 ///
 /// # Errors
-/// [`Error::Export`] when an entry is a U-turn.
-pub fn table(topo: &Topology, rules: &RuleSet) -> Result<super::Export> {
+/// As [`crate::rules::RuleSet::keys`] and the classification.
+pub fn table(topo: &Topology, rules: &RuleSet, elp: Option<&str>) -> Result<super::Export> {
+    table_classified(topo, rules, elp, &classify(topo, &rules.keys(topo)?)?)
+}
+
+/// [`table`] with the plan's traffic classes given.
+pub(crate) fn table_classified(
+    topo: &Topology,
+    rules: &RuleSet,
+    elp: Option<&str>,
+    classes: &crate::tagging::traffic::Classification,
+) -> Result<super::Export> {
+    let by_node = rules.by_node(topo.node_count());
     let mut switches = Vec::new();
-    for c in classify(topo, rules)? {
-        let names = port_names(topo, c.node, c.ports());
-        let name_of = |l: LinkId| names[c.port_of_link(l)].clone();
+    for nc in &classes.nodes {
+        let v = nc.node;
+        let outs = topo.out_channels(v);
+        let links = outs.len();
+        let declared = topo.node(v).hosts as usize;
+        let hosts = if nc.ingress.iter().any(|x| x.0.is_none()) {
+            declared.max(1)
+        } else {
+            declared
+        };
+        let names = port_names(topo, v, links + hosts);
         let ports: Vec<Value> = names
             .iter()
             .enumerate()
-            .map(|(i, n)| match c.link(i) {
-                Some(l) => {
-                    let [a, b] = topo.links()[l as usize];
-                    json!({"name": n, "link": l, "peer": if a == c.node { b } else { a }})
+            .map(|(i, n)| {
+                if i < links {
+                    let l = outs[i] >> 1;
+                    json!({"name": n, "link": l, "peer": topo.channel_dst(outs[i])})
+                } else {
+                    json!({"name": n, "host": true})
                 }
-                None => json!({"name": n, "host": true}),
             })
             .collect();
-        let classes: Vec<Value> = c
-            .number
+        let class_list: Vec<Value> = nc
+            .classes
             .iter()
-            .map(|((prio, egress), n)| {
-                json!({
-                    "class": n,
-                    "priority": prio,
-                    "egress": egress.iter().map(|&(l, t, p)| json!({"port": name_of(l), "tag": t, "priority": p})).collect::<Vec<_>>(),
-                })
+            .enumerate()
+            .map(|(k, c)| {
+                let egress: Vec<Value> = c
+                    .egress
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(j, e)| {
+                        e.map(|(t, p)| json!({"port": names[j], "tag": t, "priority": p}))
+                    })
+                    .collect();
+                json!({"class": k + 1, "priority": c.priority, "egress": egress})
             })
             .collect();
         let mut ingress = Vec::new();
         for (i, n) in names.iter().enumerate() {
-            for (tag, key) in &c.ingress[c.position(i)] {
-                ingress.push(
-                    json!({"port": n, "tag": tag, "priority": key.0, "class": c.number[key]}),
-                );
+            let from = (i < links).then(|| outs[i] ^ 1);
+            for &(f, tag, k) in &nc.ingress {
+                if f == from {
+                    ingress.push(json!({
+                        "port": n,
+                        "tag": tag,
+                        "priority": nc.classes[k as usize].priority,
+                        "class": k + 1,
+                    }));
+                }
             }
         }
-        let host_names = &names[c.links.len()..];
-        let entries: Vec<Value> = compress(c.entries)
+        let host_names = &names[links..];
+        let name_of_link = |l: LinkId| -> String {
+            let j = outs
+                .iter()
+                .position(|&c| c >> 1 == l)
+                .expect("a link of the node");
+            names[j].clone()
+        };
+        let entries: Vec<Value> = compress(by_node[v as usize])
             .iter()
             .map(|e| {
                 let ins: Vec<String> = e
                     .in_links
                     .iter()
                     .flat_map(|&l| match l {
-                        Some(l) => vec![name_of(l)],
+                        Some(l) => vec![name_of_link(l)],
                         None => host_names.to_vec(),
                     })
                     .collect();
                 json!({
                     "in_ports": ins,
                     "tag": e.tag,
-                    "out_ports": e.out_links.iter().map(|&l| name_of(l)).collect::<Vec<_>>(),
+                    "out_ports": e.out_links.iter().map(|&l| name_of_link(l)).collect::<Vec<_>>(),
                     "next_tag": e.next_tag,
                     "priority": e.priority,
                     "next_priority": e.next_priority,
                 })
             })
             .collect();
-        let n = c.number.len();
+        let n = nc.classes.len();
         switches.push(super::Switch {
-            node: c.node,
+            node: v,
             config: json!({
-                "node": c.node,
+                "node": v,
                 "ports": ports,
-                "classes": classes,
+                "classes": class_list,
                 "ingress": ingress,
                 "entries": entries,
             }),
             tcs: n,
-            needed_tcs: n,
-            acl_rules: 0,
+            fit: None,
         });
     }
     let summary = json!({
         "format": TABLE_FORMAT,
         "topology": rules.topology,
         "algo": rules.algo,
+        "elp": elp,
         "priorities": rules.priorities,
+        "tags": super::export::max_tag(rules),
         "initial_tag": rules.initial_tag,
         "classes": rules.classes,
         "classes_max": switches.iter().map(|s| s.tcs).max().unwrap_or(0),
@@ -115,193 +161,286 @@ pub fn table(topo: &Topology, rules: &RuleSet) -> Result<super::Export> {
     Ok(super::Export { switches, summary })
 }
 
-/// A neutral table's rule set, rebuilt from each switch's ingress
-/// classification and class rewrites (as a pipeline applies them), and
-/// checked against its compressed entries.
+/// A neutral table decoded into the complete function it describes (see
+/// [`table`]), its classes checked against its entries and `summary.json`,
+/// then judged as a whole.
 pub(super) fn read(
     topo: &Topology,
     dir: &Path,
     summary: &Value,
     bad: &dyn Fn(&str, String) -> Error,
-) -> Result<RuleSet> {
-    let mut all = Vec::new();
-    let mut ingress_all: Vec<Vec<(u32, u32)>> = vec![Vec::new(); topo.node_count()];
-    let mut arrivals = Arrivals::new();
+) -> Result<ReadBack> {
+    let mut switches = Vec::new();
     for found in switch_files(topo, dir, summary, bad)? {
-        let (v, file, t) = found?;
+        let (v, file, t, listed) = found?;
+        let shown = dir.join(&file).display().to_string();
         let bad = |r: String| bad(&file, r);
-        let links: Vec<LinkId> = topo.out_channels(v).iter().map(|&c| c >> 1).collect();
-        // Port name -> its link (None: a host port), as the file lists
-        // them: each link port where the export puts it (the topology's
-        // port name, its link and the peer at the link's other end), then
-        // host ports under the topology's names for them.
-        let listed = t["ports"].as_array().ok_or_else(|| {
-            bad(format!(
-                "ports = {} is not a list",
-                super::dir::excerpt(&t["ports"].to_string())
-            ))
-        })?;
-        if listed.len() < links.len() {
+        let f = decode(topo, v, &t, &shown, &bad)?;
+        let used = f.egress.keys().filter(|&&k| k != 0).count();
+        if number(&listed["classes"]).is_some_and(|n| n as usize != used) {
             return Err(bad(format!(
-                "ports lists {} ports; node {v} has {} links",
-                listed.len(),
-                links.len()
+                "summary.json says the switch has {} classes; its table has {used}",
+                listed["classes"]
             )));
         }
-        let names = port_names(topo, v, listed.len());
-        let mut port: BTreeMap<String, Option<LinkId>> = BTreeMap::new();
-        for (i, p) in listed.iter().enumerate() {
-            let name = p["name"]
-                .as_str()
-                .ok_or_else(|| bad(format!("ports[{i}] has no name")))?;
-            let shown = super::dir::excerpt(name);
-            if name != names[i] {
+        let entries = t["entries"].as_array().map_or(0, Vec::len);
+        if number(&listed["entries"]).is_some_and(|n| n as usize != entries) {
+            return Err(bad(format!(
+                "summary.json says the switch has {} entries; its table has {entries}",
+                listed["entries"]
+            )));
+        }
+        switches.push(f);
+    }
+    let host_tags = host_tags(summary, bad)?;
+    let most = super::dir::max_tag(summary, bad)?;
+    let tag_of = |x: u32| (x > 0 && x <= most).then_some(x);
+    let priority_of = |g: u32| (g > 0).then_some(g);
+    let reading = Reading {
+        tag_of: &tag_of,
+        priority_of: &priority_of,
+        value_name: "tag",
+    };
+    let (entries, ingress): (Vec<Entry>, _) = judge(topo, &switches, &reading, &host_tags)?;
+    let rules = header(summary, bad, entries, ingress)?;
+    Ok(ReadBack {
+        rules,
+        elp: summary["elp"].as_str().map(str::to_string),
+        profile: None,
+    })
+}
+
+/// One switch's table as its function; its entries must be what its
+/// classes do.
+fn decode(
+    topo: &Topology,
+    v: u32,
+    t: &Value,
+    file: &str,
+    bad: &dyn Fn(String) -> Error,
+) -> Result<SwitchFn> {
+    let outs = topo.out_channels(v);
+    let links: Vec<LinkId> = outs.iter().map(|&c| c >> 1).collect();
+    // The ports as the file lists them: each link port where the export
+    // puts it (the topology's port name, its link and the peer at the
+    // link's other end), then host ports under the topology's names.
+    let listed = t["ports"].as_array().ok_or_else(|| {
+        bad(format!(
+            "ports = {} is not a list",
+            excerpt(&t["ports"].to_string())
+        ))
+    })?;
+    if listed.len() < links.len() {
+        return Err(bad(format!(
+            "ports lists {} ports; node {v} has {} links",
+            listed.len(),
+            links.len()
+        )));
+    }
+    let names = port_names(topo, v, listed.len());
+    let mut ports: Vec<Port> = Vec::new();
+    for (i, p) in listed.iter().enumerate() {
+        let name = p["name"]
+            .as_str()
+            .ok_or_else(|| bad(format!("ports[{i}] has no name")))?;
+        let shown = excerpt(name);
+        if name != names[i] {
+            return Err(bad(format!(
+                "ports[{i}] is named {shown}; the topology names that port {}",
+                names[i]
+            )));
+        }
+        let link = match links.get(i) {
+            Some(&l) => {
+                let peer = topo.channel_dst(outs[i]);
+                if number(&p["link"]) != Some(l) || number(&p["peer"]) != Some(peer) {
+                    return Err(bad(format!(
+                        "port {shown}: link {} to peer {}, but in the topology it is link {l} to node {peer}",
+                        excerpt(&p["link"].to_string()),
+                        excerpt(&p["peer"].to_string())
+                    )));
+                }
+                Some(l)
+            }
+            None => {
+                if p["host"] != Value::Bool(true) || !p["link"].is_null() {
+                    return Err(bad(format!(
+                        "port {shown}: node {v} has {} links, so ports[{i}] is a host port",
+                        links.len()
+                    )));
+                }
+                None
+            }
+        };
+        if ports.iter().any(|x| x.name == name) {
+            return Err(bad(format!("port {shown} is listed twice")));
+        }
+        ports.push(Port {
+            name: name.to_string(),
+            link,
+        });
+    }
+    let port_of = |n: &Value| -> Result<usize> {
+        let n = n.as_str().unwrap_or_default();
+        ports
+            .iter()
+            .position(|p| p.name == n)
+            .ok_or_else(|| bad(format!("port {} is not in ports", excerpt(n))))
+    };
+    let field = |x: &Value, k: &str, max: u32| -> Result<u32> {
+        number(&x[k]).filter(|&n| n <= max).ok_or_else(|| {
+            bad(format!(
+                "{}: {k} is not a number from 0 to {max}",
+                excerpt(&x.to_string())
+            ))
+        })
+    };
+    // Class 0 is the lossy one: out on every port lossy, with tag 0.
+    let lossy = Out {
+        queue: 0,
+        value: Some(0),
+        pausable: false,
+    };
+    let mut egress: BTreeMap<u32, Vec<Out>> = BTreeMap::new();
+    let mut class_priority: BTreeMap<u32, u32> = BTreeMap::new();
+    egress.insert(0, vec![lossy; ports.len()]);
+    for c in t["classes"].as_array().into_iter().flatten() {
+        let k = field(c, "class", u32::MAX - 1)?;
+        if k == 0 || egress.contains_key(&k) {
+            return Err(bad(format!(
+                "class {k} is {}",
+                if k == 0 {
+                    "0, the lossy class's"
+                } else {
+                    "defined twice"
+                }
+            )));
+        }
+        let prio = field(c, "priority", VALUES - 1)?;
+        if prio == 0 {
+            return Err(bad(format!("class {k} has priority 0 (lossy)")));
+        }
+        let mut row: Vec<Out> = ports
+            .iter()
+            .map(|p| match p.link {
+                Some(_) => lossy,
+                // A host port delivers in the priority the packet arrived
+                // with, its tag unchanged.
+                None => Out {
+                    queue: prio,
+                    value: None,
+                    pausable: true,
+                },
+            })
+            .collect();
+        for e in c["egress"].as_array().into_iter().flatten() {
+            let o = port_of(&e["port"])?;
+            if ports[o].link.is_none() {
                 return Err(bad(format!(
-                    "ports[{i}] is named {shown}; the topology names that port {}",
-                    names[i]
+                    "class {k}: egress to host port {}",
+                    ports[o].name
                 )));
             }
-            let link = match links.get(i) {
-                Some(&l) => {
-                    let [a, b] = topo.links()[l as usize];
-                    let peer = if a == v { b } else { a };
-                    if number(&p["link"]) != Some(l) || number(&p["peer"]) != Some(peer) {
-                        return Err(bad(format!(
-                            "port {shown}: link {} to peer {}, but in the topology it is link {l} to node {peer}",
-                            p["link"], p["peer"]
-                        )));
-                    }
-                    Some(l)
-                }
-                None => {
-                    if p["host"] != Value::Bool(true) || !p["link"].is_null() {
-                        return Err(bad(format!(
-                            "port {shown}: node {v} has {} links, so ports[{i}] is a host port",
-                            links.len()
-                        )));
-                    }
-                    None
-                }
+            let (tag, p) = (
+                field(e, "tag", VALUES - 1)?,
+                field(e, "priority", VALUES - 1)?,
+            );
+            if tag == 0 || p == 0 {
+                return Err(bad(format!(
+                    "class {k}: egress to {} with tag {tag} priority {p}: 0 is lossy, so leave the port out",
+                    ports[o].name
+                )));
+            }
+            row[o] = Out {
+                queue: p,
+                value: Some(tag),
+                pausable: true,
             };
-            if port.insert(name.to_string(), link).is_some() {
-                return Err(bad(format!("port {shown} is listed twice")));
-            }
         }
-        let port_of = |n: &Value| -> Result<Option<LinkId>> {
-            let n = n.as_str().unwrap_or_default();
-            port.get(n)
-                .copied()
-                .ok_or_else(|| bad(format!("port {n} is not in ports")))
-        };
-        let field = |x: &Value, k: &str| -> Result<u32> {
-            number(&x[k]).ok_or_else(|| bad(format!("{x}: {k} is not a number")))
-        };
-        let mut classes: BTreeMap<u32, Vec<(LinkId, u32, u32)>> = BTreeMap::new();
-        for c in t["classes"].as_array().into_iter().flatten() {
-            let mut egress = Vec::new();
-            for e in c["egress"].as_array().into_iter().flatten() {
-                let l = port_of(&e["port"])?
-                    .ok_or_else(|| bad(format!("class {c}: egress to a host port")))?;
-                egress.push((l, field(e, "tag")?, field(e, "priority")?));
-            }
-            classes.insert(field(c, "class")?, egress);
-        }
-        let mut rebuilt = Vec::new();
-        // Per host port, its rows: the plan treats a switch's host ports
-        // alike, so they must all have the same.
-        let mut host_rows: BTreeMap<&str, BTreeSet<(u32, u32, u32)>> = port
-            .iter()
-            .filter(|(_, l)| l.is_none())
-            .map(|(n, _)| (n.as_str(), BTreeSet::new()))
-            .collect();
-        for i in t["ingress"].as_array().into_iter().flatten() {
-            let in_link = port_of(&i["port"])?;
-            let (tag, prio, class) = (field(i, "tag")?, field(i, "priority")?, field(i, "class")?);
-            if in_link.is_none() {
-                host_rows
-                    .get_mut(i["port"].as_str().unwrap_or_default())
-                    .expect("a listed host port")
-                    .insert((tag, prio, class));
-            }
-            let egress = classes
-                .get(&class)
-                .ok_or_else(|| bad(format!("ingress {i}: class {class} is not defined")))?;
-            ingress_all[v as usize].push((tag, prio));
-            if let Some(l) = in_link {
-                arrivals.entry((v, l)).or_default().insert(tag, prio);
-            }
-            for &(out_link, next_tag, next_priority) in egress {
-                if in_link != Some(out_link) {
-                    rebuilt.push(Entry {
-                        node: v,
-                        in_link,
-                        tag,
-                        out_link,
-                        next_tag,
-                        priority: prio,
-                        next_priority,
-                    });
-                }
-            }
-        }
-        let mut listed = Vec::new();
-        for e in t["entries"].as_array().into_iter().flatten() {
-            let list = |k: &str| -> Result<Vec<Option<LinkId>>> {
-                e[k].as_array()
-                    .ok_or_else(|| bad(format!("entry {e}: no {k}")))?
-                    .iter()
-                    .map(port_of)
-                    .collect()
-            };
-            for in_link in list("in_ports")? {
-                for out in list("out_ports")? {
-                    let out_link =
-                        out.ok_or_else(|| bad(format!("entry {e}: out_ports names a host port")))?;
-                    listed.push(Entry {
-                        node: v,
-                        in_link,
-                        tag: field(e, "tag")?,
-                        out_link,
-                        next_tag: field(e, "next_tag")?,
-                        priority: field(e, "priority")?,
-                        next_priority: field(e, "next_priority")?,
-                    });
-                }
-            }
-        }
-        for x in [&mut rebuilt, &mut listed] {
-            x.sort_unstable();
-            x.dedup();
-        }
-        if rebuilt != listed {
-            let diff = rebuilt
-                .iter()
-                .find(|e| !listed.contains(e))
-                .map(|e| format!("the classes give {e:?}, which entries lack"))
-                .or_else(|| {
-                    listed
-                        .iter()
-                        .find(|e| !rebuilt.contains(e))
-                        .map(|e| format!("entries list {e:?}, which the classes do not give"))
-                })
-                .unwrap_or_default();
-            return Err(bad(format!("the classes and the entries disagree: {diff}")));
-        }
-        let mut hosts = host_rows.iter();
-        if let Some((first, rows)) = hosts.next()
-            && let Some((other, _)) = hosts.find(|(_, r)| *r != rows)
-        {
+        class_priority.insert(k, prio);
+        egress.insert(k, row);
+    }
+    let lossless_in = In {
+        class: 0,
+        lossless: None,
+    };
+    let mut ingress: Vec<Vec<In>> = vec![vec![lossless_in; VALUES as usize]; ports.len()];
+    for i in t["ingress"].as_array().into_iter().flatten() {
+        let p = port_of(&i["port"])?;
+        let (tag, prio, k) = (
+            field(i, "tag", VALUES - 1)?,
+            field(i, "priority", VALUES - 1)?,
+            field(i, "class", u32::MAX - 1)?,
+        );
+        let cp = *class_priority
+            .get(&k)
+            .ok_or_else(|| bad(format!("ingress {i}: class {k} is not defined")))?;
+        // A translator may read either; they must agree.
+        if cp != prio {
             return Err(bad(format!(
-                "host ports {first} and {other} have different ingress rows: the plan treats a switch's host ports alike"
+                "ingress {}: priority {prio}, but class {k} has priority {cp}",
+                excerpt(&i.to_string())
             )));
         }
-        all.extend(rebuilt);
+        if tag == 0 || ingress[p][tag as usize].class != 0 {
+            return Err(bad(format!(
+                "ingress {}: {}",
+                excerpt(&i.to_string()),
+                if tag == 0 {
+                    "tag 0 is the lossy class's"
+                } else {
+                    "the port lists this tag twice"
+                }
+            )));
+        }
+        ingress[p][tag as usize] = In {
+            class: k,
+            lossless: Some(prio),
+        };
     }
-    all.sort_unstable();
-    check_arrivals(topo, &all, &arrivals, bad)?;
-    for m in &mut ingress_all {
-        m.sort_unstable();
-        m.dedup();
+    // The entries are what the classes do on the plan's transitions.
+    for e in t["entries"].as_array().into_iter().flatten() {
+        let list = |k: &str| -> Result<Vec<usize>> {
+            e[k].as_array()
+                .ok_or_else(|| bad(format!("entry {}: no {k}", excerpt(&e.to_string()))))?
+                .iter()
+                .map(&port_of)
+                .collect()
+        };
+        let tag = field(e, "tag", VALUES - 1)?;
+        let want = (
+            field(e, "next_tag", VALUES - 1)?,
+            field(e, "priority", VALUES - 1)?,
+            field(e, "next_priority", VALUES - 1)?,
+        );
+        for i in list("in_ports")? {
+            for o in list("out_ports")? {
+                let a = ingress[i][tag as usize];
+                let out = egress[&a.class][o];
+                let got = (
+                    out.value.unwrap_or(tag),
+                    a.lossless.unwrap_or(0),
+                    if out.pausable { out.queue } else { 0 },
+                );
+                if ports[o].link.is_none() || got != want {
+                    return Err(bad(format!(
+                        "entry {}: from {} to {} its classes give next tag {}, priority {} to {}, not the entry's",
+                        excerpt(&e.to_string()),
+                        ports[i].name,
+                        ports[o].name,
+                        got.0,
+                        got.1,
+                        got.2
+                    )));
+                }
+            }
+        }
     }
-    header(summary, bad, all, ingress_all)
+    Ok(SwitchFn {
+        node: v,
+        file: file.to_string(),
+        ports,
+        ingress,
+        egress,
+    })
 }

@@ -14,7 +14,7 @@ mod store;
 mod tables;
 
 pub use scenario::{JOBS_PER_CORE, Outcome, effective_jobs, run_all, run_scenario};
-pub use spec::{DEFAULT_MAX_SCENARIOS, Scenario, Sweep};
+pub use spec::{DEFAULT_MAX_SCENARIOS, Scenario, Sweep, TcLimit};
 pub use store::write;
 pub use tables::{
     FailureRow, NodeRow, Row, failures_columns, growth_columns, rows_of, runs_columns, schema,

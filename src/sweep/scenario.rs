@@ -33,6 +33,7 @@ pub fn run_scenario(s: &Scenario) -> Outcome {
         cycle: s.cycle,
         memory_budget: s.memory_budget.or(s.default_budget),
         switch: s.switch.clone(),
+        max_tcs: s.max_tcs.resolve(&s.switch),
         classes: s.classes,
         // A sweep measures plans, large ones too; fit says what a switch
         // holds.
@@ -64,6 +65,8 @@ pub fn run_scenario(s: &Scenario) -> Outcome {
                         fits_buffer: f.map(|f| f.fits_buffer),
                         fits_queues: f.map(|f| f.fits_queues),
                         fits_acl: f.and_then(|f| f.fits_acl),
+                        tcs: r.tcs[v],
+                        fits_tcs: f.map(|f| f.fits_tcs),
                     }
                 })
                 .collect();

@@ -19,14 +19,17 @@
 //! speed_gbps = 100                # optional: switch-to-switch port speed
 //! headroom = "sonic"              # optional: sonic or simple (default: the profile's)
 //! classes = [1, 2]                # optional: lossless application classes (default 1)
+//! max_tcs = ["profile", "none"]    # optional: traffic classes a plan may use per switch: a
+//!                                 # number, "none", or "profile" (the default: the switch
+//!                                 # profile's traffic classes less the lossy one)
 //! failures = ["links:1,trials=50", "links:4,trials=50"]  # optional: failure what-if
 //! routing = ["converged", "local"]  # optional: routing after failures (default converged)
 //! replan = true                   # optional: replan each trial, and plan for all of them
 //! growth = "drain:links=2,steps=3" # optional: grow or drain the plan in steps (tagger update)
 //! ```
 //!
-//! `switch`, `cable_m`, `speed_gbps`, `headroom`, `classes`, `failures`,
-//! `routing`, `replan` and `growth` may also be given at the top level, as
+//! `switch`, `cable_m`, `speed_gbps`, `headroom`, `classes`, `max_tcs`,
+//! `failures`, `routing`, `replan` and `growth` may also be given at the top level, as
 //! defaults for every group. A failure spec's own seed (default 1) draws the same
 //! failures for every scenario of the same topology, so plans are compared
 //! on the same trials.
@@ -62,6 +65,7 @@ struct RawSpec {
     speed_gbps: Option<toml::Value>,
     headroom: Option<String>,
     classes: Option<OneOrMany<toml::Value>>,
+    max_tcs: Option<OneOrMany<toml::Value>>,
     failures: Option<OneOrMany<String>>,
     routing: Option<OneOrMany<String>>,
     replan: Option<bool>,
@@ -113,10 +117,34 @@ struct RawGroup {
     speed_gbps: Option<toml::Value>,
     headroom: Option<String>,
     classes: Option<OneOrMany<toml::Value>>,
+    max_tcs: Option<OneOrMany<toml::Value>>,
     failures: Option<OneOrMany<String>>,
     routing: Option<OneOrMany<String>>,
     replan: Option<bool>,
     growth: Option<OneOrMany<String>>,
+}
+
+/// A scenario's traffic-class limit (`max_tcs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TcLimit {
+    /// The switch profile's traffic classes less the lossy one (the
+    /// default, as `tagger run`'s).
+    Profile,
+    /// No limit (`"none"`).
+    None,
+    /// This many.
+    At(u32),
+}
+
+impl TcLimit {
+    /// The limit for a plan fitted to profile `p`.
+    pub fn resolve(self, p: &crate::capacity::Profile) -> Option<u32> {
+        match self {
+            TcLimit::Profile => Some(p.lossless_tcs()),
+            TcLimit::None => None,
+            TcLimit::At(n) => Some(n),
+        }
+    }
 }
 
 #[derive(Debug, Deserialize, Clone)]
@@ -168,6 +196,8 @@ pub struct Scenario {
     pub switch: crate::capacity::Profile,
     /// Lossless application classes sharing the network.
     pub classes: u32,
+    /// The traffic classes a plan may use per switch.
+    pub max_tcs: TcLimit,
     /// A failure what-if to run on the plan, if any.
     pub failures: Option<FailureRun>,
     /// A growth path to run from the plan, if any (`growth.parquet`).
@@ -432,6 +462,27 @@ impl Sweep {
             if classes.is_empty() {
                 return Err(err(at("classes"), "empty list: the grid is empty".into()));
             }
+            let limits: Vec<TcLimit> = match g.max_tcs.as_ref().or(raw.max_tcs.as_ref()) {
+                None => vec![TcLimit::Profile],
+                Some(list) => list
+                    .list()
+                    .iter()
+                    .map(|v| match v {
+                        toml::Value::Integer(i) if (1..=15).contains(i) => Ok(TcLimit::At(*i as u32)),
+                        toml::Value::String(t) if t == "none" => Ok(TcLimit::None),
+                        toml::Value::String(t) if t == "profile" => Ok(TcLimit::Profile),
+                        other => Err(err(
+                            at("max_tcs"),
+                            format!(
+                                "{other}: expected a number of traffic classes from 1 to 15, \"none\" or \"profile\""
+                            ),
+                        )),
+                    })
+                    .collect::<Result<_>>()?,
+            };
+            if limits.is_empty() {
+                return Err(err(at("max_tcs"), "empty list: the grid is empty".into()));
+            }
             let failure_runs = failure_grid(g, &raw).map_err(|(k, r)| err(at(k), r))?;
             let growths = growth_grid(g, &raw, &parsed_topos).map_err(|(k, r)| err(at(k), r))?;
             // The extension keeps one class's DSCP plan: what else a grid
@@ -471,6 +522,7 @@ impl Sweep {
                 * parsed_cycles.len() as u128
                 * switches.len() as u128
                 * classes.len() as u128
+                * limits.len() as u128
                 * failure_runs.len() as u128
                 * growths.len() as u128
                 * trials as u128;
@@ -483,10 +535,20 @@ impl Sweep {
                         parsed_elps.len(),
                         parsed_algos.len(),
                         parsed_cycles.len(),
-                        if switches.len() * classes.len() * failure_runs.len() * growths.len() > 1 {
+                        if switches.len()
+                            * classes.len()
+                            * limits.len()
+                            * failure_runs.len()
+                            * growths.len()
+                            > 1
+                        {
                             format!(
-                                " x {} switch, cable, class, failure and growth settings",
-                                switches.len() * classes.len() * failure_runs.len() * growths.len()
+                                " x {} switch, cable, class, traffic-class, failure and growth settings",
+                                switches.len()
+                                    * classes.len()
+                                    * limits.len()
+                                    * failure_runs.len()
+                                    * growths.len()
                             )
                         } else {
                             String::new()
@@ -500,20 +562,22 @@ impl Sweep {
             type Setting<'a> = (
                 &'a crate::capacity::Profile,
                 u32,
+                TcLimit,
                 &'a Option<FailureRun>,
                 Option<crate::update::Growth>,
             );
             let settings: Vec<Setting> = switches
                 .iter()
                 .flat_map(|p| classes.iter().map(move |&m| (p, m)))
-                .flat_map(|(p, m)| failure_runs.iter().map(move |f| (p, m, f)))
-                .flat_map(|(p, m, f)| growths.iter().map(move |&g| (p, m, f, g)))
+                .flat_map(|(p, m)| limits.iter().map(move |&l| (p, m, l)))
+                .flat_map(|(p, m, l)| failure_runs.iter().map(move |f| (p, m, l, f)))
+                .flat_map(|(p, m, l, f)| growths.iter().map(move |&g| (p, m, l, f, g)))
                 .collect();
             for (text, topo) in &parsed_topos {
                 for elp in &parsed_elps {
                     for &algo in &parsed_algos {
                         for &cycle in &parsed_cycles {
-                            for &(switch, m, fail, growth) in &settings {
+                            for &(switch, m, max_tcs, fail, growth) in &settings {
                                 for trial in 0..trials {
                                     let id = scenarios.len() as u64;
                                     let seed = crate::seed::mix(raw.seed, id);
@@ -536,6 +600,7 @@ impl Sweep {
                                         default_budget: machine,
                                         switch: switch.clone(),
                                         classes: m,
+                                        max_tcs,
                                         failures: fail.clone(),
                                         growth,
                                     });

@@ -53,6 +53,12 @@ record! {
         /// True when the compressed ACL entries fit the profile's ACL
         /// capacity (null when the profile gives none).
         pub fits_acl: Option<bool>,
+        /// Traffic classes the node's lossless traffic uses: what its port
+        /// maps need (0 without lossless traffic).
+        pub tcs: u32,
+        /// True when they fit the profile's traffic classes, one kept lossy
+        /// (null for a BCube server).
+        pub fits_tcs: Option<bool>,
     }
 }
 

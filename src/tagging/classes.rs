@@ -111,6 +111,7 @@ fn shifted(t: &Tagging, m: u32, stride: u32) -> SharedClasses {
             per_priority,
             dscp_conflicts: None,
             effort: None,
+            class_fit: None,
             ..t.clone()
         },
     }

@@ -20,6 +20,10 @@ pub struct Context<'a> {
     pub budget: &'a Budget,
     /// Stop requests and progress reports (search and exact).
     pub control: &'a Control,
+    /// Traffic classes a switch may use for lossless traffic: every
+    /// algorithm returns a plan within them, or fails saying why
+    /// ([`super::fit`]). `None`: no limit.
+    pub max_tcs: Option<u32>,
 }
 
 impl<'a> Context<'a> {
@@ -36,11 +40,17 @@ impl<'a> Context<'a> {
             cycle: CycleBackend::default(),
             budget,
             control,
+            max_tcs: None,
         }
     }
 
     /// This context on another cycle backend.
     pub fn with_cycle(self, cycle: CycleBackend) -> Self {
         Context { cycle, ..self }
+    }
+
+    /// This context with a traffic-class budget (`None`: none).
+    pub fn with_max_tcs(self, max_tcs: Option<u32>) -> Self {
+        Context { max_tcs, ..self }
     }
 }

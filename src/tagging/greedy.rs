@@ -3,6 +3,7 @@
 //! detection, `crate::cycle`), else move to the next tag; with restarts, the
 //! best of several key orders.
 
+use super::fit::Forced;
 use super::*;
 
 /// Greedy: keep the tag when the edge `(c1, t) -> (c2, t)` leaves priority
@@ -12,12 +13,14 @@ fn greedy<D: IncrementalDag>(
     topo: &Topology,
     elp: &ElpSet,
     order: Option<u64>,
+    forced: Option<&Forced>,
     budget: &Budget,
 ) -> Result<Walk> {
     let mut g = GreedyDecider::<D> {
         n: topo.channel_count(),
         rank: clos_rank(topo),
         dags: Vec::new(),
+        forced,
     };
     engine::walk(topo, elp, order, Decider::InOrder(&mut g), budget)
 }
@@ -46,13 +49,16 @@ fn clos_rank(topo: &Topology) -> Option<Vec<u32>> {
 /// graph `t`, so a hop's keys are decided per priority in parallel, each
 /// priority seeing its keys in the hop's order: the same decisions as one
 /// thread taking the keys in order.
-struct GreedyDecider<D> {
+struct GreedyDecider<'f, D> {
     n: usize,
     rank: Option<Vec<u32>>,
     dags: Vec<D>,
+    /// Keys that move up a priority whatever the graph says (to fit the
+    /// switches' traffic classes, [`super::fit`]); they add no dependency.
+    forced: Option<&'f Forced>,
 }
 
-impl<D: IncrementalDag> HopDecider for GreedyDecider<D> {
+impl<D: IncrementalDag> HopDecider for GreedyDecider<'_, D> {
     fn heap_bytes(&self) -> u64 {
         self.dags.iter().map(D::heap_bytes).sum::<u64>()
             + self
@@ -79,11 +85,20 @@ impl<D: IncrementalDag> HopDecider for GreedyDecider<D> {
             .par_iter_mut()
             .zip(by_tag.par_iter())
             .map(|(dag, idx)| {
-                let edges: Vec<(u32, u32)> = idx.iter().map(|&i| (keys[i].0, keys[i].2)).collect();
-                idx.iter()
+                let forced = |i: usize| self.forced.is_some_and(|f| f.contains(&keys[i]));
+                let free: Vec<usize> = idx.iter().copied().filter(|&i| !forced(i)).collect();
+                let edges: Vec<(u32, u32)> = free.iter().map(|&i| (keys[i].0, keys[i].2)).collect();
+                let mut out: Vec<(usize, u32)> = free
+                    .iter()
                     .zip(dag.try_add_edges(&edges))
                     .map(|(&i, ok)| (i, if ok { keys[i].1 } else { keys[i].1 + 1 }))
-                    .collect()
+                    .collect();
+                out.extend(
+                    idx.iter()
+                        .filter(|&&i| forced(i))
+                        .map(|&i| (i, keys[i].1 + 1)),
+                );
+                out
             })
             .collect();
         let mut out = vec![0; keys.len()];
@@ -133,15 +148,26 @@ pub fn greedy_insertions(topo: &Topology, elp: &ElpSet) -> Result<Vec<(u32, u32,
 /// # Errors
 /// As [`tag_within`].
 pub(super) fn plan(cx: &Context<'_>, restarts: u32, seed: u64) -> Result<Tagging> {
+    plan_forced(cx, restarts, seed, None)
+}
+
+/// [`plan`] with `forced` keys moving up a priority whatever the graph
+/// says.
+pub(super) fn plan_forced(
+    cx: &Context<'_>,
+    restarts: u32,
+    seed: u64,
+    forced: Option<&Forced>,
+) -> Result<Tagging> {
     let (topo, elp, cycle, budget) = (cx.topo, cx.elp, cx.cycle, cx.budget);
     let algo = Algo::Greedy { restarts, seed };
     let run = |r: u32| -> Result<Tagging> {
         let order = (r > 0).then(|| crate::seed::mix(seed, r as u64));
         let walk = match cycle {
-            CycleBackend::Ordered => greedy::<OrderedDag>(topo, elp, order, budget)?,
-            CycleBackend::Pk => greedy::<PearceKelly>(topo, elp, order, budget)?,
-            CycleBackend::Petgraph => greedy::<PetgraphDag>(topo, elp, order, budget)?,
-            CycleBackend::Naive => greedy::<NaiveDag>(topo, elp, order, budget)?,
+            CycleBackend::Ordered => greedy::<OrderedDag>(topo, elp, order, forced, budget)?,
+            CycleBackend::Pk => greedy::<PearceKelly>(topo, elp, order, forced, budget)?,
+            CycleBackend::Petgraph => greedy::<PetgraphDag>(topo, elp, order, forced, budget)?,
+            CycleBackend::Naive => greedy::<NaiveDag>(topo, elp, order, forced, budget)?,
         };
         finish(topo, algo, cycle, walk, budget)
     };

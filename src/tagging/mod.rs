@@ -33,12 +33,14 @@ pub mod control;
 pub(crate) mod engine;
 pub mod exact;
 pub mod extend;
+pub mod fit;
 mod greedy;
 pub mod order;
 pub mod pins;
 mod plan;
 pub(crate) mod sat;
 pub mod search;
+pub mod traffic;
 mod ttl;
 
 use crate::budget::Budget;
@@ -108,7 +110,7 @@ pub fn tag_within(
 /// # Errors
 /// As [`tag_within`].
 pub fn tag_in(cx: &Context<'_>, algo: Algo) -> Result<Tagging> {
-    checked(match algo {
+    let t = checked(match algo {
         Algo::Brute => brute::plan(cx)?,
         Algo::Clos { k } => clos::plan(cx, k)?,
         Algo::Greedy { restarts, seed } => greedy::plan(cx, restarts, seed)?,
@@ -121,7 +123,120 @@ pub fn tag_in(cx: &Context<'_>, algo: Algo) -> Result<Tagging> {
         } => search::plan(cx, budget, seed, time_ms, max_paths, symmetric)?,
         Algo::Exact { timeout_ms } => exact::plan(cx, timeout_ms)?,
         Algo::GreedyTtl => ttl::plan(cx)?,
+    })?;
+    match cx.max_tcs {
+        None => Ok(t),
+        Some(n) => fitted(cx, algo, t, n),
+    }
+}
+
+/// `t` fitted to `max_tcs` traffic classes per switch ([`fit`]): as it is
+/// when it fits, else planned again with keys forced up, by greedy itself
+/// for greedy and by the plan's own decisions (its order form where it has
+/// none) otherwise. Clos bounce tagging and TTL plans are what they are:
+/// they fit or the run fails.
+///
+/// # Errors
+/// [`Error::Algo`] saying why no plan within the budget was found.
+fn fitted(cx: &Context<'_>, algo: Algo, t: Tagging, max_tcs: u32) -> Result<Tagging> {
+    let topo = cx.topo;
+    let cannot = |reason: String| Error::Algo {
+        algo: algo.name(),
+        reason,
+    };
+    if t.scheme == Scheme::Ttl || matches!(algo, Algo::Clos { .. }) {
+        let c = traffic::classify(topo, &t.keys)?;
+        let over = c.over(max_tcs as usize);
+        if over.is_empty() {
+            let mut t = t;
+            t.class_fit = Some(fit::ClassFit {
+                max_tcs,
+                tcs_max: c.max() as u32,
+                unconstrained_priorities: t.priorities,
+                forced_keys: 0,
+                rounds: 0,
+            });
+            return Ok(t);
+        }
+        let (v, n) = over
+            .iter()
+            .copied()
+            .max_by_key(|&(v, n)| (n, std::cmp::Reverse(v)))
+            .expect("over");
+        let why = if t.scheme == Scheme::Ttl {
+            "its tags are hop counts, which no class can merge"
+        } else {
+            "its tags are bounce counts, each with its own classes"
+        };
+        return Err(cannot(format!(
+            "the plan needs more than {max_tcs} traffic classes at {} switch(es) (switch {v}: {n}), and {why}: try search, a switch with more traffic classes, or --max-tcs none",
+            over.len()
+        )));
+    }
+    let lower_bound = t.lower_bound;
+    let effort = t.effort.clone();
+    let unconstrained = t.class_fit.as_ref().map(|f| f.unconstrained_priorities);
+    let fitted = match algo {
+        Algo::Greedy { restarts, seed } => fit::fit(topo, max_tcs, t, &mut |f: &fit::Forced| {
+            greedy::plan_forced(cx, restarts, seed, Some(f))
+        })?,
+        _ => repair(cx, algo, t, max_tcs)?,
+    };
+    match fitted {
+        Ok((mut t, mut info)) => {
+            t.algo = algo;
+            t.lower_bound = lower_bound;
+            t.effort = effort;
+            if let Some(u) = unconstrained {
+                info.unconstrained_priorities = info.unconstrained_priorities.min(u);
+            }
+            t.class_fit = Some(info);
+            checked(t)
+        }
+        Err(no) => Err(cannot(no.to_string())),
+    }
+}
+
+/// [`fit::fit`] of `t`, planning again with its own decisions where it
+/// has them and its order form ([`order::OrderPlan::from_keys`]) for the
+/// states forcing keys up creates: each forced key moves one priority
+/// up, every other same-priority dependency stays forward in the order,
+/// so every plan it tries is deadlock-free.
+pub(crate) fn repair(
+    cx: &Context<'_>,
+    algo: Algo,
+    t: Tagging,
+    max_tcs: u32,
+) -> Result<std::result::Result<(Tagging, fit::ClassFit), fit::NoFit>> {
+    let topo = cx.topo;
+    let own = own_decisions(&t);
+    let order = order::OrderPlan::from_keys(topo.channel_count(), &t.keys, t.priorities);
+    fit::fit(topo, max_tcs, t, &mut |f: &fit::Forced| {
+        let decide = |c1: ChannelId, tag: u32, c2: ChannelId| -> Result<u32> {
+            Ok(if f.contains(&(c1, tag, c2)) {
+                tag + 1
+            } else if let Some(&t2) = own.get(&(c1, tag, c2)) {
+                t2
+            } else {
+                order.next_tag(c1, tag, c2)
+            })
+        };
+        let walk = engine::walk(topo, cx.elp, None, Decider::Independent(&decide), cx.budget)?;
+        finish(topo, algo, cx.cycle, walk, cx.budget)
     })
+}
+
+/// A plan's decisions by key `(in channel or HOST, tag, out channel)`.
+fn own_decisions(t: &Tagging) -> rustc_hash::FxHashMap<(ChannelId, u32, ChannelId), u32> {
+    t.keys
+        .iter()
+        .map(|k| {
+            (
+                (k.in_channel.unwrap_or(engine::HOST), k.tag, k.out_channel),
+                k.next_tag,
+            )
+        })
+        .collect()
 }
 
 /// What every algorithm returns passes these: [`self_check`], and its lower

@@ -72,6 +72,9 @@ pub struct Tagging {
     /// Search effort of `search` and `exact` (moves evaluated, or solver
     /// calls), and whether a limit cut it short; see [`Effort`].
     pub effort: Option<Effort>,
+    /// Under a traffic-class budget ([`Context::max_tcs`]): how the plan
+    /// fits it ([`super::fit`]); `None` without one.
+    pub class_fit: Option<super::fit::ClassFit>,
 }
 
 /// What an optimising algorithm (`search`, `exact`) spent and where it
@@ -209,6 +212,7 @@ pub(crate) fn build(
         dscp_conflicts,
         lower_bound: 0,
         effort: None,
+        class_fit: None,
     })
 }
 

@@ -837,29 +837,52 @@ pub(super) fn plan(
     // Compressed rules plus ingress maps, the tie-breaker at equal
     // priorities.
     let rules_of = |t: &Tagging| -> u64 { t.rule_count(topo) };
+    // Under a traffic-class budget a plan that fits beats any that does
+    // not (a plan no switch can install is no answer); 0 ranks first.
+    let misfit = |t: &Tagging| -> Result<u8> {
+        Ok(match cx.max_tcs {
+            None => 0,
+            Some(n) => u8::from(
+                !super::traffic::classify(topo, &t.keys)?
+                    .over(n as usize)
+                    .is_empty(),
+            ),
+        })
+    };
     // The orders with the fewest priorities seed the local search; the
-    // plan kept is the best by (priorities, compressed rules), greedy's own
-    // first so that ties keep it.
+    // plan kept is the best by (fits, priorities, compressed rules),
+    // greedy's own first so that ties keep it.
     let mut seed_orders = (u32::MAX, plans[0].clone());
-    let mut best = (greedy.priorities, rules_of(&greedy), greedy);
+    let mut fewest = greedy.priorities;
+    let mut best = (
+        misfit(&greedy)?,
+        greedy.priorities,
+        rules_of(&greedy),
+        greedy,
+    );
     let consider = |plan: &order::OrderPlan,
-                    best: &mut (u32, u64, Tagging),
-                    seed_orders: &mut (u32, order::OrderPlan)|
+                    best: &mut (u8, u32, u64, Tagging),
+                    seed_orders: &mut (u32, order::OrderPlan),
+                    fewest: &mut u32|
      -> Result<()> {
         let t = finish(topo, algo, cycle, plan.walk(topo, elp, budget)?, budget)?;
         if t.priorities < seed_orders.0 {
             *seed_orders = (t.priorities, plan.truncated(t.priorities as usize));
         }
-        if t.priorities <= best.0 && t.priorities <= MAX_TAG {
-            let r = rules_of(&t);
-            if (t.priorities, r) < (best.0, best.1) {
-                *best = (t.priorities, r, t);
+        *fewest = (*fewest).min(t.priorities);
+        if t.priorities <= MAX_TAG && (best.0, best.1) >= (0, t.priorities) {
+            let m = misfit(&t)?;
+            if (m, t.priorities) <= (best.0, best.1) {
+                let r = rules_of(&t);
+                if (m, t.priorities, r) < (best.0, best.1, best.2) {
+                    *best = (m, t.priorities, r, t);
+                }
             }
         }
         Ok(())
     };
     for plan in &plans {
-        consider(plan, &mut best, &mut seed_orders)?;
+        consider(plan, &mut best, &mut seed_orders, &mut fewest)?;
     }
     let mut effort = Effort::default();
     // The local search holds the maximal ELPs as channel sequences:
@@ -879,7 +902,7 @@ pub(super) fn plan(
     let state = u64::try_from(counts.paths)
         .unwrap_or(u64::MAX)
         .saturating_mul(per_channel * (counts.longest as u64 + 1));
-    effort.skipped = if best.0 <= lb {
+    effort.skipped = if best.1 <= lb {
         None
     } else if work == 0 {
         Some("the budget is 0".into())
@@ -898,7 +921,7 @@ pub(super) fn plan(
     } else {
         None
     };
-    if best.0 > lb && effort.skipped.is_none() {
+    if best.1 > lb && effort.skipped.is_none() {
         budget.check("tagging", state)?;
         let paths =
             crate::elp::enumerate::maximal_channel_paths(topo, elp, max_paths.unwrap_or(u64::MAX))?;
@@ -914,7 +937,7 @@ pub(super) fn plan(
             Halved::default()
         };
         let mut left = work;
-        let mut target = best.0 - 1;
+        let mut target = best.1 - 1;
         while target >= lb.max(1) && left > 0 {
             // Greedy's orders (or the last target's) start it: measured
             // against starting from the plan with the fewest violated
@@ -1002,25 +1025,59 @@ pub(super) fn plan(
             };
             let ls = portfolio.swap_remove(winner);
             let plan = order::OrderPlan { pos: ls.pos };
-            consider(&plan, &mut best, &mut seed_orders)?;
-            if best.0 > target {
+            let before = best.1;
+            consider(&plan, &mut best, &mut seed_orders, &mut fewest)?;
+            if best.1 > target
+                && let Some(n) = cx.max_tcs
+            {
+                // The orders fit every path in `target` priorities but
+                // need more traffic classes than a switch has: fitted by
+                // moving keys up, they may still beat the best plan that
+                // fits.
+                let found = finish(topo, algo, cycle, plan.walk(topo, elp, budget)?, budget)?;
+                if let Ok((t, _)) = super::repair(cx, algo, found, n)?
+                    && t.priorities < best.1
+                {
+                    let r = rules_of(&t);
+                    best = (0, t.priorities, r, t);
+                }
+                if best.1 >= before {
+                    // The search reached the target, but no plan with it
+                    // fits the traffic classes: lower targets would not
+                    // fit better.
+                    break;
+                }
+            }
+            if best.1 > target {
                 // Every maximal ELP fits the target, so the walk over
                 // the whole ELP must agree; anything else is a bug.
                 return Err(Error::SelfCheck {
                     stage: "tagging",
                     reason: format!(
                         "search: orders that fit every maximal path in {target} priorities need {} on the ELP",
-                        best.0
+                        best.1
                     ),
                 });
             }
-            target = best.0 - 1;
+            target = best.1 - 1;
         }
     }
-    let mut t = best.2;
+    let mut t = best.3;
     t.algo = algo;
     t.lower_bound = lb;
     t.effort = Some(effort);
+    if let Some(n) = cx.max_tcs
+        && best.0 == 0
+    {
+        let c = super::traffic::classify(topo, &t.keys)?;
+        t.class_fit = Some(super::fit::ClassFit {
+            max_tcs: n,
+            tcs_max: c.max() as u32,
+            unconstrained_priorities: fewest,
+            forced_keys: 0,
+            rounds: 0,
+        });
+    }
     Ok(t)
 }
 

@@ -223,12 +223,18 @@ impl Update {
         format: crate::sonic::Format,
         opts: &crate::sonic::Options,
     ) -> Result<Vec<(crate::sonic::Export, Vec<u32>)>> {
-        self.states()
-            .iter()
+        // The installed state and every step's, classified together: a
+        // switch a step does not touch keeps the configuration it had.
+        let mut all = vec![self.installed.clone()];
+        all.extend(self.states());
+        let (exports, together) =
+            crate::sonic::build_all(&self.correspondence.union, &all, format, opts)?;
+        exports
+            .into_iter()
+            .skip(1)
             .zip(&self.steps)
             .enumerate()
-            .map(|(i, (state, step))| {
-                let mut ex = crate::sonic::build(&self.correspondence.union, state, format, opts)?;
+            .map(|(i, (mut ex, step))| {
                 ex.switches.retain(|sw| step.switches.contains(&sw.node));
                 // The summary lists the files present, so `tagger verify
                 // --exported` reads a step's directory as it reads an
@@ -248,6 +254,7 @@ impl Update {
                     .collect();
                 ex.summary["update_step"] = json!(i + 1);
                 ex.summary["cleared"] = json!(cleared);
+                ex.summary["classified_together"] = json!(together);
                 Ok((ex, cleared))
             })
             .collect()

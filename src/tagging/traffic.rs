@@ -1,0 +1,535 @@
+//! Traffic classes: the fewest classes a switch needs to carry a plan with
+//! per-port QoS maps alone, and what each class does to every packet.
+//!
+//! A switch that rewrites tags with port maps (SONiC's `DSCP_TO_TC_MAP` at
+//! ingress, `TC_TO_QUEUE_MAP` and `TC_TO_DSCP_MAP` at egress) puts each
+//! arriving (port, tag) into a traffic class, and the class alone decides,
+//! on every egress port, the queue and the tag a packet leaves with. A class
+//! is therefore a whole egress function, and *every* packet classified into
+//! it gets that function: the plan's rewrite on the transitions its ELPs
+//! take, and the class's choice on every other port (a U-turn, a port no
+//! ELP continues on from there). Two (port, tag) pairs, the *members*, can
+//! share a class when one function serves both, so the question per switch
+//! is how few functions cover its members.
+//!
+//! A member's transitions that the plan decides are fixed. Every other
+//! egress port is *free*, and the class may give it:
+//!
+//! - lossy (always safe: a lossy packet pauses no one);
+//! - a higher priority `q > p` (DSCP plans: tag = priority), also always
+//!   safe: an edge between two priorities cannot close a same-priority
+//!   cycle, and priorities never fall;
+//! - the member's own priority `p` (DSCP plans), a new same-priority
+//!   dependency `(in channel, p) -> (out channel, p)`: allowed only while
+//!   priority `p`'s graph, the plan's dependencies plus every such
+//!   completion made so far, stays acyclic (incremental cycle detection, as
+//!   greedy tagging uses). From a host port no cycle can start, so it is
+//!   always allowed there.
+//!
+//! So the complete function the classes define, over every packet and not
+//! only ELP traffic, is deadlock-free under any routing by construction,
+//! U-turns included; the read-back of an export checks it again
+//! independently.
+//!
+//! Members are placed first-fit (greedy colouring of their conflicts:
+//! Welsh and Powell, "An upper bound for the chromatic number of a graph",
+//! 1967), per priority, in the order (node, in port with host ports first,
+//! tag); a class left free on a port by all its members leaves it lossy.
+//! Plans whose tags are not their priorities (`greedy-ttl`) get no
+//! completions: their classes leave every free port lossy.
+//!
+//! Complexity: O(K + sum over nodes of M * G * D) for K keys, M members, G
+//! classes and D ports of a node, plus one incremental cycle check per
+//! same-priority completion tried.
+
+use crate::cycle::{IncrementalDag, OrderedDag, topological_order};
+use crate::error::{Error, Result};
+use tagger_generators::{ChannelId, NodeId, Topology};
+
+use super::Key;
+
+/// What one traffic class does: the priority its packets arrived with
+/// (their priority group) and, per egress port, what they leave with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Class {
+    /// The lossless priority the class's packets arrived with.
+    pub priority: u32,
+    /// Per out channel of the node, in port order
+    /// ([`Topology::out_channels`]): the `(next tag, next priority)` a
+    /// packet leaves with, or `None`: lossy there.
+    pub egress: Vec<Option<(u32, u32)>>,
+}
+
+/// One node's classes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeClasses {
+    /// The node.
+    pub node: NodeId,
+    /// Its classes, numbered from 0 in this order (by arriving priority).
+    pub classes: Vec<Class>,
+    /// Per arriving `(in channel, or None for its host ports; tag)`: the
+    /// index of its class; sorted.
+    pub ingress: Vec<(Option<ChannelId>, u32, u32)>,
+}
+
+impl NodeClasses {
+    /// The class of packets arriving on `from` (None: a host port) with
+    /// `tag`, if they are lossless here.
+    pub fn class_of(&self, from: Option<ChannelId>, tag: u32) -> Option<&Class> {
+        self.ingress
+            .binary_search_by(|&(c, t, _)| (c, t).cmp(&(from, tag)))
+            .ok()
+            .map(|i| &self.classes[self.ingress[i].2 as usize])
+    }
+}
+
+/// Every node's classes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Classification {
+    /// Nodes with lossless traffic (a member), in id order.
+    pub nodes: Vec<NodeClasses>,
+}
+
+impl Classification {
+    /// The most classes one node needs (0 without lossless traffic).
+    pub fn max(&self) -> usize {
+        self.nodes
+            .iter()
+            .map(|n| n.classes.len())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Nodes needing more than `budget` classes, with what each needs.
+    pub fn over(&self, budget: usize) -> Vec<(NodeId, usize)> {
+        self.nodes
+            .iter()
+            .filter(|n| n.classes.len() > budget)
+            .map(|n| (n.node, n.classes.len()))
+            .collect()
+    }
+
+    /// Classes per node, for every node of a topology of `nodes` nodes (0
+    /// where none is needed).
+    pub fn per_node(&self, nodes: usize) -> Vec<u32> {
+        let mut out = vec![0u32; nodes];
+        for n in &self.nodes {
+            out[n.node as usize] = n.classes.len() as u32;
+        }
+        out
+    }
+
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> u64 {
+        use crate::budget::bytes_of;
+        self.nodes
+            .iter()
+            .map(|n| {
+                bytes_of::<NodeClasses>(1)
+                    + bytes_of::<(Option<ChannelId>, u32, u32)>(n.ingress.len())
+                    + n.classes
+                        .iter()
+                        .map(|c| {
+                            bytes_of::<Class>(1) + bytes_of::<Option<(u32, u32)>>(c.egress.len())
+                        })
+                        .sum::<u64>()
+            })
+            .sum()
+    }
+}
+
+/// Bytes [`classify`] works with for `keys` on `topo`, about: the keys'
+/// members, one dependency graph per priority, and the result.
+pub fn estimate_bytes(topo: &Topology, keys: usize, priorities: u32) -> u64 {
+    use crate::budget::bytes_of;
+    bytes_of::<(u64, u64)>(keys * 3)
+        + u64::from(priorities.max(1)) * bytes_of::<[u64; 4]>(topo.channel_count())
+}
+
+/// Whether free ports may take a lossless value: only where the tag is the
+/// priority on every key (DSCP plans), so that a packet's tag says its
+/// priority at the next node too.
+fn completes(keys: &[Key]) -> bool {
+    keys.iter()
+        .all(|k| k.tag == k.priority && k.next_tag == k.next_priority)
+}
+
+/// One member: packets arriving at a node on one in port with one tag.
+struct Member {
+    from: Option<ChannelId>,
+    tag: u32,
+    /// Per port of the node: the plan's decision, if it makes one.
+    fixed: Vec<Option<(u32, u32)>>,
+}
+
+/// A class being built: per port what it gives, and its members.
+struct Group {
+    state: Vec<Option<(u32, u32)>>,
+    members: Vec<usize>,
+}
+
+/// The traffic classes of the plan `keys` on `topo` (see the module
+/// documentation).
+///
+/// Arguments: the topology, and a verified plan's keys (any order; every
+/// key's `in_channel` enters its `node`, its `out_channel` leaves it).
+///
+/// Returns: per node with lossless traffic, its classes and which class
+/// each arriving (port, tag) is in. Deterministic: the same keys give the
+/// same classes on any number of threads.
+///
+/// Complexity: see the module documentation; priorities are classified in
+/// parallel, each on its own graph.
+///
+/// # Errors
+/// [`Error::SelfCheck`] when a priority's dependencies in `keys` already
+/// have a cycle (the plan was not verified).
+pub fn classify(topo: &Topology, keys: &[Key]) -> Result<Classification> {
+    classify_with::<OrderedDag>(topo, keys)
+}
+
+/// [`classify`] over cycle-detection backend `D` (every backend gives the
+/// same classes: tested against the naive one).
+pub(crate) fn classify_with<D: IncrementalDag>(
+    topo: &Topology,
+    keys: &[Key],
+) -> Result<Classification> {
+    Ok(classify_states::<D>(topo, &[keys])?
+        .pop()
+        .expect("one state"))
+}
+
+/// The classes of several plans that switches may run side by side (the
+/// states of an update): each plan's classes are [`classify`]'s, but every
+/// completion is checked against the dependencies of *all* the plans and
+/// the completions of all the others, so that switches configured from
+/// different states, and packets decided by any of them, never close a
+/// cycle together.
+///
+/// # Errors
+/// [`Error::SelfCheck`] when the plans' dependencies together have a cycle
+/// at some priority (they cannot all run at once).
+pub fn classify_all(topo: &Topology, states: &[&[Key]]) -> Result<Vec<Classification>> {
+    classify_states::<OrderedDag>(topo, states)
+}
+
+fn classify_states<D: IncrementalDag>(
+    topo: &Topology,
+    states: &[&[Key]],
+) -> Result<Vec<Classification>> {
+    use rayon::prelude::*;
+    let complete = states.iter().all(|k| completes(k));
+    let top = states
+        .iter()
+        .flat_map(|k| k.iter())
+        .map(|k| k.next_priority.max(k.priority))
+        .max()
+        .unwrap_or(0);
+    // Per state: its keys sorted by (priority, node, from, tag, out), and
+    // the (priority, node, from, tag) states arriving: the members with the
+    // keys that decide them, and the arrivals no key at the node continues
+    // (delivered to its hosts).
+    type Arrival = (u32, NodeId, Option<ChannelId>, u32);
+    let prepared: Vec<(Vec<&Key>, Vec<Arrival>)> = states
+        .iter()
+        .map(|keys| {
+            let mut sorted: Vec<&Key> = keys.iter().collect();
+            sorted
+                .sort_unstable_by_key(|k| (k.priority, k.node, k.in_channel, k.tag, k.out_channel));
+            let mut arrivals: Vec<Arrival> = keys
+                .iter()
+                .map(|k| {
+                    (
+                        k.next_priority,
+                        topo.channel_dst(k.out_channel),
+                        Some(k.out_channel),
+                        k.next_tag,
+                    )
+                })
+                .collect();
+            arrivals.par_sort_unstable();
+            arrivals.dedup();
+            (sorted, arrivals)
+        })
+        .collect();
+    let per_priority: Vec<Result<Vec<Vec<NodeClasses>>>> = (1..=top)
+        .into_par_iter()
+        .map(|p| {
+            let slices: Vec<(&[&Key], &[Arrival])> = prepared
+                .iter()
+                .map(|(sorted, arrivals)| {
+                    let lo = sorted.partition_point(|k| k.priority < p);
+                    let hi = sorted.partition_point(|k| k.priority <= p);
+                    let alo = arrivals.partition_point(|a| a.0 < p);
+                    let ahi = arrivals.partition_point(|a| a.0 <= p);
+                    (&sorted[lo..hi], &arrivals[alo..ahi])
+                })
+                .collect();
+            classify_priority::<D>(topo, p, &slices, complete)
+        })
+        .collect();
+    let mut out: Vec<Vec<NodeClasses>> = vec![Vec::new(); states.len()];
+    let mut index: Vec<Vec<u32>> = vec![vec![u32::MAX; topo.node_count()]; states.len()];
+    for part in per_priority {
+        for (si, nodes) in part?.into_iter().enumerate() {
+            let (by_node, index) = (&mut out[si], &mut index[si]);
+            for nc in nodes {
+                // Each node's classes in priority order.
+                let i = index[nc.node as usize];
+                if i == u32::MAX {
+                    index[nc.node as usize] = by_node.len() as u32;
+                    by_node.push(nc);
+                } else {
+                    let n = &mut by_node[i as usize];
+                    let shift = n.classes.len() as u32;
+                    n.classes.extend(nc.classes);
+                    n.ingress
+                        .extend(nc.ingress.into_iter().map(|(c, t, k)| (c, t, k + shift)));
+                }
+            }
+        }
+    }
+    Ok(out
+        .into_iter()
+        .map(|mut by_node| {
+            for n in &mut by_node {
+                n.ingress.sort_unstable();
+            }
+            by_node.sort_unstable_by_key(|n| n.node);
+            Classification { nodes: by_node }
+        })
+        .collect())
+}
+
+/// Priority `p`'s classes at every node, for each state: its keys at
+/// priority `p` sorted by (node, from, tag, out), and the `(p, node, from,
+/// tag)` states arriving at `p`, sorted. One graph holds the dependencies
+/// of every state, and each state's completions in turn.
+#[allow(clippy::type_complexity)]
+fn classify_priority<D: IncrementalDag>(
+    topo: &Topology,
+    p: u32,
+    states: &[(&[&Key], &[(u32, NodeId, Option<ChannelId>, u32)])],
+    complete: bool,
+) -> Result<Vec<Vec<NodeClasses>>> {
+    // The plans' own dependencies at p, inserted along a topological order
+    // (each then costs no search); completions are checked against them.
+    let n = topo.channel_count();
+    let mut edges: Vec<(ChannelId, ChannelId)> = states
+        .iter()
+        .flat_map(|(keys, _)| keys.iter())
+        .filter(|k| k.next_priority == p)
+        .filter_map(|k| Some((k.in_channel?, k.out_channel)))
+        .collect();
+    if states.len() > 1 {
+        edges.sort_unstable();
+        edges.dedup();
+    }
+    let mut dag = D::with_vertices(n);
+    if complete {
+        let cyclic = || Error::SelfCheck {
+            stage: "traffic classes",
+            reason: format!("priority {p}'s dependencies have a cycle"),
+        };
+        let order = topological_order(n, edges.clone());
+        if order.len() < n {
+            return Err(cyclic());
+        }
+        let mut rank = vec![0u32; n];
+        for (i, &c) in order.iter().enumerate() {
+            rank[c as usize] = i as u32;
+        }
+        dag.hint_order(&rank);
+        for &(a, b) in &edges {
+            if !dag.try_add_edge(a, b) {
+                return Err(cyclic());
+            }
+        }
+    }
+    let mut all = Vec::with_capacity(states.len());
+    for &(keys, arrivals) in states {
+        let mut out = Vec::new();
+        // Nodes in id order: the keys' and the arrivals' runs merged.
+        let (mut ki, mut ai) = (0usize, 0usize);
+        loop {
+            let kn = keys.get(ki).map(|k| k.node);
+            let an = arrivals.get(ai).map(|a| a.1);
+            let v = match (kn, an) {
+                (None, None) => break,
+                (Some(x), None) | (None, Some(x)) => x,
+                (Some(x), Some(y)) => x.min(y),
+            };
+            let kend = ki + keys[ki..].partition_point(|k| k.node == v);
+            let aend = ai + arrivals[ai..].partition_point(|a| a.1 == v);
+            out.push(classify_node(
+                topo,
+                v,
+                p,
+                &keys[ki..kend],
+                &arrivals[ai..aend],
+                complete,
+                &mut dag,
+            ));
+            ki = kend;
+            ai = aend;
+        }
+        all.push(out);
+    }
+    Ok(all)
+}
+
+/// Node `v`'s classes at priority `p`.
+fn classify_node<D: IncrementalDag>(
+    topo: &Topology,
+    v: NodeId,
+    p: u32,
+    keys: &[&Key],
+    arrivals: &[(u32, NodeId, Option<ChannelId>, u32)],
+    complete: bool,
+    dag: &mut D,
+) -> NodeClasses {
+    let outs = topo.out_channels(v);
+    let port = |c: ChannelId| -> usize {
+        outs.iter()
+            .position(|&x| x == c)
+            .expect("a key's out channel leaves its node")
+    };
+    // Members in (from, tag) order, host ports first (None < Some).
+    let mut members: Vec<Member> = Vec::new();
+    let mut i = 0;
+    let mut ids: Vec<(Option<ChannelId>, u32)> = keys
+        .iter()
+        .map(|k| (k.in_channel, k.tag))
+        .chain(arrivals.iter().map(|a| (a.2, a.3)))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    for (from, tag) in ids {
+        let mut fixed = vec![None; outs.len()];
+        while i < keys.len() && (keys[i].in_channel, keys[i].tag) < (from, tag) {
+            i += 1;
+        }
+        while i < keys.len() && (keys[i].in_channel, keys[i].tag) == (from, tag) {
+            let k = keys[i];
+            fixed[port(k.out_channel)] = Some((k.next_tag, k.next_priority));
+            i += 1;
+        }
+        members.push(Member { from, tag, fixed });
+    }
+    let mut groups: Vec<Group> = Vec::new();
+    let mut added: Vec<(ChannelId, ChannelId)> = Vec::new();
+    for m in 0..members.len() {
+        let mut placed = false;
+        for g in &mut groups {
+            if join(&members, m, g, outs, p, complete, dag, &mut added) {
+                placed = true;
+                break;
+            }
+        }
+        if !placed {
+            groups.push(Group {
+                state: members[m].fixed.clone(),
+                members: vec![m],
+            });
+        }
+    }
+    let mut ingress = Vec::with_capacity(members.len());
+    for (gi, g) in groups.iter().enumerate() {
+        for &m in &g.members {
+            ingress.push((members[m].from, members[m].tag, gi as u32));
+        }
+    }
+    NodeClasses {
+        node: v,
+        classes: groups
+            .into_iter()
+            .map(|g| Class {
+                priority: p,
+                egress: g.state,
+            })
+            .collect(),
+        ingress,
+    }
+}
+
+/// What a member free on a port accepts there, when its class gives
+/// `value`: a higher priority always, its own priority when the
+/// dependency it adds keeps the graph acyclic (`Some(true)`: needs that
+/// check; `None`: refused).
+fn accepts(value: (u32, u32), p: u32, complete: bool) -> Option<bool> {
+    let (tag, prio) = value;
+    if !complete || tag != prio || prio < p {
+        None
+    } else {
+        Some(prio == p)
+    }
+}
+
+/// Puts member `m` into group `g` if one function serves all: every port
+/// agrees, and the same-priority completions that needs are added to
+/// `dag` (all of them, or none).
+#[allow(clippy::too_many_arguments)]
+fn join<D: IncrementalDag>(
+    members: &[Member],
+    m: usize,
+    g: &mut Group,
+    outs: &[ChannelId],
+    p: u32,
+    complete: bool,
+    dag: &mut D,
+    added: &mut Vec<(ChannelId, ChannelId)>,
+) -> bool {
+    let me = &members[m];
+    let mut need: Vec<(ChannelId, ChannelId)> = Vec::new();
+    for (j, &o) in outs.iter().enumerate() {
+        match (g.state[j], me.fixed[j]) {
+            (Some(a), Some(b)) if a != b => return false,
+            (Some(_), Some(_)) | (None, None) => {}
+            (Some(a), None) => match accepts(a, p, complete) {
+                None => return false,
+                Some(same) => {
+                    if same && let Some(c) = me.from {
+                        need.push((c, o));
+                    }
+                }
+            },
+            (None, Some(b)) => match accepts(b, p, complete) {
+                None => return false,
+                Some(same) => {
+                    if same {
+                        need.extend(
+                            g.members
+                                .iter()
+                                .filter_map(|&x| members[x].from)
+                                .map(|c| (c, o)),
+                        );
+                    }
+                }
+            },
+        }
+    }
+    added.clear();
+    for &(a, b) in &need {
+        if dag.has_edge(a, b) {
+            continue;
+        }
+        if dag.try_add_edge(a, b) {
+            added.push((a, b));
+        } else {
+            for &(x, y) in added.iter() {
+                dag.remove_edge(x, y);
+            }
+            return false;
+        }
+    }
+    for (j, &b) in me.fixed.iter().enumerate() {
+        if b.is_some() {
+            g.state[j] = b;
+        }
+    }
+    g.members.push(m);
+    true
+}
+
+#[cfg(test)]
+mod tests;
