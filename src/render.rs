@@ -94,9 +94,12 @@ pub fn run(r: &RunResult, peak_rss_bytes: Option<u64>) -> String {
     {
         line!(
             l,
-            "              within {n} traffic classes per switch; without that limit {} found {u} ({} keys moved up a priority to fit)",
+            "              within {n} traffic classes per switch; without that limit {} found {u}{}",
             s.algo,
-            s.figures.tcs_forced_keys.unwrap_or(0)
+            match s.figures.tcs_forced_keys {
+                Some(k) if k > 0 => format!(" ({k} keys moved up a priority to fit)"),
+                _ => String::new(),
+            }
         );
     }
     if let Some(why) = &s.figures.search_skipped {
@@ -414,12 +417,18 @@ pub fn export(ex: &Export, format: Format, profile: &str, dir: &Path) -> String 
 /// in grid order, medians over trials; each line ends in a newline.
 pub fn sweep_summary(rows: &[Row]) -> String {
     use std::collections::BTreeMap;
-    let mut groups: BTreeMap<(u64, String, String, String), Vec<&Row>> = BTreeMap::new();
-    let mut first_id: BTreeMap<(String, String, String), u64> = BTreeMap::new();
+    type Key = (String, String, String, String);
+    let mut groups: BTreeMap<(u64, Key), Vec<&Row>> = BTreeMap::new();
+    let mut first_id: BTreeMap<Key, u64> = BTreeMap::new();
     for r in rows {
-        let k = (r.topology.clone(), r.elp.clone(), r.algo.clone());
+        let k = (
+            r.topology.clone(),
+            r.elp.clone(),
+            r.algo.clone(),
+            r.max_tcs_setting.clone(),
+        );
         let id = *first_id.entry(k.clone()).or_insert(r.scenario_id);
-        groups.entry((id, k.0, k.1, k.2)).or_default().push(r);
+        groups.entry((id, k)).or_default().push(r);
     }
     let med = |mut v: Vec<f64>| -> Option<f64> {
         if v.is_empty() {
@@ -437,12 +446,14 @@ pub fn sweep_summary(rows: &[Row]) -> String {
         ("longest", Right),
         ("P", Right),
         ("LB", Right),
+        ("TCs", Right),
+        ("TC_limit", Left),
         ("acl_max", Right),
         ("rules_max", Right),
         ("seconds", Right),
         ("status", Left),
     ]);
-    for ((_, topo, elp, algo), rs) in groups {
+    for ((_, (topo, elp, algo, limit)), rs) in groups {
         let ok: Vec<&&Row> = rs.iter().filter(|r| r.error.is_none()).collect();
         let failed = rs.len() - ok.len();
         let f = |get: fn(&Row) -> Option<f64>| med(ok.iter().filter_map(|r| get(r)).collect());
@@ -469,6 +480,8 @@ pub fn sweep_summary(rows: &[Row]) -> String {
             show(f(|r| r.longest_elp.map(f64::from)), 0),
             show(f(|r| r.priorities.map(f64::from)), 0),
             show(f(|r| r.bound.map(f64::from)), 0),
+            show(f(|r| r.tcs_max.map(f64::from)), 0),
+            limit,
             show(f(|r| r.acl_exact_max.map(|x| x as f64)), 0),
             show(f(|r| r.rules_max.map(|x| x as f64)), 0),
             show(f(|r| r.seconds), 3),
@@ -739,7 +752,13 @@ pub fn update(u: &crate::update::Update, old: &str, new: &str, elp: &str) -> Str
             } else {
                 "NOT verified"
             },
-            if r.any_order { ", any order" } else { "" },
+            if r.any_order {
+                ", any order"
+            } else if r.drain {
+                ", DRAIN the switch first"
+            } else {
+                ""
+            },
             lossless(&u.steps[r.step as usize - 1].old_lossy),
             lossless(&u.steps[r.step as usize - 1].new_lossy),
         );
@@ -757,6 +776,20 @@ pub fn update(u: &crate::update::Update, old: &str, new: &str, elp: &str) -> Str
         line!(
             l,
             "recabling     before step {i}, move the routing off the links being recabled; recable them after it (a port carries one link at a time)"
+        );
+    }
+    let drains = u.steps.iter().filter(|s| s.drain).count();
+    if u.kind == ScheduleKind::SwitchBySwitch {
+        line!(
+            l,
+            "waits         {}",
+            if drains == 0 {
+                "none: each step's state and every state before it, together, are acyclic, so packets a replaced table decided need not drain".to_string()
+            } else {
+                format!(
+                    "{drains} step(s) marked DRAIN: the state after such a step and the states since the last drain, together, have a dependency cycle, so packets the earlier tables decided must be gone first: take the switch out of the routing and let the fabric's lossless queues empty before replacing its table"
+                )
+            }
         );
     }
     if u.kind == ScheduleKind::TwoPhase {
@@ -790,6 +823,8 @@ mod tests {
             topology: topology.into(),
             elp: "shortest+random:20000,seed=9".into(),
             algo: algo.into(),
+            max_tcs_setting: "profile".into(),
+            tcs_max: Some(7),
             error: None,
             nodes: Some(2000),
             longest_elp: Some(10),

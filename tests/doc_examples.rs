@@ -131,9 +131,81 @@ fn every_example_in_the_readme_and_docs_runs() {
                 }
             }
         }
+        validate_exports(dir.path(), &doc);
     }
     // The README alone has four; a parser that finds none must not pass.
     assert!(ran >= 4, "only {ran} examples found");
+}
+
+/// Every SONiC export the examples of one document wrote validates
+/// against SONiC's YANG models (scripts/validate-sonic.py) and holds no ACL
+/// table; skipped with a note where yanglint is not installed (CI installs
+/// it, and there it is a failure).
+fn validate_exports(dir: &Path, doc: &Path) {
+    let mut exports = Vec::new();
+    for e in walk(dir) {
+        if e.file_name().is_some_and(|n| n == "summary.json")
+            && std::fs::read_to_string(&e).is_ok_and(|t| t.contains("\"tagger-sonic/"))
+        {
+            exports.push(e.parent().unwrap().to_path_buf());
+        }
+    }
+    if exports.is_empty() {
+        return;
+    }
+    if Command::new("yanglint").arg("--version").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must install yanglint (libyang-tools)"
+        );
+        eprintln!(
+            "{}: {} exports not validated: yanglint is not installed",
+            doc.display(),
+            exports.len()
+        );
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/validate-sonic.py");
+    for e in exports {
+        for f in std::fs::read_dir(&e).unwrap() {
+            let text = std::fs::read_to_string(f.unwrap().path()).unwrap();
+            assert!(!text.contains("ACL_"), "{}: an ACL table", e.display());
+        }
+        let o = Command::new("python3")
+            .arg(&script)
+            .arg(&e)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{}: the export {} is not valid against SONiC's models:\n{}{}",
+            doc.display(),
+            e.display(),
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+/// Every file under `dir`, not following the links to `datasets/` and
+/// `scripts/`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let t = e.file_type().unwrap();
+            if t.is_symlink() {
+                continue;
+            }
+            if t.is_dir() {
+                todo.push(e.path());
+            } else {
+                out.push(e.path());
+            }
+        }
+    }
+    out
 }
 
 /// Whether the scripts' Python packages can be imported. Under CI they

@@ -304,3 +304,278 @@ fn step_exports_hold_each_steps_switches() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The ports of every step's export have the names the switches were
+/// installed with (the link to the same neighbour), and ports the change
+/// adds get names no installed port of the switch has; with port names in
+/// the topology file, growth keeps them too (#52 item 10).
+#[test]
+fn step_exports_keep_installed_port_names() {
+    let dir = tmp("ports");
+    let peer = |d: &str| d.rsplit(" to ").next().unwrap().to_string();
+    for (topology, to, elp, algo) in [
+        ("fattree:k=4", "drain:links=3,seed=1", "kbounce:1", "clos"),
+        (
+            "jellyfish:n=30,ports=10,r=4,seed=2",
+            "grow:switches=2,seed=1",
+            "shortest",
+            "search",
+        ),
+    ] {
+        let (t, r, ex, steps) = (
+            dir.join("t.json"),
+            dir.join("r.json"),
+            dir.join("ex"),
+            dir.join("steps"),
+        );
+        let _ = std::fs::remove_dir_all(&ex);
+        let _ = std::fs::remove_dir_all(&steps);
+        let o = tagger(&[
+            "run",
+            topology,
+            "--elp",
+            elp,
+            "--algo",
+            algo,
+            "--topology-out",
+            s(&t),
+            "--rules-out",
+            s(&r),
+            "--export",
+            &format!("sonic:{}", s(&ex)),
+            "--require-fit",
+            "off",
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+        let o = tagger(&[
+            "update",
+            "--topology",
+            s(&t),
+            "--rules",
+            s(&r),
+            "--to",
+            to,
+            "--elp",
+            elp,
+            "--export-steps",
+            &format!("sonic:{}", s(&steps)),
+            "--require-fit",
+            "off",
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+        let ports = |f: &Path| -> Vec<(String, String)> {
+            let db: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
+            db["PORT"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(n, p)| (n.clone(), peer(p["description"].as_str().unwrap())))
+                .collect()
+        };
+        let mut checked = 0;
+        for step in std::fs::read_dir(&steps).unwrap() {
+            let step = step.unwrap().path();
+            if !step.is_dir() {
+                continue;
+            }
+            for f in std::fs::read_dir(&step).unwrap() {
+                let f = f.unwrap().path();
+                let name = f.file_name().unwrap().to_str().unwrap().to_string();
+                if name == "summary.json" || !ex.join(&name).exists() {
+                    continue;
+                }
+                let installed = ports(&ex.join(&name));
+                for (port, to) in ports(&f) {
+                    match installed.iter().find(|(n, _)| *n == port) {
+                        Some((_, was)) => assert_eq!(&to, was, "{topology} {name} {port}"),
+                        // A port the change adds: a name no installed
+                        // port has, on a link the switch did not have.
+                        None => {
+                            assert!(!installed.iter().any(|(_, w)| *w == to && to != "host port"))
+                        }
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 0, "{topology}");
+    }
+    // Port names in the topology file: growing keeps them, no name twice.
+    let t = dir.join("named.json");
+    let o = tagger(&["topo", "jellyfish:n=16,ports=8,r=4,seed=1", "--out", s(&t)]);
+    assert!(o.status.success(), "{}", text(&o));
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&t).unwrap()).unwrap();
+    let mut degree = std::collections::BTreeMap::new();
+    for l in v["links"].as_array().unwrap() {
+        for x in l.as_array().unwrap() {
+            *degree.entry(x.as_u64().unwrap()).or_insert(0u64) += 1;
+        }
+    }
+    for n in v["nodes"].as_array_mut().unwrap() {
+        let ports = degree[&n["id"].as_u64().unwrap()] + n["hosts"].as_u64().unwrap();
+        n["port_names"] = (1..=ports).map(|i| format!("Eth1/{i}")).collect();
+    }
+    std::fs::write(&t, v.to_string()).unwrap();
+    let r = dir.join("named.rules.json");
+    let o = tagger(&[
+        "run",
+        &format!("file:{}", s(&t)),
+        "--elp",
+        "shortest",
+        "--rules-out",
+        s(&r),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let steps = dir.join("named-steps");
+    let o = tagger(&[
+        "update",
+        "--topology",
+        s(&t),
+        "--rules",
+        s(&r),
+        "--to",
+        "grow:switches=1,seed=1",
+        "--elp",
+        "shortest",
+        "--export-steps",
+        &format!("sonic:{}", s(&steps)),
+        "--require-fit",
+        "off",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A switch-by-switch change marks the steps whose state, with every state
+/// since the last drain, closes a dependency cycle: the operator lets
+/// those packets drain first, and says so; every other step's state is
+/// acyclic together with those before it (#52 item 11).
+#[test]
+fn switch_by_switch_schedules_say_when_to_drain() {
+    let dir = tmp("drain");
+    let (t, g, c) = (dir.join("t.json"), dir.join("g.json"), dir.join("c.json"));
+    for (algo, out) in [("greedy", &g), ("clos", &c)] {
+        let o = tagger(&[
+            "run",
+            "fattree:k=4",
+            "--elp",
+            "kbounce:1",
+            "--algo",
+            algo,
+            "--topology-out",
+            s(&t),
+            "--rules-out",
+            s(out),
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    let o = tagger(&[
+        "update",
+        "--topology",
+        s(&t),
+        "--rules",
+        s(&g),
+        "--to",
+        s(&t),
+        "--elp",
+        "kbounce:1",
+        "--new-rules",
+        s(&c),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["schedule"], "switch-by-switch", "{v}");
+    let rows = v["step_rows"].as_array().unwrap();
+    assert!(rows.iter().all(|r| r["drain"].is_boolean()));
+    assert!(rows.iter().any(|r| r["drain"] == true), "{v}");
+    let o = tagger(&[
+        "update",
+        "--topology",
+        s(&t),
+        "--rules",
+        s(&g),
+        "--to",
+        s(&t),
+        "--elp",
+        "kbounce:1",
+        "--new-rules",
+        s(&c),
+    ]);
+    assert!(text(&o).contains("DRAIN the switch first"), "{}", text(&o));
+    assert!(text(&o).contains("marked DRAIN"), "{}", text(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The old and the new ELP are given apart: moving a fabric from
+/// `shortest` to `kbounce:1` plans the new ELP (not the old one again),
+/// keeps the old ELP lossless until the routing moves, and the new one
+/// after (#52 item 12); the churn says how a changed key counts (#52 item
+/// 13).
+#[test]
+fn the_elp_changes_with_new_elp() {
+    let dir = tmp("newelp");
+    let (t, r) = (dir.join("t.json"), dir.join("r.json"));
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "shortest",
+        "--topology-out",
+        s(&t),
+        "--rules-out",
+        s(&r),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = tagger(&[
+        "update",
+        "--topology",
+        s(&t),
+        "--rules",
+        s(&r),
+        "--to",
+        s(&t),
+        "--elp",
+        "shortest",
+        "--new-elp",
+        "kbounce:1",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["elp"], "shortest -> kbounce:1");
+    assert_eq!(v["verified"], true, "{v}");
+    assert!(v["priorities"].as_u64().unwrap() >= 2, "{v}");
+    assert!(v["churn_entries"].as_u64().unwrap() > 0);
+    let rows = v["step_rows"].as_array().unwrap();
+    assert_eq!(rows.last().unwrap()["new_elps_lossless"], true, "{v}");
+    assert_eq!(rows[0]["old_elps_lossless"], true, "{v}");
+    let (a, d, c) = (
+        v["entries_added"].as_u64().unwrap(),
+        v["entries_removed"].as_u64().unwrap(),
+        v["entries_changed"].as_u64().unwrap(),
+    );
+    assert_eq!(v["churn_entries"].as_u64().unwrap(), a + d + c);
+    assert_eq!(
+        v["entry_writes_delete_add"].as_u64().unwrap(),
+        a + d + 2 * c
+    );
+    // With --elp alone the new ELP is the old one: kbounce:1 stays unplanned.
+    let o = tagger(&[
+        "update",
+        "--topology",
+        s(&t),
+        "--rules",
+        s(&r),
+        "--to",
+        s(&t),
+        "--elp",
+        "shortest",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["churn_entries"], 0, "{v}");
+    std::fs::remove_dir_all(&dir).ok();
+}

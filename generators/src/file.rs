@@ -296,9 +296,31 @@ pub fn parse_json(text: &str, origin: &str) -> Result<Topology> {
     }
     let name = raw.name.unwrap_or_else(|| origin.to_string());
     let port_names = raw.nodes.into_iter().map(|n| n.port_names).collect();
-    Topology::new(name, Family::File, nodes, links)?
+    let family = generated_family(&name, &nodes, &links).unwrap_or(Family::File);
+    Topology::new(name, family, nodes, links)?
         .with_link_props(props)?
         .with_port_names(port_names)
+}
+
+/// The family a file's topology was generated as, when its name is a
+/// HyperX or BCube spec and the file holds exactly what that spec builds
+/// (nodes and links in the same order): dimension-order routing (`dor`)
+/// needs the family's coordinates, which a file written by `tagger run
+/// --topology-out` would otherwise lose. Anything else is a file.
+fn generated_family(name: &str, nodes: &[Node], links: &[[crate::NodeId; 2]]) -> Option<Family> {
+    let crate::TopologySpec::Generated(f) = crate::TopologySpec::parse(name).ok()? else {
+        return None;
+    };
+    if !f.has_dimensions() {
+        return None;
+    }
+    // Sized before it is built: a name may claim any size.
+    let (n, l) = f.size()?;
+    if n != nodes.len() as u64 || l != links.len() as u64 {
+        return None;
+    }
+    let t = crate::TopologySpec::Generated(f).build().ok()?;
+    (t.nodes() == nodes && t.links() == links).then(|| t.family().clone())
 }
 
 fn strip_position(msg: &str) -> String {
@@ -414,6 +436,31 @@ mod tests {
             let e = err(&doc(names));
             assert!(e.contains(want), "{e}");
         }
+    }
+
+    /// A HyperX or BCube written out and read back keeps its family (and
+    /// so its coordinates, which `dor` needs); an edited one, or another
+    /// family, is a file.
+    #[test]
+    fn generated_dimensions_survive_a_round_trip() {
+        for spec in ["hyperx:l=2,s=3,k=2,t=1", "bcube:n=3,k=1"] {
+            let t = crate::spec::build(spec).unwrap();
+            let back = parse_json(&to_json(&t), "t").unwrap();
+            assert_eq!(back.family(), t.family(), "{spec}");
+            assert!(back.family().has_dimensions());
+            // One link fewer: no longer what the spec builds.
+            let text = to_json(&t);
+            let edited = text.replacen("\n  [0, 1],", "\n", 1);
+            if edited != text {
+                let e = parse_json(&edited, "t").unwrap();
+                assert_eq!(e.family(), &Family::File, "{spec}");
+            }
+        }
+        let f = crate::spec::build("fattree:k=4").unwrap();
+        assert_eq!(
+            parse_json(&to_json(&f), "t").unwrap().family(),
+            &Family::File
+        );
     }
 
     #[test]

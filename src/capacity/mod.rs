@@ -74,10 +74,11 @@ pub struct Fit {
     pub switches_over_queues: u64,
     /// Switches whose rules exceed the ACL capacity (`None`: the profile gives none).
     pub switches_over_acl: Option<u64>,
-    /// The most traffic classes one switch's lossless traffic uses (0
-    /// until [`Fit::add_tcs`]).
+    /// The most traffic classes one node's lossless traffic uses (0
+    /// until [`Fit::add_tcs`]; BCube's forwarding servers count, as they
+    /// classify like switches).
     pub tcs_max: u32,
-    /// Switches needing more traffic classes than the profile has for
+    /// Nodes needing more traffic classes than the profile has for
     /// lossless traffic.
     pub switches_over_tcs: u64,
     /// The longest switch-to-switch cable (host cables as in the profile)
@@ -294,9 +295,11 @@ impl Fit {
                 n.fits_tcs = n.tcs <= p.lossless_tcs();
             }
         }
-        let switches = self.nodes.iter().flatten();
-        self.tcs_max = switches.clone().map(|n| n.tcs).max().unwrap_or(0);
-        self.switches_over_tcs = switches.filter(|n| !n.fits_tcs).count() as u64;
+        // Every node that forwards counts, BCube's servers too: each
+        // classifies and rewrites like a switch (and the export writes it
+        // one).
+        self.tcs_max = tcs.iter().copied().max().unwrap_or(0);
+        self.switches_over_tcs = tcs.iter().filter(|&&n| n > p.lossless_tcs()).count() as u64;
     }
 }
 

@@ -337,9 +337,14 @@ pub struct UpdateArgs {
     /// The topology after the change: grow:..., drain:..., a spec or a file.
     #[arg(long)]
     pub to: String,
-    /// The ELPs, on both topologies.
+    /// The installed plan's ELPs (on the old topology: the traffic in
+    /// flight when the change starts).
     #[arg(long)]
     pub elp: ElpSpec,
+    /// The ELPs after the change, on the new topology (default: --elp),
+    /// e.g. moving from `shortest` to `kbounce:1` on the same fabric.
+    #[arg(long)]
+    pub new_elp: Option<ElpSpec>,
     /// Move to this plan (tagger-rules/1, on the new topology) instead of
     /// extending the installed one.
     #[arg(long)]

@@ -324,6 +324,11 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
         .chain([("--rules", a.rules.clone())])
         .chain(a.new_rules.clone().map(|p| ("--new-rules", p)))
         .chain(a.elp.files().map(|p| ("--elp", p.to_path_buf())))
+        .chain(
+            a.new_elp
+                .iter()
+                .flat_map(|e| e.files().map(|p| ("--new-elp", p.to_path_buf()))),
+        )
         .chain(a.switch.file().map(|p| ("--switch", p)))
         .collect();
     let outputs: Vec<(&str, &Path)> = files
@@ -368,6 +373,7 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
         installed: &installed,
         new: &new,
         elp: &a.elp,
+        new_elp: a.new_elp.as_ref(),
         target,
         limits: a.limits.limits(),
         compare_scratch: !a.no_compare,
@@ -388,7 +394,10 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
         }
         _ => None,
     };
-    let elp = a.elp.text.clone();
+    let elp = match &a.new_elp {
+        Some(n) if n.text != a.elp.text => format!("{} -> {}", a.elp.text, n.text),
+        _ => a.elp.text.clone(),
+    };
     let summary = u.to_json(old.name(), new.name(), &elp);
     let mut staging = Staging::default();
     if let Some(p) = &a.rules_out {
@@ -396,7 +405,9 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
         staging.file(p, move |w| write_rules(w, p, rules));
     }
     if let Some(p) = &a.topology_out {
-        let text = topo::file::to_json(&new);
+        // With the ports named as the switches have them after the change,
+        // so that a later export from it matches them.
+        let text = topo::file::to_json(&u.correspondence.new_named(&new)?);
         staging.file(p, move |w| write_text(w, p, &text));
     }
     if let Some(d) = &a.steps_out {

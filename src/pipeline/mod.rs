@@ -280,11 +280,11 @@ record! {
         pub max_tcs: Option<u32>,
         /// The most traffic classes one switch's lossless traffic uses:
         /// what a switch installing the plan with port maps needs
-        /// (SONiC).
+        /// (SONiC; BCube's forwarding servers count as switches).
         pub tcs_max: u32,
-        /// Switches needing more traffic classes than the profile has for
-        /// lossless traffic: a stock SONiC switch cannot install the plan
-        /// there.
+        /// Switches (and forwarding servers) needing more traffic classes
+        /// than the profile has for lossless traffic: a stock SONiC switch
+        /// cannot install the plan there.
         pub switches_over_tcs: u64,
         /// With a traffic-class limit: the fewest priorities the algorithm
         /// found without it (equal to `priorities` when its plan fitted as

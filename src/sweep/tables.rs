@@ -86,6 +86,11 @@ pub(crate) fn tables(sweep: &str, outcomes: &[Outcome], threads: usize) -> Table
             elp: s.elp.text.clone(),
             algo: s.algo.name(),
             cycle: s.cycle.as_str().to_string(),
+            max_tcs_setting: match s.max_tcs {
+                crate::sweep::TcLimit::Profile => "profile".to_string(),
+                crate::sweep::TcLimit::None => "none".to_string(),
+                crate::sweep::TcLimit::At(n) => n.to_string(),
+            },
         };
         ScenarioRow::push_row(Some(&scenario), &mut runs);
         Figures::push_row(ok.map(|r| &r.figures), &mut runs);
@@ -164,6 +169,9 @@ record! {
         pub algo: String,
         /// The incremental cycle-detection backend.
         pub cycle: String,
+        /// The spec's traffic-class limit (`max_tcs`): `profile` (the
+        /// switch profile's, the default), `none`, or a number.
+        pub max_tcs_setting: String,
     }
 }
 
@@ -262,6 +270,10 @@ pub struct Row {
     pub elp: String,
     /// Its algorithm.
     pub algo: String,
+    /// Its traffic-class limit setting (`profile`, `none` or a number).
+    pub max_tcs_setting: String,
+    /// The most traffic classes one switch needs.
+    pub tcs_max: Option<u32>,
     /// The error, when it failed.
     pub error: Option<String>,
     /// Nodes of the topology.
@@ -332,6 +344,8 @@ pub fn rows_of(batches: &[RecordBatch]) -> Result<Vec<Row>> {
                 topology: s.topology_grid.clone(),
                 elp: s.elp.clone(),
                 algo: s.algo.clone(),
+                max_tcs_setting: s.max_tcs_setting.clone(),
+                tcs_max: f.map(|f| f.tcs_max),
                 error: o.error.clone(),
                 nodes: f.map(|f| f.switches + f.servers),
                 longest_elp: f.map(|f| f.longest_elp),

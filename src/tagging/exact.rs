@@ -429,8 +429,51 @@ fn violated(paths: &ChannelPaths, order: &OrderPlan, p: u32) -> Vec<u32> {
 /// then goes on from where it stopped, with no bound but the time limit.
 /// (With CaDiCaL, which takes no theory to count work by, the local search
 /// runs first.)
+///
+/// Under a traffic-class budget the proof is the unconstrained one (the
+/// fewest priorities any plan needs, a lower bound for plans within the
+/// budget too); the plan returned is the better of the solver's, fitted
+/// to the budget by moving keys up ([`super::fit`]), and the best plan
+/// `search`'s constructions and greedy find within it.
 pub(super) fn plan(cx: &super::Context<'_>, timeout_ms: u64) -> Result<Tagging> {
-    plan_with(cx, timeout_ms, FIRST_TRY_WORK)
+    let Some(n) = cx.max_tcs else {
+        return plan_with(cx, timeout_ms, FIRST_TRY_WORK);
+    };
+    let free = cx.with_max_tcs(None);
+    let best = plan_with(&free, timeout_ms, FIRST_TRY_WORK)?;
+    let algo = best.algo;
+    let (lb, effort, unconstrained) = (best.lower_bound, best.effort.clone(), best.priorities);
+    let mut candidates = Vec::new();
+    if let Ok((t, _)) = super::repair(cx, algo, best, n)? {
+        candidates.push(t);
+    }
+    // The constructions and greedy, ranked by fit first (no local search:
+    // the solver has had the time).
+    let built = super::checked(super::search::plan(cx, 0, 0, None, None, true)?)?;
+    if built.class_fit.is_some() {
+        candidates.push(built);
+    }
+    let mut t = candidates
+        .into_iter()
+        .min_by_key(|t| t.priorities)
+        .ok_or_else(|| Error::Algo {
+            algo: algo.name(),
+            reason: format!(
+                "no plan found within {n} traffic classes per switch: neither the solver's plan moved up to fit nor search's constructions fit; a switch with more traffic classes, or --max-tcs none"
+            ),
+        })?;
+    let c = super::traffic::classify(cx.topo, &t.keys)?;
+    t.algo = algo;
+    t.lower_bound = lb;
+    t.effort = effort;
+    t.class_fit = Some(super::fit::ClassFit {
+        max_tcs: n,
+        tcs_max: c.max() as u32,
+        unconstrained_priorities: unconstrained,
+        forced_keys: 0,
+        rounds: 0,
+    });
+    Ok(t)
 }
 
 /// [`plan`] with the first try's effort given.

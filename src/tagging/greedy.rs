@@ -85,19 +85,21 @@ impl<D: IncrementalDag> HopDecider for GreedyDecider<'_, D> {
             .par_iter_mut()
             .zip(by_tag.par_iter())
             .map(|(dag, idx)| {
-                let forced = |i: usize| self.forced.is_some_and(|f| f.contains(&keys[i]));
-                let free: Vec<usize> = idx.iter().copied().filter(|&i| !forced(i)).collect();
-                let edges: Vec<(u32, u32)> = free.iter().map(|&i| (keys[i].0, keys[i].2)).collect();
-                let mut out: Vec<(usize, u32)> = free
-                    .iter()
-                    .zip(dag.try_add_edges(&edges))
-                    .map(|(&i, ok)| (i, if ok { keys[i].1 } else { keys[i].1 + 1 }))
-                    .collect();
-                out.extend(
-                    idx.iter()
-                        .filter(|&&i| forced(i))
-                        .map(|&i| (i, keys[i].1 + 1)),
-                );
+                let decide = |free: &[usize], dag: &mut D| -> Vec<(usize, u32)> {
+                    let edges: Vec<(u32, u32)> =
+                        free.iter().map(|&i| (keys[i].0, keys[i].2)).collect();
+                    free.iter()
+                        .zip(dag.try_add_edges(&edges))
+                        .map(|(&i, ok)| (i, if ok { keys[i].1 } else { keys[i].1 + 1 }))
+                        .collect()
+                };
+                let Some(f) = self.forced else {
+                    return decide(idx, dag);
+                };
+                let (up, free): (Vec<usize>, Vec<usize>) =
+                    idx.iter().partition(|&&i| f.contains(&keys[i]));
+                let mut out = decide(&free, dag);
+                out.extend(up.into_iter().map(|i| (i, keys[i].1 + 1)));
                 out
             })
             .collect();

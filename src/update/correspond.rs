@@ -113,11 +113,8 @@ pub fn correspond(old: &Topology, new: &Topology) -> Result<Correspondence> {
         new.nodes().to_vec(),
         links,
     )?;
-    let named = |t: &Topology| (0..t.node_count() as NodeId).any(|v| t.port_names(v).is_some());
-    if named(old) || named(new) {
-        let names = union_port_names(old, new, &union, &old_node, &old_link);
-        union = union.with_port_names(names)?;
-    }
+    let names = union_port_names(old, new, &union, &old_node, &old_link);
+    union = union.with_port_names(names)?;
     let mut gains = vec![false; union.node_count()];
     for (u, &[a, b]) in union.links()[..new.link_count()].iter().enumerate() {
         if old_link[u].is_none() {
@@ -142,10 +139,13 @@ pub fn correspond(old: &Topology, new: &Topology) -> Result<Correspondence> {
     })
 }
 
-/// The union's port names: a new link's port as the new topology names
-/// it, a dropped link's as the old one did, then the new topology's host
-/// ports. A node with a port either leaves unnamed gets none (the export
-/// then names its ports by position).
+/// The union's port names, as the running switches have them: a port that
+/// exists before the change keeps the name it was installed under (the
+/// old topology file's, or `EthernetN` by its position there), through
+/// every step; a port the change adds gets a name none of the switch's
+/// installed ports has (`EthernetN` past the highest), never another's; a
+/// switch the change adds names its ports as the new topology does (or
+/// by position, as its peers were named).
 fn union_port_names(
     old: &Topology,
     new: &Topology,
@@ -153,31 +153,52 @@ fn union_port_names(
     old_node: &[Option<NodeId>],
     old_link: &[Option<LinkId>],
 ) -> Vec<Vec<String>> {
-    let name_in = |t: &Topology, v: NodeId, l: LinkId| -> Option<String> {
-        let p = t.out_channels(v).iter().position(|&c| c >> 1 == l)?;
-        t.port_names(v).map(|n| n[p].clone())
+    let export_names = |t: &Topology, v: NodeId| {
+        crate::sonic::port_names(t, v, t.degree(v) + t.node(v).hosts as usize)
     };
     (0..union.node_count() as NodeId)
         .map(|w| {
+            let Some(v) = old_node[w as usize] else {
+                // A new switch: the new topology's names, by position.
+                let mine = export_names(new, w);
+                let links = union.degree(w);
+                let mut list: Vec<String> = mine[..new.degree(w).min(links)].to_vec();
+                // Its links beyond the new topology's: none (a new switch
+                // has no dropped link), but stay total.
+                while list.len() < links {
+                    list.push(format!("Ethernet{}", 4 * list.len()));
+                }
+                list.extend(mine[new.degree(w)..].iter().cloned());
+                return list;
+            };
+            let installed = export_names(old, v);
+            let old_pos = |l: LinkId| old.out_channels(v).iter().position(|&c| c >> 1 == l);
+            let mut used: std::collections::BTreeSet<String> = installed.iter().cloned().collect();
+            let mut next = 0u32;
+            let mut fresh = |used: &mut std::collections::BTreeSet<String>| loop {
+                let n = format!("Ethernet{}", 4 * next);
+                next += 1;
+                if used.insert(n.clone()) {
+                    return n;
+                }
+            };
             let mut list = Vec::new();
             for &c in union.out_channels(w) {
                 let u = c >> 1;
-                let name = if (u as usize) < new.link_count() {
-                    name_in(new, w, u)
-                } else {
-                    old_node[w as usize]
-                        .zip(old_link[u as usize])
-                        .and_then(|(v, l)| name_in(old, v, l))
+                let name = match old_link[u as usize].and_then(old_pos) {
+                    Some(p) => installed[p].clone(),
+                    None => fresh(&mut used),
                 };
-                match name {
-                    Some(n) => list.push(n),
-                    None => return Vec::new(),
-                }
+                list.push(name);
             }
-            match new.port_names(w) {
-                Some(n) => list.extend(n[new.degree(w)..].iter().cloned()),
-                None if new.node(w).hosts > 0 => return Vec::new(),
-                None => {}
+            // Host ports: the installed ones under their names, any the
+            // change adds under new ones.
+            let old_hosts = &installed[old.degree(v)..];
+            for h in 0..new.node(w).hosts as usize {
+                list.push(match old_hosts.get(h) {
+                    Some(n) => n.clone(),
+                    None => fresh(&mut used),
+                });
             }
             list
         })
@@ -185,6 +206,29 @@ fn union_port_names(
 }
 
 impl Correspondence {
+    /// The new topology with the port names the switches have after the
+    /// change (the union's, less the dropped links' ports), so that what
+    /// is exported from it later names ports as they run.
+    ///
+    /// # Errors
+    /// As [`Topology::with_port_names`] (none for a union built here).
+    pub fn new_named(&self, new: &Topology) -> Result<Topology> {
+        let names: Vec<Vec<String>> = (0..new.node_count() as NodeId)
+            .map(|w| {
+                let all = self.union.port_names(w).unwrap_or_default();
+                let mut list = Vec::new();
+                for (i, &c) in self.union.out_channels(w).iter().enumerate() {
+                    if ((c >> 1) as usize) < self.new_links {
+                        list.push(all[i].clone());
+                    }
+                }
+                list.extend(all[self.union.degree(w)..].iter().cloned());
+                list
+            })
+            .collect();
+        Ok(new.clone().with_port_names(names)?)
+    }
+
     /// `rules` (on the old topology) on the union topology.
     pub fn old_on_union(&self, rules: &RuleSet) -> RuleSet {
         self.rename(rules, |e| {

@@ -184,6 +184,7 @@ pub fn grow_path(
                 installed: &rules,
                 new: &next,
                 elp,
+                new_elp: None,
                 target: Target::Extend,
                 limits: Limits::default(),
                 compare_scratch: true,

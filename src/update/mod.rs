@@ -78,8 +78,12 @@ pub struct Request<'a> {
     pub installed: &'a RuleSet,
     /// The topology after the change.
     pub new: &'a Topology,
-    /// The ELPs, on both topologies (old traffic and new).
+    /// The installed plan's ELPs, on the old topology (the traffic in
+    /// flight when the change starts).
     pub elp: &'a ElpSpec,
+    /// The ELPs after the change, on the new topology (`None`: the same
+    /// spec as `elp`).
+    pub new_elp: Option<&'a ElpSpec>,
     /// The plan to move to.
     pub target: Target,
     /// What the switches hold (every state is checked against it).
@@ -231,6 +235,13 @@ pub struct Step {
     pub old_lossy: Option<Violation>,
     /// The same for the new ELPs.
     pub new_lossy: Option<Violation>,
+    /// Switch by switch: the state after the step and every state since
+    /// the last drain, taken together, have a dependency cycle, so packets
+    /// the earlier tables decided must drain before the step's new table
+    /// goes in (take the switch out of the routing, let the queues empty,
+    /// replace, put it back). Two-phase steps never need it: every state of
+    /// a phase is a subset of the verified union.
+    pub drain: bool,
 }
 
 /// How the schedule was built.
@@ -321,7 +332,7 @@ pub fn plan(req: &Request<'_>, control: &Control) -> Result<Update> {
         )));
     }
     let corr = correspond(req.old, req.new)?;
-    let new_elp = ElpSet::build(req.new, req.elp)?;
+    let new_elp = ElpSet::build(req.new, req.new_elp.unwrap_or(req.elp))?;
     // Half the machine, as a run without a budget gets: a fabric past it
     // is refused with a memory-budget error rather than swapping.
     let budget = Budget::new(crate::budget::machine_default());
@@ -611,6 +622,7 @@ impl Check<'_> {
             add,
             remove,
             any_order,
+            drain: false,
             state: report,
             old_lossy: replay(
                 self.req.old,
@@ -661,8 +673,12 @@ impl Check<'_> {
     }
 
     /// One switch at a time: the lowest-numbered switch whose new table
-    /// leaves a verified state goes next, or, with `order`, the next one
-    /// it names. `why`: what refused the two-phase change.
+    /// leaves a verified state whose dependencies, together with those of
+    /// every state since the last drain (packets they decided may still be
+    /// in flight), are acyclic goes next; failing that, the lowest whose
+    /// state verifies alone, marked [`Step::drain`] (everything in flight
+    /// drains first); with `order`, the next one it names. `why`: what
+    /// refused the two-phase change.
     fn switch_by_switch(
         &self,
         new_u: &RuleSet,
@@ -713,22 +729,42 @@ impl Check<'_> {
                 .copied()
                 .collect()
         };
+        let mut before: Vec<Entry> = entries_of(&updated);
         while !left.is_empty() {
             let mut first_refusal = None;
-            let mut chosen = None;
+            // The first safe state, and whether it needs a drain.
+            let mut chosen: Option<(usize, RuleSet, bool)> = None;
             let candidates = if fixed { &left[..1] } else { &left[..] };
             for (i, &v) in candidates.iter().enumerate() {
                 updated[v as usize] = true;
-                let state = self.state(entries_of(&updated));
+                let entries = entries_of(&updated);
+                let state = self.state(entries.clone());
                 let report = verify_within(&self.corr.union, &state, None, &self.req.limits);
                 if report.ok() {
-                    chosen = Some((i, state));
-                    break;
+                    let mut both: Vec<Entry> = before.iter().chain(&entries).copied().collect();
+                    both.sort_unstable();
+                    both.dedup();
+                    // Packets decided by any table since the last drain
+                    // may still be in flight: their dependencies together
+                    // must be acyclic (the states differ in the actions of
+                    // some keys, so the union is no state a switch holds;
+                    // only its dependencies matter).
+                    let together =
+                        crate::verify::check_used(&self.corr.union, &self.state(both), |_| true)
+                            .is_ok();
+                    if together {
+                        chosen = Some((i, state, false));
+                        updated[v as usize] = false;
+                        break;
+                    }
+                    chosen.get_or_insert((i, state, true));
                 }
                 updated[v as usize] = false;
-                first_refusal.get_or_insert((v, report));
+                if !report.ok() {
+                    first_refusal.get_or_insert((v, report));
+                }
             }
-            let Some((i, state)) = chosen else {
+            let Some((i, state, drain)) = chosen else {
                 let (v, report) = first_refusal.expect("at least one switch is left");
                 let reason = if fixed {
                     format!(
@@ -747,10 +783,21 @@ impl Check<'_> {
                 return Err(Error::Update { reason });
             };
             let v = left.remove(i);
+            updated[v as usize] = true;
+            // In flight from now on: every state since the last drain.
+            if drain {
+                before = entries_of(&updated);
+            } else {
+                before.extend(entries_of(&updated));
+                before.sort_unstable();
+                before.dedup();
+            }
             let (o, nw) = (old_by[v as usize], new_by[v as usize]);
             let add = nw.iter().filter(|e| !o.contains(e)).copied().collect();
             let remove = o.iter().filter(|e| !nw.contains(e)).copied().collect();
-            steps.push(self.step(Action::Replace, vec![v], add, remove, &state, false));
+            let mut step = self.step(Action::Replace, vec![v], add, remove, &state, false);
+            step.drain = drain;
+            steps.push(step);
         }
         Ok(steps)
     }

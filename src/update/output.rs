@@ -34,6 +34,10 @@ record! {
         /// The step's switches may change in any order (the verified
         /// state bounds every partial one).
         pub any_order: bool,
+        /// Packets the step's switch decided with its old table must drain
+        /// before its new table goes in: the states before and after the
+        /// step, together, do not verify (switch by switch only).
+        pub drain: bool,
         /// The state the step leaves passed the independent verifier on the
         /// union topology (consistent, no decrease, acyclic per priority).
         pub verified: bool,
@@ -62,6 +66,7 @@ impl StepRow {
             entries_added: s.add.len() as u64,
             entries_removed: s.remove.len() as u64,
             any_order: s.any_order,
+            drain: s.drain,
             verified: s.state.ok(),
             priorities: s.state.priorities,
             dependency_edges: s.state.dependency_edges,
@@ -101,6 +106,7 @@ impl Update {
             "entries_added": c.added,
             "entries_removed": c.removed,
             "entries_changed": c.changed,
+            "entry_writes_delete_add": c.added + c.removed + 2 * c.changed,
             "switches_touched": c.switches_touched,
             "scratch_algo": scratch.map(|s| s.algo.clone()),
             "scratch_priorities": scratch.map(|s| s.priorities),
@@ -170,6 +176,7 @@ impl Update {
                 "action": s.action.as_str(),
                 "switches": s.switches,
                 "any_order": s.any_order,
+                "drain": s.drain,
                 "verified": s.state.ok(),
                 "add": s.add,
                 "remove": s.remove,
@@ -223,12 +230,28 @@ impl Update {
         format: crate::sonic::Format,
         opts: &crate::sonic::Options,
     ) -> Result<Vec<(crate::sonic::Export, Vec<u32>)>> {
-        // The installed state and every step's, classified together: a
-        // switch a step does not touch keeps the configuration it had.
+        // The installed state and every step's, classified together within
+        // each window between drains (packets of any state of a window may
+        // meet): a switch a step does not touch keeps the configuration it
+        // had.
         let mut all = vec![self.installed.clone()];
         all.extend(self.states());
-        let (exports, together) =
-            crate::sonic::build_all(&self.correspondence.union, &all, format, opts)?;
+        let mut exports = Vec::with_capacity(all.len());
+        let mut together = true;
+        let mut start = 0;
+        for end in 1..=all.len() {
+            if end == all.len() || self.steps[end - 1].drain {
+                let (ex, t) = crate::sonic::build_all(
+                    &self.correspondence.union,
+                    &all[start..end],
+                    format,
+                    opts,
+                )?;
+                exports.extend(ex);
+                together &= t;
+                start = end;
+            }
+        }
         exports
             .into_iter()
             .skip(1)
@@ -287,6 +310,7 @@ impl Update {
                 "switches": s.switches,
                 "cleared": cleared,
                 "any_order": s.any_order,
+                "drain": s.drain,
             }));
         }
         let v = json!({

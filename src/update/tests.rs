@@ -20,6 +20,7 @@ fn request<'a>(
         installed: r,
         new,
         elp,
+        new_elp: None,
         target: Target::Extend,
         limits: Limits::SWITCH,
         compare_scratch: true,
