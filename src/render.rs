@@ -89,6 +89,18 @@ pub fn run(r: &RunResult, peak_rss_bytes: Option<u64>) -> String {
             " (optimality not proven)"
         }
     );
+    if let (Some(u), Some(n), Some(k)) = (
+        s.figures.priorities_unconstrained,
+        s.figures.max_tcs,
+        s.figures.tcs_forced_keys,
+    ) && u == s.figures.priorities
+        && k > 0
+    {
+        line!(
+            l,
+            "              within {n} traffic classes per switch: {k} keys moved up a priority to fit (same priorities, more rules)"
+        );
+    }
     if let (Some(u), Some(n)) = (s.figures.priorities_unconstrained, s.figures.max_tcs)
         && u < s.figures.priorities
     {
@@ -606,6 +618,58 @@ pub fn sweep_failures(rows: &[Row]) -> String {
     t.render()
 }
 
+/// `tagger update --export-steps`: the directories written, in the order
+/// to apply them, and what each is for.
+pub fn export_steps(
+    u: &crate::update::Update,
+    exports: &[crate::update::StepExport],
+    dir: &std::path::Path,
+) -> String {
+    let mut l = Lines::new();
+    line!(
+        l,
+        "exported      {} directories in {}, to apply in this order; what every switch runs after each was decoded and judged for every packet (as `tagger verify --exported` does against {})",
+        exports.len(),
+        dir.display(),
+        crate::update::UNION_FILE
+    );
+    for x in exports.iter().take(MAX_STEP_LINES) {
+        let n = x.switches.len();
+        let what = match x.step {
+            Some(i) => {
+                let tables = &u.steps[i].switches;
+                let extra = x.switches.iter().filter(|v| !tables.contains(v)).count();
+                if extra == 0 {
+                    String::new()
+                } else {
+                    format!(" ({extra} of them for their traffic classes only: they receive tags they did not, or no longer)")
+                }
+            }
+            None if x.dir.ends_with("-ports") => {
+                ": the ports the change adds, bound (no lossless traffic on them yet) before the new cables carry any".into()
+            }
+            None if x.dir.ends_with("-tidy") => {
+                ": classes of tags no longer sent dropped (tables unchanged), so that what runs is the new plan's export".into()
+            }
+            None => ": traffic classes only (tables unchanged): the classes they run were chosen apart from the next step's, and together would not pass the read-back".into(),
+        };
+        line!(
+            l,
+            "  {:<18} {n} switch{}{what}",
+            x.dir,
+            if n == 1 { "" } else { "es" }
+        );
+    }
+    if exports.len() > MAX_STEP_LINES {
+        line!(
+            l,
+            "  ... {} more (the directory's summary.json lists them all)",
+            exports.len() - MAX_STEP_LINES
+        );
+    }
+    l.done()
+}
+
 /// `tagger update`'s summary: the new plan against the installed one (and
 /// a from-scratch plan), then the schedule, a line per step.
 pub fn update(u: &crate::update::Update, old: &str, new: &str, elp: &str) -> String {
@@ -639,6 +703,18 @@ pub fn update(u: &crate::update::Update, old: &str, new: &str, elp: &str) -> Str
         u.lower_bound,
         u.plan.entries.len()
     );
+    if let Some(why) = &u.extension_refused {
+        line!(
+            l,
+            "extension     refused, planned from scratch instead: keeping the installed decisions, {why}"
+        );
+    }
+    if let Some(why) = &u.classes_over {
+        line!(
+            l,
+            "classes       the new plan needs more traffic classes than the switches have ({why}): a SONiC export of it is refused; the neutral table (json:DIR) expresses it"
+        );
+    }
     if let Some(r) = &u.reordered {
         let e = &r.effort;
         let why = if let Some(f) = &r.forced {

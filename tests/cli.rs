@@ -1345,3 +1345,83 @@ fn require_fit_refuses_a_plan_the_switches_cannot_hold() {
         text(&o)
     );
 }
+
+/// `verify --exported` replays the ELP the export records without being
+/// told (and `--elp` replaces it); its priority limit is the recorded
+/// profile's lossless queues, and a switch written with `--require-fit off`
+/// is named as not fitting (#52 items 8 and 9).
+#[test]
+fn verify_exported_replays_the_recorded_elp_and_takes_the_profiles_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:1",
+        "--algo",
+        "clos",
+        "--topology-out",
+        &p("t.json"),
+        "--export",
+        &format!("sonic:{}", p("e")),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = tagger(&["verify", "--topology", &p("t.json"), "--exported", &p("e")]);
+    assert!(o.status.success(), "{}", text(&o));
+    let replayed = |o: &std::process::Output| -> u64 {
+        let t = text(o);
+        let at = t.find(" ELP transitions replayed").expect("a replay count");
+        t[..at]
+            .rsplit(|c: char| !c.is_ascii_digit())
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let kb1 = replayed(&o);
+    assert!(kb1 > 0, "{}", text(&o));
+    let o = tagger(&[
+        "verify",
+        "--topology",
+        &p("t.json"),
+        "--exported",
+        &p("e"),
+        "--elp",
+        "shortest",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(replayed(&o) < kb1, "{}", text(&o));
+    // Three priorities on a profile with two lossless queues.
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:2",
+        "--algo",
+        "clos",
+        "--export",
+        &format!("sonic:{}", p("f")),
+        "--require-fit",
+        "off",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = tagger(&["verify", "--topology", &p("t.json"), "--exported", &p("f")]);
+    assert!(!o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(
+        t.contains("does not fit (exported with --require-fit off)"),
+        "{t}"
+    );
+    assert!(t.contains("3 lossless priorities"), "{t}");
+    let o = tagger(&[
+        "verify",
+        "--topology",
+        &p("t.json"),
+        "--exported",
+        &p("f"),
+        "--max-priorities",
+        "8",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+}

@@ -191,20 +191,27 @@ fn sonic_switch(v: u32, db: &Value, profile: &toml::Table) -> Result<Model, Brok
     let mut egress_maps = BTreeMap::new();
     let (mut xoff_sum, mut xon_sum, mut most) = (0u64, 0u64, 0usize);
     let mut pfcs = BTreeMap::new();
-    let host_bound = ports
-        .iter()
-        .filter(|(n, l)| l.is_none() && !db["PORT_QOS_MAP"][n.as_str()].is_null())
-        .count();
-    let hosts = ports.values().filter(|l| l.is_none()).count();
-    if host_bound != 0 && host_bound != hosts {
-        return broken(format!("node {v}: a host port without a binding"));
-    }
     for (name, link) in &ports {
         let b = &db["PORT_QOS_MAP"][name.as_str()];
         if b.is_null() {
             if link.is_some() {
                 return broken(format!("node {v}: link port {name} without a binding"));
             }
+            // A host port with no maps bound: SONiC puts everything it
+            // takes in TC 0, and with no pfc_enable nothing leaves it
+            // paused. Still a host port, so the paths from it are judged.
+            arrive.insert(
+                name.clone(),
+                vec![
+                    Arrive {
+                        class: 0,
+                        group: None
+                    };
+                    64
+                ],
+            );
+            egress_maps.insert(name.clone(), ((0..16).map(|tc| (tc, 0)).collect(), None));
+            pfcs.insert(name.clone(), BTreeSet::new());
             continue;
         }
         for k in ["dscp_to_tc_map", "tc_to_pg_map", "tc_to_queue_map"] {

@@ -259,9 +259,10 @@ fn bad_input_is_named_and_writes_nothing() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// `--export-steps` writes a directory per step with the configuration
-/// of exactly the switches the step changes (their state after it is
-/// checked against a whole export in the library's tests).
+/// `--export-steps` writes a directory per step (and any `ports`,
+/// `prepare` or `tidy` directory around them) with the configuration of
+/// exactly the switches it changes: every switch of the step's row, and
+/// any whose classes alone change (`classes_only`).
 #[test]
 fn step_exports_hold_each_steps_switches() {
     let dir = tmp("export");
@@ -279,9 +280,13 @@ fn step_exports_hold_each_steps_switches() {
             serde_json::from_str(&std::fs::read_to_string(ex.join("summary.json")).unwrap())
                 .unwrap();
         assert_eq!(listed["format"], tagger::update::EXPORT_FORMAT);
+        assert!(ex.join(tagger::update::UNION_FILE).is_file());
         let listed = listed["steps"].as_array().unwrap();
-        assert_eq!(listed.len() as u64, v["steps"].as_u64().unwrap());
-        for (step, row) in listed.iter().zip(v["step_rows"].as_array().unwrap()) {
+        let rows = v["step_rows"].as_array().unwrap();
+        let dirs: Vec<&str> = listed.iter().map(|d| d["dir"].as_str().unwrap()).collect();
+        assert_eq!(v["export_dirs"], serde_json::json!(dirs));
+        let mut steps = 0;
+        for step in listed {
             let sub = ex.join(step["dir"].as_str().unwrap());
             let mut files: Vec<String> = std::fs::read_dir(&sub)
                 .unwrap()
@@ -289,17 +294,32 @@ fn step_exports_hold_each_steps_switches() {
                 .filter(|f| f != "summary.json")
                 .collect();
             files.sort();
-            let cleared = step["cleared"].as_array().unwrap().len();
-            let mut want: Vec<String> = row["switch_list"]
-                .as_str()
+            let switches: Vec<String> = step["switches"]
+                .as_array()
                 .unwrap()
-                .split(' ')
+                .iter()
                 .map(|n| format!("{n}.json"))
                 .collect();
-            want.sort();
-            assert_eq!(files.len() + cleared, want.len(), "{}", step["dir"]);
-            assert!(files.iter().all(|f| want.contains(f)), "{}", step["dir"]);
+            let cleared = step["cleared"].as_array().unwrap().len();
+            assert_eq!(files.len() + cleared, switches.len(), "{}", step["dir"]);
+            assert!(
+                files.iter().all(|f| switches.contains(f)),
+                "{}",
+                step["dir"]
+            );
+            let action = step["action"].as_str().unwrap();
+            if ["ports", "prepare", "tidy"].contains(&action) {
+                assert_eq!(step["classes_only"], step["switches"], "{}", step["dir"]);
+                continue;
+            }
+            let row = &rows[steps];
+            steps += 1;
+            assert_eq!(row["action"], step["action"]);
+            for n in row["switch_list"].as_str().unwrap().split(' ') {
+                assert!(switches.contains(&format!("{n}.json")), "{}", step["dir"]);
+            }
         }
+        assert_eq!(steps, rows.len());
         std::fs::remove_dir_all(&ex).ok();
     }
     std::fs::remove_dir_all(&dir).ok();
@@ -577,5 +597,168 @@ fn the_elp_changes_with_new_elp() {
     ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["churn_entries"], 0, "{v}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// What an operator does with `--export-steps`: install the plan's own
+/// export, then copy each step's files over the switches' (deleting the
+/// cleared ones). After every step, the directory every switch runs is read
+/// back by `tagger verify --exported` (every packet, any routing) and
+/// passes, for a two-phase growth and for a switch-by-switch change with
+/// drains (#52: the decoded-switch-function check on every update step).
+#[test]
+fn every_running_configuration_of_an_update_reads_back() {
+    let dir = tmp("running");
+    for (topology, algo, to, elp, new_algo) in [
+        (
+            "jellyfish:n=30,ports=10,r=4,seed=2",
+            "search",
+            "grow:switches=2,seed=1",
+            "shortest",
+            None,
+        ),
+        ("fattree:k=4", "greedy", "", "kbounce:1", Some("clos")),
+    ] {
+        let (t, r, live, steps, u) = (
+            dir.join("t.json"),
+            dir.join("r.json"),
+            dir.join("live"),
+            dir.join("steps"),
+            dir.join("u.json"),
+        );
+        let _ = std::fs::remove_dir_all(&live);
+        let _ = std::fs::remove_dir_all(&steps);
+        let o = tagger(&[
+            "run",
+            topology,
+            "--elp",
+            elp,
+            "--algo",
+            algo,
+            "--topology-out",
+            s(&t),
+            "--rules-out",
+            s(&r),
+            "--export",
+            &format!("sonic:{}", s(&live)),
+            "--require-fit",
+            "off",
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+        let mut args = vec![
+            "update".to_string(),
+            "--topology".into(),
+            s(&t).into(),
+            "--rules".into(),
+            s(&r).into(),
+            "--elp".into(),
+            elp.into(),
+            "--export-steps".into(),
+            format!("sonic:{}", s(&steps)),
+            "--require-fit".into(),
+            "off".into(),
+            "--topology-out".into(),
+            s(&u).into(),
+        ];
+        match new_algo {
+            None => args.extend(["--to".into(), to.into()]),
+            Some(a) => {
+                let c = dir.join("c.json");
+                let o = tagger(&[
+                    "run",
+                    topology,
+                    "--elp",
+                    elp,
+                    "--algo",
+                    a,
+                    "--rules-out",
+                    s(&c),
+                ]);
+                assert!(o.status.success(), "{}", text(&o));
+                args.extend([
+                    "--to".into(),
+                    s(&t).into(),
+                    "--new-rules".into(),
+                    s(&c).into(),
+                ]);
+            }
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = tagger(&args);
+        assert!(o.status.success(), "{}", text(&o));
+        let read = |p: &Path| -> serde_json::Value {
+            serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+        };
+        let none = dir.join("no-paths");
+        std::fs::write(&none, "").unwrap();
+        let listed = read(&steps.join("summary.json"));
+        let listed = listed["steps"].as_array().unwrap();
+        assert!(!listed.is_empty());
+        let (mut drains, mut prepares) = (0, 0);
+        for step in listed {
+            let sub = steps.join(step["dir"].as_str().unwrap());
+            let mut sum = read(&sub.join("summary.json"));
+            let mut running = read(&live.join("summary.json"));
+            let node = |x: &serde_json::Value| x["node"].as_u64().unwrap();
+            let touched: Vec<u64> = step["switches"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_u64().unwrap())
+                .collect();
+            for v in step["cleared"].as_array().unwrap() {
+                std::fs::remove_file(live.join(format!("{v}.json"))).unwrap();
+            }
+            let mut list: Vec<serde_json::Value> = running["switches"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|x| !touched.contains(&node(x)))
+                .cloned()
+                .collect();
+            for x in sum["switches"].as_array().unwrap() {
+                let f = format!("{}.json", node(x));
+                std::fs::copy(sub.join(&f), live.join(&f)).unwrap();
+                list.push(x.clone());
+            }
+            list.sort_by_key(node);
+            for k in ["tags", "priorities"] {
+                let most = sum[k].as_u64().unwrap().max(running[k].as_u64().unwrap());
+                sum[k] = most.into();
+            }
+            sum["switches"] = list.into();
+            running = sum;
+            std::fs::write(live.join("summary.json"), running.to_string()).unwrap();
+            drains += usize::from(step["drain"] == true);
+            prepares += usize::from(step["action"] == "prepare");
+            let union = steps.join(tagger::update::UNION_FILE);
+            let o = tagger(&[
+                "verify",
+                "--topology",
+                s(&union),
+                "--exported",
+                s(&live),
+                "--paths",
+                s(&none),
+                // Exported with --require-fit off: a two-phase step may
+                // hold more priorities than the profile's two.
+                "--max-priorities",
+                "8",
+            ]);
+            assert!(
+                o.status.success(),
+                "{topology} after {}: {}",
+                step["dir"],
+                text(&o)
+            );
+        }
+        if new_algo.is_some() {
+            assert!(drains > 0, "the switch-by-switch change drains");
+        }
+        eprintln!(
+            "{topology}: {} directories, {prepares} preparations",
+            listed.len()
+        );
+    }
     std::fs::remove_dir_all(&dir).ok();
 }

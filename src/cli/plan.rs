@@ -276,6 +276,7 @@ pub fn export(a: ExportArgs) -> Result<ExitCode> {
 /// recorded ELP replayed unless --paths or --elp says otherwise.
 pub fn verify(a: VerifyArgs) -> Result<ExitCode> {
     let topo = topo::file::read_json_file(&a.topology)?;
+    let out = super::Out::default();
     let (rules, recorded, limits) = match (&a.rules, &a.exported) {
         (Some(r), _) => (RuleSet::read(r)?, None, a.limits.limits()),
         (None, Some(d)) => {
@@ -284,6 +285,9 @@ pub fn verify(a: VerifyArgs) -> Result<ExitCode> {
                 Some(p) => a.limits.limits_or(p.lossless_queues),
                 None => a.limits.limits(),
             };
+            for m in &back.misfits {
+                say!(out, "does not fit (exported with --require-fit off): {m}");
+            }
             (back.rules, back.elp, limits)
         }
         (None, None) => bail!("give --rules or --exported"),
@@ -302,7 +306,7 @@ pub fn verify(a: VerifyArgs) -> Result<ExitCode> {
         (None, None, None) => None,
     };
     let report = tagger::verify::verify_within(&topo, &rules, elp.as_ref(), &limits);
-    say!(super::Out::default(), "{report}");
+    say!(out, "{report}");
     Ok(exit(report.ok()))
 }
 
@@ -379,6 +383,7 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
         compare_scratch: !a.no_compare,
         order: a.order.clone(),
         search_budget: a.search_budget,
+        max_tcs: a.switch.max_tcs(&a.switch.profile()?),
     };
     let u = tagger::update::plan(&req, &Control::new())?;
     if !u.ok() {
@@ -430,9 +435,16 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
             .context("--out")?;
     }
     if a.json {
+        let mut summary = summary;
+        if let Some((ex, _)) = &exports {
+            summary["export_dirs"] = ex.iter().map(|x| x.dir.clone()).collect();
+        }
         say!(out, "{}", serde_json::to_string_pretty(&summary)?);
     } else {
         say!(out, "{}", render::update(&u, old.name(), new.name(), &elp));
+        if let Some((ex, t)) = &exports {
+            say!(out, "{}", render::export_steps(&u, ex, &t.dir));
+        }
     }
     Ok(exit(u.ok()))
 }

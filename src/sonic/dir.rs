@@ -29,15 +29,110 @@ pub(super) fn number(v: &Value) -> Option<u32> {
         .and_then(|x| u32::try_from(x).ok())
 }
 
+/// Where an export is read from: its directory, or an export still in
+/// memory (an update step's running configuration, judged before anything
+/// is written).
+pub(super) enum Source<'a> {
+    /// A directory written by [`super::write_files`].
+    Dir(&'a Path),
+    /// An export in memory; `label` names it in errors.
+    Memory {
+        /// What errors call the export.
+        label: &'a str,
+        /// Its `summary.json`.
+        summary: &'a Value,
+        /// Each switch's file, by node, with an id that changes whenever
+        /// the file does (what `cache` is keyed by).
+        files: &'a std::collections::BTreeMap<NodeId, (&'a Value, u64)>,
+        /// Switch functions decoded before, by (node, id): a sequence of
+        /// configurations that differ in a few switches decodes each
+        /// file once.
+        cache: Option<&'a DecodeCache>,
+    },
+}
+
+/// Decoded switch functions with the reason each does not fit (if it does
+/// not), by (node, file id): see [`Source::Memory`].
+#[derive(Debug, Default)]
+pub(crate) struct DecodeCache(
+    std::cell::RefCell<std::collections::HashMap<(NodeId, u64), Decoded>>,
+);
+
+/// A switch's function, and why it does not fit its profile (if not).
+type Decoded = (super::function::SwitchFn, Option<String>);
+
+impl Source<'_> {
+    /// Switch `v`'s function decoded by `decode`, or as decoded before.
+    pub(super) fn decoded(
+        &self,
+        v: NodeId,
+        decode: impl FnOnce() -> Result<Decoded>,
+    ) -> Result<Decoded> {
+        let Source::Memory {
+            files,
+            cache: Some(cache),
+            ..
+        } = self
+        else {
+            return decode();
+        };
+        let Some(&(_, id)) = files.get(&v) else {
+            return decode();
+        };
+        if let Some(hit) = cache.0.borrow().get(&(v, id)) {
+            return Ok(hit.clone());
+        }
+        let d = decode()?;
+        cache.0.borrow_mut().insert((v, id), d.clone());
+        Ok(d)
+    }
+
+    /// How errors name `file` of the export.
+    pub(super) fn show(&self, file: &str) -> String {
+        match self {
+            Source::Dir(d) => d.join(file).display().to_string(),
+            Source::Memory { label, .. } => format!("{label}/{file}"),
+        }
+    }
+
+    /// `summary.json`, parsed.
+    pub(super) fn summary(&self) -> Result<std::borrow::Cow<'_, Value>> {
+        match self {
+            Source::Dir(d) => load(&d.join("summary.json")).map(std::borrow::Cow::Owned),
+            Source::Memory { summary, .. } => Ok(std::borrow::Cow::Borrowed(summary)),
+        }
+    }
+
+    /// Switch `v`'s file, parsed.
+    fn switch(&self, v: NodeId, file: &str) -> Result<std::borrow::Cow<'_, Value>> {
+        match self {
+            Source::Dir(d) => load(&d.join(file)).map(std::borrow::Cow::Owned),
+            Source::Memory { files, .. } => files
+                .get(&v)
+                .map(|x| std::borrow::Cow::Borrowed(x.0))
+                .ok_or_else(|| Error::Export {
+                    kind: crate::error::ExportKind::ReadBack,
+                    reason: format!(
+                        "{}: summary.json lists it; there is no such file",
+                        self.show(file)
+                    ),
+                }),
+        }
+    }
+}
+
+/// A switch's node, file name, parsed file and entry in `summary.json`.
+pub(super) type Found<'a> = (NodeId, String, std::borrow::Cow<'a, Value>, &'a Value);
+
 /// Each switch `summary.json` lists: its node (checked against the
 /// topology, each once), its file's name, the file parsed, and its entry
 /// in the list; an error up front when `switches` is not a list.
 pub(super) fn switch_files<'a>(
     topo: &'a Topology,
-    dir: &'a Path,
+    src: &'a Source<'a>,
     summary: &'a Value,
     bad: &'a dyn Fn(&str, String) -> Error,
-) -> Result<impl Iterator<Item = Result<(NodeId, String, Value, &'a Value)>> + 'a> {
+) -> Result<impl Iterator<Item = Result<Found<'a>>> + 'a> {
     let list = summary["switches"].as_array().ok_or_else(|| {
         bad(
             "summary.json",
@@ -64,7 +159,7 @@ pub(super) fn switch_files<'a>(
             return Err(bad("summary.json", format!("switch {v} is listed twice")));
         }
         let file = format!("{v}.json");
-        let db = load(&dir.join(&file))?;
+        let db = src.switch(v, &file)?;
         Ok((v, file, db, s))
     }))
 }
@@ -128,10 +223,25 @@ pub(super) fn header(
         })
     };
     let classes = classes(summary, bad)?;
+    // The priorities the switches use, as decoded; the summary may
+    // record more (a configuration between update steps records the most
+    // of those it mixes), never fewer.
+    let used = entries
+        .iter()
+        .map(|e| e.priority.max(e.next_priority))
+        .max()
+        .unwrap_or(0);
+    let said = num("priorities")?;
+    if said < used {
+        return Err(bad(
+            "summary.json",
+            format!("priorities = {said}, but the switches use priority {used}"),
+        ));
+    }
     Ok(RuleSet {
         topology: text("topology")?,
         algo: text("algo")?,
-        priorities: num("priorities")?,
+        priorities: used.max(1),
         initial_tag: num("initial_tag")?,
         classes,
         entries,

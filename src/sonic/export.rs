@@ -15,7 +15,7 @@ use tagger_generators::{NodeId, Topology};
 const EGRESS_PROFILE: &str = "TAGGER_EGRESS_LOSSLESS";
 
 /// One switch's export.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Switch {
     /// The switch.
     pub node: NodeId,
@@ -42,7 +42,7 @@ pub struct SwitchFit {
 }
 
 /// A plan's export.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Export {
     /// One per switch with lossless traffic, in node order.
     pub switches: Vec<Switch>,

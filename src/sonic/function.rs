@@ -109,6 +109,10 @@ pub struct ReadBack {
     pub elp: Option<String>,
     /// The switch profile the buffers were sized with (SONiC exports).
     pub profile: Option<crate::capacity::Profile>,
+    /// Switches that do not fit the profile (lossless queues or headroom),
+    /// each `file: reason`; only an export written with `--require-fit off`
+    /// records them (`fits: false`): elsewhere a misfit is an error.
+    pub misfits: Vec<String>,
 }
 
 /// Every lossless transition as rule entries, sorted, with each node's
@@ -322,36 +326,9 @@ fn check_cycles(topo: &Topology, switches: &[SwitchFn], at: &[Option<usize>]) ->
             }
         }
     }
-    let order = crate::cycle::topological_order(n, edges.clone());
-    if order.len() == n {
+    let Some(cycle) = crate::cycle::find_cycle(n, edges) else {
         return Ok(());
-    }
-    // Vertices left out lie on or behind a cycle: walk back from one along
-    // edges between left-out vertices until a vertex repeats.
-    let mut placed = vec![false; n];
-    for &x in &order {
-        placed[x as usize] = true;
-    }
-    let mut pred: BTreeMap<u32, u32> = BTreeMap::new();
-    for &(a, b) in &edges {
-        if !placed[a as usize] && !placed[b as usize] {
-            pred.entry(b).or_insert(a);
-        }
-    }
-    let start = *pred.keys().next().expect("a cycle has edges");
-    let mut walk = vec![start];
-    let mut seen = BTreeSet::from([start]);
-    let mut x = start;
-    loop {
-        x = pred[&x];
-        if !seen.insert(x) {
-            break;
-        }
-        walk.push(x);
-    }
-    let from = walk.iter().position(|&y| y == x).expect("repeated");
-    let mut cycle: Vec<u32> = walk[from..].to_vec();
-    cycle.reverse();
+    };
     let name = |vx: u32| -> String {
         let c = vx as usize / G;
         let g = vx as usize % G;

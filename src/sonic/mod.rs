@@ -41,12 +41,14 @@ mod readback_tests;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use dir::DecodeCache;
 pub use export::{
     Export, Switch, SwitchFit, export, replaceable, traffic_classes, write, write_files,
 };
 pub use function::ReadBack;
 pub use neutral::{TABLE_FORMAT, table};
-pub use read::read;
+pub(crate) use read::read_parts;
+pub use read::{read, read_export};
 
 use crate::capacity::Profile;
 use crate::error::{Error, ExportKind, Result};
@@ -110,46 +112,56 @@ pub fn build(topo: &Topology, rules: &RuleSet, format: Format, opts: &Options) -
     }
 }
 
-/// The exports of several plans that switches run side by side (an
-/// update's states, in order), each as [`build`] makes it, but with every
-/// state's traffic classes chosen together
-/// ([`crate::tagging::traffic::classify_all`]): switches configured from
-/// different states never close a cycle together. Where the states'
-/// dependencies together have a cycle (a switch-by-switch change that
-/// alters installed decisions), each state is classified on its own and
-/// the returned flag is false: a switch's packets decided by its previous
-/// table must then drain before the next step.
+/// The traffic classes of several plans that switches run side by side
+/// (an update's states, in order), chosen together and beside the
+/// dependencies `running` of the configuration in place
+/// ([`crate::tagging::traffic::classify_all_from`]): switches configured
+/// from different states, or still running the old configuration, never
+/// close a cycle together. `first_within`: see `classify_all_from`.
+/// [`build_classified`] exports each.
 ///
 /// # Errors
-/// As [`build`].
-pub fn build_all(
+/// [`Error::SelfCheck`] when the states' dependencies and `running`
+/// together have a cycle (they cannot all run at once: the caller drains,
+/// or seeds with less).
+pub fn classify_states(
     topo: &Topology,
+    running: &[(
+        u32,
+        tagger_generators::ChannelId,
+        tagger_generators::ChannelId,
+    )],
+    first_within: Option<
+        &[(
+            u32,
+            tagger_generators::ChannelId,
+            tagger_generators::ChannelId,
+        )],
+    >,
     states: &[RuleSet],
-    format: Format,
-    opts: &Options,
-) -> Result<(Vec<Export>, bool)> {
+) -> Result<Vec<crate::tagging::traffic::Classification>> {
     let keys: Vec<Vec<crate::tagging::Key>> =
         states.iter().map(|r| r.keys(topo)).collect::<Result<_>>()?;
     let refs: Vec<&[crate::tagging::Key]> = keys.iter().map(Vec::as_slice).collect();
-    let (classes, together) = match crate::tagging::traffic::classify_all(topo, &refs) {
-        Ok(c) => (c, true),
-        Err(Error::SelfCheck { .. }) => (
-            refs.iter()
-                .map(|k| crate::tagging::traffic::classify(topo, k))
-                .collect::<Result<_>>()?,
-            false,
-        ),
-        Err(e) => return Err(e),
-    };
-    let exports = states
-        .iter()
-        .zip(&classes)
-        .map(|(r, c)| match format {
-            Format::Sonic => export::export_classified(topo, r, opts, c),
-            Format::Json => neutral::table_classified(topo, r, opts.elp.as_deref(), c),
-        })
-        .collect::<Result<_>>()?;
-    Ok((exports, together))
+    crate::tagging::traffic::classify_all_from(topo, running, first_within, &refs)
+}
+
+/// [`build`] of `rules` with its traffic classes given (from
+/// [`classify_states`]).
+///
+/// # Errors
+/// As [`build`].
+pub fn build_classified(
+    topo: &Topology,
+    rules: &RuleSet,
+    classes: &crate::tagging::traffic::Classification,
+    format: Format,
+    opts: &Options,
+) -> Result<Export> {
+    match format {
+        Format::Sonic => export::export_classified(topo, rules, opts, classes),
+        Format::Json => neutral::table_classified(topo, rules, opts.elp.as_deref(), classes),
+    }
 }
 
 /// Default queue (and priority group) of lossless priority `p`:

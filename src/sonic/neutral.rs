@@ -2,7 +2,7 @@
 //! SONiC export without a target's numbering, buffers or limits, for other
 //! switch targets (P4, vendor CLIs) to translate.
 
-use super::dir::{excerpt, header, host_tags, number, switch_files};
+use super::dir::{Source, excerpt, header, host_tags, number, switch_files};
 use super::function::{In, Out, Port, ReadBack, Reading, SwitchFn, judge};
 use super::port_names;
 use crate::error::{Error, Result};
@@ -10,7 +10,6 @@ use crate::rules::{Entry, RuleSet, compress};
 use crate::tagging::traffic::classify;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use std::path::Path;
 use tagger_generators::{LinkId, Topology};
 
 /// Format of a neutral table's `summary.json`.
@@ -166,16 +165,16 @@ pub(crate) fn table_classified(
 /// then judged as a whole.
 pub(super) fn read(
     topo: &Topology,
-    dir: &Path,
+    src: &Source<'_>,
     summary: &Value,
     bad: &dyn Fn(&str, String) -> Error,
 ) -> Result<ReadBack> {
     let mut switches = Vec::new();
-    for found in switch_files(topo, dir, summary, bad)? {
+    for found in switch_files(topo, src, summary, bad)? {
         let (v, file, t, listed) = found?;
-        let shown = dir.join(&file).display().to_string();
+        let shown = src.show(&file);
         let bad = |r: String| bad(&file, r);
-        let f = decode(topo, v, &t, &shown, &bad)?;
+        let (f, _) = src.decoded(v, || Ok((decode(topo, v, &t, &shown, &bad)?, None)))?;
         let used = f.egress.keys().filter(|&&k| k != 0).count();
         if number(&listed["classes"]).is_some_and(|n| n as usize != used) {
             return Err(bad(format!(
@@ -207,6 +206,7 @@ pub(super) fn read(
         rules,
         elp: summary["elp"].as_str().map(str::to_string),
         profile: None,
+        misfits: Vec::new(),
     })
 }
 

@@ -20,7 +20,7 @@
 //! profile the export records, in the lossless pools, and each switch's
 //! headroom and lossless queues must fit that profile.
 
-use super::dir::{excerpt, load, number, switch_files};
+use super::dir::{Source, excerpt, number, switch_files};
 use super::function::{In, Out, Port, ReadBack, Reading, SwitchFn, judge};
 use super::{FORMAT, Mapping, TABLE_FORMAT, port_names};
 use crate::capacity::{Profile, port_headroom};
@@ -52,14 +52,55 @@ fn covers(key: &str, port: &str, n: u32) -> bool {
 /// [`Error::Export`] naming the file, table and port at fault, or the
 /// dependency cycle.
 pub fn read(topo: &Topology, dir: &Path) -> Result<ReadBack> {
-    let summary = load(&dir.join("summary.json"))?;
+    read_from(topo, &Source::Dir(dir))
+}
+
+/// [`read`] of an export in memory, as it would read once written:
+/// `label` names it in errors.
+///
+/// # Errors
+/// As [`read`].
+pub fn read_export(topo: &Topology, ex: &super::Export, label: &str) -> Result<ReadBack> {
+    let files: BTreeMap<NodeId, (&Value, u64)> = ex
+        .switches
+        .iter()
+        .map(|s| (s.node, (&s.config, 0)))
+        .collect();
+    read_parts(topo, label, &ex.summary, &files, None)
+}
+
+/// [`read_export`] of an export given as its `summary.json` and each
+/// switch's file by node, with an id that changes whenever the file does:
+/// with `cache`, a file decoded before under the same node and id is not
+/// decoded again.
+pub(crate) fn read_parts(
+    topo: &Topology,
+    label: &str,
+    summary: &Value,
+    files: &BTreeMap<NodeId, (&Value, u64)>,
+    cache: Option<&super::dir::DecodeCache>,
+) -> Result<ReadBack> {
+    read_from(
+        topo,
+        &Source::Memory {
+            label,
+            summary,
+            files,
+            cache,
+        },
+    )
+}
+
+fn read_from(topo: &Topology, src: &Source<'_>) -> Result<ReadBack> {
+    let summary = src.summary()?;
+    let summary: &Value = &summary;
     let bad = |file: &str, reason: String| Error::Export {
         kind: ExportKind::ReadBack,
-        reason: format!("{}: {reason}", dir.join(file).display()),
+        reason: format!("{}: {reason}", src.show(file)),
     };
     match summary["format"].as_str() {
         Some(FORMAT) => {}
-        Some(TABLE_FORMAT) => return super::neutral::read(topo, dir, &summary, &bad),
+        Some(TABLE_FORMAT) => return super::neutral::read(topo, src, summary, &bad),
         Some(f @ ("tagger-sonic/1" | "tagger-sonic/2")) => {
             return Err(bad(
                 "summary.json",
@@ -79,22 +120,34 @@ pub fn read(topo: &Topology, dir: &Path) -> Result<ReadBack> {
         }
     }
     let mapping = Mapping::from_json(&summary["mapping"]).map_err(|r| bad("summary.json", r))?;
-    let profile = recorded_profile(&summary).map_err(|r| bad("summary.json", r))?;
+    let profile = recorded_profile(summary).map_err(|r| bad("summary.json", r))?;
     let pools = (
         text_at(&summary["buffer"]["ingress_pool"]).unwrap_or(super::INGRESS_POOL),
         text_at(&summary["buffer"]["egress_pool"]).unwrap_or(super::EGRESS_POOL),
     );
     let mut switches = Vec::new();
-    for found in switch_files(topo, dir, &summary, &bad)? {
+    let mut misfits = Vec::new();
+    for found in switch_files(topo, src, summary, &bad)? {
         let (v, file, db, listed) = found?;
-        let shown = dir.join(&file).display().to_string();
+        let shown = src.show(&file);
         let sw = SwitchDb {
             db: &db,
             file: shown.clone(),
             profile: &profile,
             pools,
         };
-        let f = sw.decode(topo, v)?;
+        let (f, misfit) = src.decoded(v, || sw.decode(topo, v))?;
+        // A switch that does not fit is an error unless the export says so
+        // (written with --require-fit off): then it is reported.
+        if let Some(m) = misfit {
+            if listed["fits"] != Value::Bool(false) {
+                return Err(bad(
+                    &file,
+                    format!("{m} (summary.json does not record that it does not fit)"),
+                ));
+            }
+            misfits.push(format!("{shown}: {m}"));
+        }
         let tcs = f
             .ingress
             .iter()
@@ -123,8 +176,8 @@ pub fn read(topo: &Topology, dir: &Path) -> Result<ReadBack> {
         }
         switches.push(f);
     }
-    let host_tags = super::dir::host_tags(&summary, &bad)?;
-    let most = super::dir::max_tag(&summary, &bad)?;
+    let host_tags = super::dir::host_tags(summary, &bad)?;
+    let most = super::dir::max_tag(summary, &bad)?;
     let tag_of = |d: u32| mapping.tag_of(d).filter(|&t| t <= most);
     let priority_of = |q: u32| mapping.priority_of(q);
     let reading = Reading {
@@ -133,11 +186,12 @@ pub fn read(topo: &Topology, dir: &Path) -> Result<ReadBack> {
         value_name: "DSCP",
     };
     let (entries, ingress) = judge(topo, &switches, &reading, &host_tags)?;
-    let rules = super::dir::header(&summary, &bad, entries, ingress)?;
+    let rules = super::dir::header(summary, &bad, entries, ingress)?;
     Ok(ReadBack {
         rules,
         elp: text_at(&summary["elp"]).map(str::to_string),
         profile: Some(profile),
+        misfits,
     })
 }
 
@@ -376,8 +430,9 @@ impl SwitchDb<'_> {
         Ok(true)
     }
 
-    /// The switch's complete function, and its fit checked.
-    fn decode(&self, topo: &Topology, v: NodeId) -> Result<SwitchFn> {
+    /// The switch's complete function, and the reason it does not fit the
+    /// profile, if it does not.
+    fn decode(&self, topo: &Topology, v: NodeId) -> Result<(SwitchFn, Option<String>)> {
         for t in ["ACL_TABLE", "ACL_RULE", "ACL_TABLE_TYPE"] {
             if !self.db[t].is_null() {
                 return Err(self.bad(format!(
@@ -528,27 +583,29 @@ impl SwitchDb<'_> {
             }
             most = most.max(groups_at[i].union(&queues_at[i]).count());
         }
-        if most > p.lossless_queues as usize {
-            return Err(self.bad(format!(
+        let reserved = crate::capacity::reserve(p, xoff, xon);
+        let misfit = if most > p.lossless_queues as usize {
+            Some(format!(
                 "a port of the switch uses {most} lossless priorities; {} allows {}",
                 p.name, p.lossless_queues
-            )));
-        }
-        let reserved = crate::capacity::reserve(p, xoff, xon);
-        if reserved > p.lossless_buffer_bytes {
-            return Err(self.bad(format!(
+            ))
+        } else if reserved > p.lossless_buffer_bytes {
+            Some(format!(
                 "its lossless priority groups need {} of headroom; {} has a {} lossless buffer",
                 crate::budget::human(reserved),
                 p.name,
                 crate::budget::human(p.lossless_buffer_bytes)
-            )));
-        }
-        Ok(SwitchFn {
+            ))
+        } else {
+            None
+        };
+        let f = SwitchFn {
             node: v,
             file: self.file.clone(),
             ports,
             ingress,
             egress,
-        })
+        };
+        Ok((f, misfit))
     }
 }

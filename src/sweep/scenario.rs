@@ -77,6 +77,7 @@ pub fn run_scenario(s: &Scenario) -> Outcome {
                     &r.rules,
                     &s.elp,
                     g,
+                    s.max_tcs.resolve(&s.switch),
                     &crate::tagging::Control::new(),
                 ),
             };

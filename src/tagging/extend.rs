@@ -58,10 +58,22 @@ pub struct Seed {
 /// # Complexity
 /// As `greedy`, plus one insertion per installed dependency.
 pub fn plan(cx: &Context<'_>, seed: &Seed) -> Result<Tagging> {
+    plan_forced(cx, seed, None)
+}
+
+/// [`plan`] with `forced` keys the installed plan does not decide moved up
+/// a priority whatever the graph allows (the traffic-class repair,
+/// [`super::fit`]); installed decisions stay.
+pub(crate) fn plan_forced(
+    cx: &Context<'_>,
+    seed: &Seed,
+    forced: Option<&super::fit::Forced>,
+) -> Result<Tagging> {
     let mut d = Extender {
         n: seed.vertices,
         dags: Vec::new(),
         kept: &seed.kept,
+        forced,
     };
     for &(p, a, b) in &seed.edges {
         if !d.dag(p).try_add_edge(a, b) {
@@ -291,6 +303,7 @@ struct Extender<'a> {
     n: usize,
     dags: Vec<OrderedDag>,
     kept: &'a HashMap<(ChannelId, u32, ChannelId), u32>,
+    forced: Option<&'a super::fit::Forced>,
 }
 
 impl Extender<'_> {
@@ -318,6 +331,9 @@ impl HopDecider for Extender<'_> {
                         algo: "extend".into(),
                         reason: format!("needs more than {MAX_TAG} priorities"),
                     });
+                }
+                if self.forced.is_some_and(|f| f.contains(&(c1, t, c2))) {
+                    return Ok(t + 1);
                 }
                 Ok(if self.dag(t).try_add_edge(c1, c2) {
                     t

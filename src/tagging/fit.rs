@@ -124,6 +124,18 @@ pub(crate) fn fit(
     first: Tagging,
     replan: &mut dyn FnMut(&Forced) -> Result<Tagging>,
 ) -> Result<std::result::Result<(Tagging, ClassFit), NoFit>> {
+    fit_moving(topo, max_tcs, first, &|_| true, replan)
+}
+
+/// [`fit`] where only keys `movable` accepts may be forced up (an
+/// extension keeps the installed decisions).
+pub(crate) fn fit_moving(
+    topo: &Topology,
+    max_tcs: u32,
+    first: Tagging,
+    movable: &dyn Fn(&(ChannelId, u32, ChannelId)) -> bool,
+    replan: &mut dyn FnMut(&Forced) -> Result<Tagging>,
+) -> Result<std::result::Result<(Tagging, ClassFit), NoFit>> {
     let unconstrained = first.priorities;
     let mut plan = first;
     let mut forced = Forced::default();
@@ -155,7 +167,7 @@ pub(crate) fn fit(
             .iter()
             .filter(|n| n.classes.len() > max_tcs as usize)
         {
-            match merges(topo, &plan, n, max_tcs as usize) {
+            match merges(topo, &plan, n, max_tcs as usize, movable) {
                 Some(keys) => forced.extend(keys),
                 None => {
                     stuck.get_or_insert(n.node);
@@ -184,6 +196,7 @@ fn merges(
     plan: &Tagging,
     n: &NodeClasses,
     budget: usize,
+    movable: &dyn Fn(&(ChannelId, u32, ChannelId)) -> bool,
 ) -> Option<Vec<(ChannelId, u32, ChannelId)>> {
     let keys = &plan.keys;
     let v = n.node;
@@ -233,14 +246,18 @@ fn merges(
         work[ci as usize].members.push((from, tag));
     }
     // The keys of class `a` kept at port j, to force up; None when one is a
-    // host port's first hop (always kept).
+    // host port's first hop (always kept) or may not move.
     let kept = |a: &Work, j: usize| -> Option<Vec<(ChannelId, u32, ChannelId)>> {
         let mut out = Vec::new();
         for &(from, tag) in &a.members {
             if let Some(k) = key_at(from, tag, outs[j])
                 && k.next_priority == k.priority
             {
-                out.push((from?, tag, outs[j]));
+                let key = (from?, tag, outs[j]);
+                if !movable(&key) {
+                    return None;
+                }
+                out.push(key);
             }
         }
         Some(out)

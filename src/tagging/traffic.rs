@@ -194,7 +194,7 @@ pub(crate) fn classify_with<D: IncrementalDag>(
     topo: &Topology,
     keys: &[Key],
 ) -> Result<Classification> {
-    Ok(classify_states::<D>(topo, &[keys])?
+    Ok(classify_states::<D>(topo, &[], None, &[keys])?
         .pop()
         .expect("one state"))
 }
@@ -210,11 +210,35 @@ pub(crate) fn classify_with<D: IncrementalDag>(
 /// [`Error::SelfCheck`] when the plans' dependencies together have a cycle
 /// at some priority (they cannot all run at once).
 pub fn classify_all(topo: &Topology, states: &[&[Key]]) -> Result<Vec<Classification>> {
-    classify_states::<OrderedDag>(topo, states)
+    classify_states::<OrderedDag>(topo, &[], None, states)
+}
+
+/// [`classify_all`] beside what switches already run: `running` lists the
+/// same-priority dependencies `(priority, in channel, out channel)` of the
+/// configuration in place (its plan's and its classes' completions alike),
+/// and every completion is checked against them too. A switch whose
+/// members are those it runs with, classified from the same dependencies,
+/// gets the classes it has. With `first_within` (sorted), the first
+/// state's completions are kept to those dependencies: its classes then
+/// add no dependency to them (a configuration to pass through on the way
+/// from one that has them).
+///
+/// # Errors
+/// [`Error::SelfCheck`] when the running dependencies and the plans'
+/// together have a cycle at some priority.
+pub fn classify_all_from(
+    topo: &Topology,
+    running: &[(u32, ChannelId, ChannelId)],
+    first_within: Option<&[(u32, ChannelId, ChannelId)]>,
+    states: &[&[Key]],
+) -> Result<Vec<Classification>> {
+    classify_states::<OrderedDag>(topo, running, first_within, states)
 }
 
 fn classify_states<D: IncrementalDag>(
     topo: &Topology,
+    running: &[(u32, ChannelId, ChannelId)],
+    first_within: Option<&[(u32, ChannelId, ChannelId)]>,
     states: &[&[Key]],
 ) -> Result<Vec<Classification>> {
     use rayon::prelude::*;
@@ -265,7 +289,17 @@ fn classify_states<D: IncrementalDag>(
                     (&sorted[lo..hi], &arrivals[alo..ahi])
                 })
                 .collect();
-            classify_priority::<D>(topo, p, &slices, complete)
+            let seed: Vec<(ChannelId, ChannelId)> = running
+                .iter()
+                .filter(|e| e.0 == p)
+                .map(|e| (e.1, e.2))
+                .collect();
+            let within: Option<Vec<(ChannelId, ChannelId)>> = first_within.map(|w| {
+                let lo = w.partition_point(|e| e.0 < p);
+                let hi = w.partition_point(|e| e.0 <= p);
+                w[lo..hi].iter().map(|e| (e.1, e.2)).collect()
+            });
+            classify_priority::<D>(topo, p, &seed, within.as_deref(), &slices, complete)
         })
         .collect();
     let mut out: Vec<Vec<NodeClasses>> = vec![Vec::new(); states.len()];
@@ -309,19 +343,23 @@ fn classify_states<D: IncrementalDag>(
 fn classify_priority<D: IncrementalDag>(
     topo: &Topology,
     p: u32,
+    running: &[(ChannelId, ChannelId)],
+    first_within: Option<&[(ChannelId, ChannelId)]>,
     states: &[(&[&Key], &[(u32, NodeId, Option<ChannelId>, u32)])],
     complete: bool,
 ) -> Result<Vec<Vec<NodeClasses>>> {
-    // The plans' own dependencies at p, inserted along a topological order
-    // (each then costs no search); completions are checked against them.
+    // The plans' own dependencies at p, and those of what runs, inserted
+    // along a topological order (each then costs no search); completions
+    // are checked against them.
     let n = topo.channel_count();
     let mut edges: Vec<(ChannelId, ChannelId)> = states
         .iter()
         .flat_map(|(keys, _)| keys.iter())
         .filter(|k| k.next_priority == p)
         .filter_map(|k| Some((k.in_channel?, k.out_channel)))
+        .chain(running.iter().copied())
         .collect();
-    if states.len() > 1 {
+    if states.len() > 1 || !running.is_empty() {
         edges.sort_unstable();
         edges.dedup();
     }
@@ -347,7 +385,8 @@ fn classify_priority<D: IncrementalDag>(
         }
     }
     let mut all = Vec::with_capacity(states.len());
-    for &(keys, arrivals) in states {
+    for (si, &(keys, arrivals)) in states.iter().enumerate() {
+        let within = if si == 0 { first_within } else { None };
         let mut out = Vec::new();
         // Nodes in id order: the keys' and the arrivals' runs merged.
         let (mut ki, mut ai) = (0usize, 0usize);
@@ -368,6 +407,7 @@ fn classify_priority<D: IncrementalDag>(
                 &keys[ki..kend],
                 &arrivals[ai..aend],
                 complete,
+                within,
                 &mut dag,
             ));
             ki = kend;
@@ -379,6 +419,7 @@ fn classify_priority<D: IncrementalDag>(
 }
 
 /// Node `v`'s classes at priority `p`.
+#[allow(clippy::too_many_arguments)]
 fn classify_node<D: IncrementalDag>(
     topo: &Topology,
     v: NodeId,
@@ -386,6 +427,7 @@ fn classify_node<D: IncrementalDag>(
     keys: &[&Key],
     arrivals: &[(u32, NodeId, Option<ChannelId>, u32)],
     complete: bool,
+    within: Option<&[(ChannelId, ChannelId)]>,
     dag: &mut D,
 ) -> NodeClasses {
     let outs = topo.out_channels(v);
@@ -421,7 +463,7 @@ fn classify_node<D: IncrementalDag>(
     for m in 0..members.len() {
         let mut placed = false;
         for g in &mut groups {
-            if join(&members, m, g, outs, p, complete, dag, &mut added) {
+            if join(&members, m, g, outs, p, complete, within, dag, &mut added) {
                 placed = true;
                 break;
             }
@@ -476,6 +518,7 @@ fn join<D: IncrementalDag>(
     outs: &[ChannelId],
     p: u32,
     complete: bool,
+    within: Option<&[(ChannelId, ChannelId)]>,
     dag: &mut D,
     added: &mut Vec<(ChannelId, ChannelId)>,
 ) -> bool {
@@ -507,6 +550,11 @@ fn join<D: IncrementalDag>(
                 }
             },
         }
+    }
+    if let Some(w) = within
+        && need.iter().any(|e| w.binary_search(e).is_err())
+    {
+        return false;
     }
     added.clear();
     for &(a, b) in &need {

@@ -160,7 +160,8 @@ impl GrowthRow {
 }
 
 /// Grows `topo` (planned as `rules`) along `growth`: each step applies the
-/// step's change to the last topology and extends the last plan.
+/// step's change to the last topology and extends the last plan, fitted
+/// to `max_tcs` traffic classes per switch (`None`: no limit).
 ///
 /// # Errors
 /// The change's error (no link left to take over, a drain that would
@@ -170,6 +171,7 @@ pub fn grow_path(
     rules: &RuleSet,
     elp: &ElpSpec,
     growth: &Growth,
+    max_tcs: Option<u32>,
     control: &Control,
 ) -> Result<Vec<GrowthRow>> {
     let mut rows = Vec::new();
@@ -190,6 +192,7 @@ pub fn grow_path(
                 compare_scratch: true,
                 order: None,
                 search_budget: crate::tagging::SEARCH_BUDGET,
+                max_tcs,
             },
             control,
         )?;
@@ -253,7 +256,7 @@ mod tests {
                 .unwrap(),
         );
         let g = Growth::parse("grow:switches=2,steps=3").unwrap();
-        let rows = grow_path(&t, &rules, &elp, &g, &Control::new()).unwrap();
+        let rows = grow_path(&t, &rules, &elp, &g, None, &Control::new()).unwrap();
         assert_eq!(rows.len(), 3);
         assert_eq!(
             rows.iter().map(|r| r.switches).collect::<Vec<_>>(),

@@ -44,7 +44,7 @@ mod output;
 
 pub use correspond::{Correspondence, correspond, with_entries};
 pub use growth::{Growth, GrowthRow, grow_path};
-pub use output::{EXPORT_FORMAT, STEPS_FORMAT, StepRow};
+pub use output::{EXPORT_FORMAT, STEPS_FORMAT, StepExport, StepRow, UNION_FILE};
 
 use crate::budget::Budget;
 use crate::elp::{ElpSet, ElpSpec};
@@ -99,6 +99,11 @@ pub struct Request<'a> {
     /// greedy extension needs more priorities than the installed plan
     /// ([`crate::tagging::extend::reorder`]); 0: do not search.
     pub search_budget: u64,
+    /// Traffic classes a switch may use for lossless traffic: the
+    /// extension is fitted to them ([`crate::tagging::fit`], moving new
+    /// keys up; installed decisions stay), and the from-scratch comparison
+    /// planned within them. `None`: no limit.
+    pub max_tcs: Option<u32>,
 }
 
 /// The extension's local search, run when the greedy extension needed more
@@ -291,6 +296,14 @@ pub struct Update {
     pub final_report: Report,
     /// Why a two-phase change was not possible (switch-by-switch only).
     pub two_phase_refused: Option<Violation>,
+    /// Why no extension keeping the installed decisions was used: it does
+    /// not fit the switches' traffic classes, so the new plan was planned
+    /// from scratch within them.
+    pub extension_refused: Option<String>,
+    /// Why the new plan needs more traffic classes than the limit: no
+    /// extension fits and the plan from scratch within them cannot be
+    /// reached safely (`None`: it fits, or there is no limit).
+    pub classes_over: Option<String>,
     /// The installed plan on the union topology: the state before step 1.
     pub installed: RuleSet,
     /// The extension's local search, when it ran.
@@ -318,10 +331,77 @@ impl Update {
 /// several classes), the new plan does not verify, or no safe schedule
 /// exists (naming the violation); ELP and budget errors.
 ///
+/// With a traffic-class limit, the new plan keeps within it where an
+/// extension, or failing that a plan from scratch reached switch by
+/// switch, can; where neither can, the extension without the limit is
+/// returned and [`Update::classes_over`] says why (a SONiC export of it is
+/// refused; the neutral table expresses it).
+///
 /// # Complexity
 /// Extension as `greedy`; the two-phase schedule verifies three states;
 /// the switch-by-switch one up to `s^2 / 2` states for `s` changed switches.
 pub fn plan(req: &Request<'_>, control: &Control) -> Result<Update> {
+    // An installed plan over the limit does not run on such switches: the
+    // change is planned without it (an extension keeps its classes).
+    // Rules that do not even read on the old topology are refused, with
+    // the verifier's reason, by the attempt itself.
+    let installed_tcs = req.max_tcs.and_then(|n| {
+        let keys = req.installed.keys(req.old).ok()?;
+        let most = crate::tagging::traffic::classify(req.old, &keys)
+            .ok()?
+            .max();
+        (most > n as usize).then_some((most, n))
+    });
+    if let Some((most, n)) = installed_tcs {
+        return unlimited(
+            req,
+            control,
+            format!(
+                "the installed plan already needs {most} at some switch, over the limit of {n}: planned without it"
+            ),
+        );
+    }
+    match attempt(req, control)? {
+        Attempt::Done(u) => Ok(*u),
+        Attempt::Unreachable { refused, reason } => unlimited(
+            req,
+            control,
+            format!(
+                "{refused}; the plan made from scratch within the classes instead cannot be reached safely ({reason})"
+            ),
+        ),
+    }
+}
+
+/// The update planned without a traffic-class limit, `why` recorded as
+/// [`Update::classes_over`].
+fn unlimited(req: &Request<'_>, control: &Control, why: String) -> Result<Update> {
+    let free = Request {
+        max_tcs: None,
+        ..req.clone()
+    };
+    match attempt(&free, control)? {
+        Attempt::Done(mut u) => {
+            u.classes_over = Some(why);
+            Ok(*u)
+        }
+        // Only a limit makes an attempt unreachable rather than an error.
+        Attempt::Unreachable { reason, .. } => Err(Error::Update { reason }),
+    }
+}
+
+/// What one planning attempt gave.
+enum Attempt {
+    Done(Box<Update>),
+    /// The extension did not fit the traffic classes (`refused`) and the
+    /// plan from scratch within them has no safe schedule (`reason`).
+    Unreachable {
+        refused: String,
+        reason: String,
+    },
+}
+
+fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
     let bad = |reason: String| Error::Update { reason };
     let old_elp = ElpSet::build(req.old, req.elp)?;
     let before = verify_within(req.old, req.installed, Some(&old_elp), &req.limits);
@@ -336,12 +416,15 @@ pub fn plan(req: &Request<'_>, control: &Control) -> Result<Update> {
     // Half the machine, as a run without a budget gets: a fabric past it
     // is refused with a memory-budget error rather than swapping.
     let budget = Budget::new(crate::budget::machine_default());
-    let cx = Context::new(req.new, &new_elp, &budget, control);
+    let cx = Context::new(req.new, &new_elp, &budget, control).with_max_tcs(req.max_tcs);
     let old_u = corr.old_on_union(req.installed);
     let mut reordered = None;
     // A given plan's lower bound comes from greedy's plan of the new ELPs,
     // which the from-scratch comparison reuses when it is greedy too.
     let mut greedy = None;
+    // Why the extension was refused, and the from-scratch plan used instead.
+    let mut extension_refused = None;
+    let mut prior: Option<crate::tagging::Tagging> = None;
     let (mut plan, lower_bound) = match &req.target {
         Target::Extend => {
             extendable(req.installed).map_err(bad)?;
@@ -382,6 +465,32 @@ pub fn plan(req: &Request<'_>, control: &Control) -> Result<Update> {
                     t = found;
                 }
             }
+            if let Some(n) = req.max_tcs {
+                let lower_bound = t.lower_bound;
+                let unconstrained = t.priorities;
+                let movable = |k: &(u32, u32, u32)| !seed.kept.contains_key(k);
+                let fitted = crate::tagging::fit::fit_moving(req.new, n, t, &movable, &mut |f| {
+                    crate::tagging::extend::plan_forced(&cx, &seed, Some(f))
+                })?;
+                t = match fitted {
+                    Ok((mut ft, mut info)) => {
+                        info.unconstrained_priorities = unconstrained;
+                        ft.lower_bound = lower_bound;
+                        ft.class_fit = Some(info);
+                        ft
+                    }
+                    Err(no) => {
+                        // Keeping the installed decisions cannot fit:
+                        // plan from scratch within the classes instead
+                        // (the schedule then replaces what it must).
+                        let algo = installed_algo(req.installed);
+                        let scratch = crate::tagging::tag_in(&cx, algo)?;
+                        extension_refused = Some(no.to_string());
+                        prior = Some(scratch.clone());
+                        scratch
+                    }
+                };
+            }
             (RuleSet::from_tagging(req.new, &t), t.lower_bound)
         }
         Target::Given(r) => {
@@ -391,7 +500,7 @@ pub fn plan(req: &Request<'_>, control: &Control) -> Result<Update> {
             (r.clone(), bound)
         }
     };
-    if matches!(req.target, Target::Extend) {
+    if matches!(req.target, Target::Extend) && extension_refused.is_none() {
         plan.algo = format!("extend({})", req.installed.algo);
     }
     let final_report = verify_within(req.new, &plan, Some(&new_elp), &req.limits);
@@ -403,13 +512,10 @@ pub fn plan(req: &Request<'_>, control: &Control) -> Result<Update> {
     let new_u = corr.new_on_union(&plan);
     let churn = churn_of(&old_u.entries, &new_u.entries);
     let scratch = if req.compare_scratch {
-        let algo = req
-            .installed
-            .algo
-            .parse()
-            .unwrap_or(crate::tagging::Algo::GREEDY);
-        let t = match greedy.take() {
-            Some(t) if algo == crate::tagging::Algo::GREEDY => t,
+        let algo = installed_algo(req.installed);
+        let t = match (prior.take(), greedy.take()) {
+            (Some(t), _) => t,
+            (None, Some(t)) if algo == crate::tagging::Algo::GREEDY => t,
             _ => crate::tagging::tag_in(&cx, algo)?,
         };
         let r = corr.new_on_union(&RuleSet::from_tagging(req.new, &t));
@@ -456,15 +562,23 @@ pub fn plan(req: &Request<'_>, control: &Control) -> Result<Update> {
     } else {
         match check.two_phase(&new_u) {
             Ok(steps) => (ScheduleKind::TwoPhase, steps, None),
-            Err(why) => (
-                ScheduleKind::SwitchBySwitch,
-                check.switch_by_switch(&new_u, Some(&why), None)?,
-                Some(why),
-            ),
+            Err(why) => match (
+                check.switch_by_switch(&new_u, Some(&why), None),
+                &extension_refused,
+            ) {
+                (Ok(steps), _) => (ScheduleKind::SwitchBySwitch, steps, Some(why)),
+                (Err(Error::Update { reason }), Some(no)) => {
+                    return Ok(Attempt::Unreachable {
+                        refused: format!("keeping the installed decisions, {no}"),
+                        reason,
+                    });
+                }
+                (Err(e), _) => return Err(e),
+            },
         }
     };
     steps.extend(more);
-    Ok(Update {
+    Ok(Attempt::Done(Box::new(Update {
         old_priorities: req.installed.priorities,
         lower_bound,
         churn,
@@ -473,11 +587,13 @@ pub fn plan(req: &Request<'_>, control: &Control) -> Result<Update> {
         steps,
         final_report,
         two_phase_refused,
+        extension_refused,
         installed: old_u.clone(),
         correspondence: corr,
         plan,
         reordered,
-    })
+        classes_over: None,
+    })))
 }
 
 /// The extension's local search's seed: fixed, so an update is a function
@@ -501,6 +617,11 @@ pub fn resolve_to(old: &Topology, to: &str) -> Result<Topology> {
 
 /// The extension reads tags as priorities and starts at tag 1 with one
 /// class: what every DSCP-scheme algorithm here writes.
+/// The algorithm that planned `r` (greedy when its name is not one).
+fn installed_algo(r: &RuleSet) -> crate::tagging::Algo {
+    r.algo.parse().unwrap_or(crate::tagging::Algo::GREEDY)
+}
+
 fn extendable(r: &RuleSet) -> std::result::Result<(), String> {
     if r.initial_tag != 1 || !r.classes.is_empty() {
         return Err(format!(

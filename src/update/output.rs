@@ -5,9 +5,11 @@ use super::{Step, Update};
 use crate::error::Result;
 use crate::output::record::record;
 use crate::rules::Entry;
+use crate::tagging::traffic::Classification;
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::path::Path;
+use tagger_generators::NodeId;
 
 /// Format of a step file and of the steps directory's `summary.json`.
 pub const STEPS_FORMAT: &str = "tagger-update-steps/1";
@@ -127,6 +129,8 @@ impl Update {
             })),
             "schedule": self.kind.as_str(),
             "two_phase_refused": self.two_phase_refused.as_ref().map(ToString::to_string),
+            "extension_refused": self.extension_refused,
+            "classes_over": self.classes_over,
             "steps": self.steps.len(),
             "verified_steps": self.verified_steps(),
             "verified": self.ok(),
@@ -192,8 +196,11 @@ impl Update {
     }
 }
 
+/// The union topology's file in a per-step export directory.
+pub const UNION_FILE: &str = "union-topology.json";
+
 /// Format of a per-step export directory's `summary.json`.
-pub const EXPORT_FORMAT: &str = "tagger-update-export/1";
+pub const EXPORT_FORMAT: &str = "tagger-update-export/2";
 
 impl Update {
     /// The rules installed after each step, on the union topology: the
@@ -218,107 +225,616 @@ impl Update {
     }
 
     /// Per step, the configuration of the switches it changes, as they
-    /// are after it ([`crate::sonic::build`] of that state on the union
-    /// topology, kept to the step's switches), and the step's switches left
-    /// without any lossless entry (their lossless configuration goes).
+    /// are after it, each configuration the fabric passes through judged
+    /// before anything is written.
+    ///
+    /// The installed plan's own export (what [`crate::sonic::build`] gives
+    /// it alone, as `tagger run --export` installed it) is what every
+    /// switch runs at first. Switches that gain new links first bind their
+    /// new ports (`step-0-ports`, lossless nowhere yet). The states between
+    /// two drains form a window whose traffic classes are chosen together
+    /// (packets of any of its states may meet), beside the dependencies of
+    /// what runs when it opens ([`crate::sonic::classify_states`],
+    /// [`crate::sonic::build_classified`]): the first choice within the
+    /// switches' traffic classes of a ladder that runs from "switches
+    /// keep the classes they run" to "each state alone". Where the choice
+    /// is not the first, switches whose tables stay take the window's
+    /// classes first (`step-N-prepare`). A step installs the configuration
+    /// of its switches and clears those left without lossless entries; the
+    /// others keep what they run. After the last step, switches whose
+    /// tables stayed but whose classes differ from the new plan's export
+    /// take it (`step-N-tidy`).
+    ///
+    /// Every running configuration is decoded as `tagger verify
+    /// --exported` decodes a directory and judged for every packet
+    /// ([`crate::sonic::read_export`]): it must hold every entry of the
+    /// state, and, unless the step drains first, its dependencies together
+    /// with those of the configuration before it must be acyclic (packets
+    /// the old one decided are still in flight). A step that fails this
+    /// with only its own switches installed also installs every switch
+    /// whose configuration differs ([`StepExport::switches`]).
     ///
     /// # Errors
     /// The export's errors ([`crate::Error::Export`]: a priority without a
-    /// queue or a tag without a DSCP value in the mapping).
+    /// queue or a tag without a DSCP value in the mapping), and
+    /// [`crate::Error::Update`] naming the step whose running configuration
+    /// fails the judgment.
     pub fn export_steps(
         &self,
         format: crate::sonic::Format,
         opts: &crate::sonic::Options,
-    ) -> Result<Vec<(crate::sonic::Export, Vec<u32>)>> {
-        // The installed state and every step's, classified together within
-        // each window between drains (packets of any state of a window may
-        // meet): a switch a step does not touch keeps the configuration it
-        // had.
-        let mut all = vec![self.installed.clone()];
-        all.extend(self.states());
-        let mut exports = Vec::with_capacity(all.len());
-        let mut together = true;
-        let mut start = 0;
-        for end in 1..=all.len() {
-            if end == all.len() || self.steps[end - 1].drain {
-                let (ex, t) = crate::sonic::build_all(
-                    &self.correspondence.union,
-                    &all[start..end],
-                    format,
-                    opts,
+    ) -> Result<Vec<StepExport>> {
+        let topo = &self.correspondence.union;
+        let mut states = vec![self.installed.clone()];
+        states.extend(self.states());
+        let first = crate::sonic::build(topo, &self.installed, format, opts)?;
+        let mut running = Running::of(&first);
+        let mut before = running.judge(topo, &first.summary, "the installed export")?;
+        let mut out = Vec::with_capacity(self.steps.len() + 1);
+        // Switches that gain ports: their new ports are bound (lossless
+        // nowhere yet) before the cables carry traffic.
+        let c = &self.correspondence;
+        let gaining: Vec<NodeId> = first
+            .switches
+            .iter()
+            .map(|s| s.node)
+            .filter(|&v| {
+                c.old_node.get(v as usize).is_some_and(Option::is_some)
+                    && topo
+                        .out_channels(v)
+                        .iter()
+                        .any(|&ch| c.old_link[(ch >> 1) as usize].is_none())
+            })
+            .collect();
+        if !gaining.is_empty() {
+            out.push(StepExport::of(
+                first.clone(),
+                None,
+                0,
+                &gaining,
+                Rung::Running,
+                "step-0-ports",
+            ));
+        }
+        let mut window: std::collections::VecDeque<(Classification, usize)> = Default::default();
+        let lossless_tcs = match format {
+            crate::sonic::Format::Sonic => opts.profile.lossless_tcs(),
+            crate::sonic::Format::Json => u32::MAX,
+        };
+        let export_of = |w: &mut std::collections::VecDeque<(Classification, usize)>| {
+            let (c, k) = w.pop_front().expect("a window holds each of its states");
+            crate::sonic::build_classified(topo, &states[k], &c, format, opts)
+        };
+        let mut rung = Rung::Running;
+        let mut last = None;
+        for (i, step) in self.steps.iter().enumerate() {
+            let state = &states[i + 1];
+            if window.is_empty() || step.drain {
+                // The states up to the next drain, classified together
+                // (packets of any of them may meet) beside what runs; after
+                // a drain nothing the state in place decided is in flight,
+                // before one (the first window) it leads, as a state to
+                // pass through.
+                let current = !step.drain;
+                let end = (i + 1..self.steps.len())
+                    .find(|&j| self.steps[j].drain)
+                    .unwrap_or(self.steps.len());
+                let touched: std::collections::BTreeSet<NodeId> = self.steps[i..end]
+                    .iter()
+                    .flat_map(|s| s.switches.iter().copied())
+                    .collect();
+                let from = if current { i } else { i + 1 };
+                let (classes, r) = window_classes(
+                    topo,
+                    &before.rules.entries,
+                    &step.switches,
+                    &touched,
+                    &states[from..=end],
+                    lossless_tcs,
                 )?;
-                exports.extend(ex);
-                together &= t;
-                start = end;
+                // Exported one at a time as the steps come (a window can
+                // hold hundreds of states).
+                window = classes.into_iter().zip(from..).collect();
+                rung = rung.min(r);
+                // Classified apart from what runs: the switches whose
+                // classes for the state in place differ take the window's
+                // first (tables unchanged), so that the steps' classes meet
+                // only classes chosen with them.
+                let now = current.then(|| export_of(&mut window)).transpose()?;
+                let change = now.as_ref().map_or(Vec::new(), |n| running.differing(n));
+                if let Some(now) = now.filter(|_| r != Rung::Running && !change.is_empty()) {
+                    let label = format!("step-{}-prepare", i + 1);
+                    let mut after = running.clone();
+                    after.install(&now, &change);
+                    let back = after
+                        .judged(topo, &now.summary, &label, &states[i], &before, false)
+                        .map_err(|e| crate::Error::Update {
+                            reason: format!(
+                                "step {} needs the traffic classes of switches {change:?} changed first (their tables stay), and that change does not pass the read-back: {e}",
+                                i + 1
+                            ),
+                        })?;
+                    out.push(StepExport::of(now, None, i, &change, rung, &label));
+                    running = after;
+                    before = back;
+                }
+            }
+            let ex = export_of(&mut window)?;
+            let label = format!("step-{}-{}", i + 1, step.action.as_str());
+            // The step's switches; failing the read-back, with every switch
+            // whose configuration the state changes (one whose table stays
+            // but which now receives, or no longer receives, a lossless
+            // tag).
+            let mut switches = step.switches.clone();
+            let mut after = running.clone();
+            after.install(&ex, &switches);
+            let mut judged = after.judged(topo, &ex.summary, &label, state, &before, step.drain);
+            if judged.is_err() {
+                let more: Vec<NodeId> = running
+                    .differing(&ex)
+                    .into_iter()
+                    .filter(|v| !switches.contains(v))
+                    .collect();
+                if !more.is_empty() {
+                    switches.extend(more);
+                    switches.sort_unstable();
+                    after = running.clone();
+                    after.install(&ex, &switches);
+                    judged = after.judged(topo, &ex.summary, &label, state, &before, step.drain);
+                }
+            }
+            let back = judged.map_err(|e| crate::Error::Update {
+                reason: format!(
+                    "the switches' configuration after step {} ({label}) does not pass the read-back: {e}",
+                    i + 1
+                ),
+            })?;
+            if i + 1 == self.steps.len() {
+                last = Some(ex.clone());
+            }
+            out.push(StepExport::of(ex, Some(i), i, &switches, rung, &label));
+            running = after;
+            before = back;
+        }
+        // After the last step, switches whose tables stayed but whose
+        // arrivals changed still hold classes for tags no longer sent: they
+        // take the final state's classes, so that what runs is the new
+        // plan's export.
+        if let Some(fin) = last {
+            let n = self.steps.len();
+            let tidy = running.differing(&fin);
+            if !tidy.is_empty() {
+                let label = format!("step-{}-tidy", n + 1);
+                running.install(&fin, &tidy);
+                running
+                    .judged(topo, &fin.summary, &label, &states[n], &before, false)
+                    .map_err(|e| crate::Error::Update {
+                        reason: format!(
+                            "after the last step, switches {tidy:?} keep classes of the old plan, and giving them the new plan's does not pass the read-back: {e}"
+                        ),
+                    })?;
+                out.push(StepExport::of(fin, None, n, &tidy, rung, &label));
             }
         }
-        exports
-            .into_iter()
-            .skip(1)
-            .zip(&self.steps)
-            .enumerate()
-            .map(|(i, (mut ex, step))| {
-                ex.switches.retain(|sw| step.switches.contains(&sw.node));
-                // The summary lists the files present, so `tagger verify
-                // --exported` reads a step's directory as it reads an
-                // export.
-                if let Some(list) = ex.summary["switches"].as_array_mut() {
-                    list.retain(|sw| {
-                        sw["node"]
-                            .as_u64()
-                            .is_some_and(|v| step.switches.contains(&(v as u32)))
-                    });
-                }
-                let cleared: Vec<u32> = step
-                    .switches
-                    .iter()
-                    .copied()
-                    .filter(|v| !ex.switches.iter().any(|sw| sw.node == *v))
-                    .collect();
-                ex.summary["update_step"] = json!(i + 1);
-                ex.summary["cleared"] = json!(cleared);
-                ex.summary["classified_together"] = json!(together);
-                Ok((ex, cleared))
-            })
-            .collect()
+        Ok(out)
     }
 
     /// Fills `dir` (empty) with [`Update::export_steps`]: one directory
-    /// per step, `step-N-ACTION/`, holding `<node>.json` per switch the
-    /// step changes and the export's `summary.json` (whose `cleared` lists
-    /// the step's switches left with no lossless entry), and `summary.json`
-    /// (`tagger-update-export/1`) listing the steps.
+    /// each ([`StepExport::dir`]: `step-0-ports`, `step-N-prepare`,
+    /// `step-N-ACTION`, `step-N-tidy`), holding `<node>.json` per switch it
+    /// changes and the export's `summary.json` (whose `cleared` lists its
+    /// switches left with no lossless entry); [`UNION_FILE`]; and
+    /// `summary.json` (`tagger-update-export/2`) listing the directories
+    /// in the order to apply them.
     ///
     /// # Errors
     /// As [`Update::export_steps`], and [`crate::Error::Io`] naming the
     /// file.
-    pub fn write_export_steps(
-        &self,
-        dir: &Path,
-        exports: &[(crate::sonic::Export, Vec<u32>)],
-    ) -> Result<()> {
+    pub fn write_export_steps(&self, dir: &Path, exports: &[StepExport]) -> Result<()> {
         let mut listed = Vec::new();
-        for (i, ((ex, cleared), s)) in exports.iter().zip(&self.steps).enumerate() {
-            let name = format!("step-{}-{}", i + 1, s.action.as_str());
-            let sub = dir.join(&name);
+        for x in exports {
+            let sub = dir.join(&x.dir);
             std::fs::create_dir(&sub).map_err(|e| crate::Error::io(&sub, e))?;
-            crate::sonic::write_files(&sub, ex)?;
+            crate::sonic::write_files(&sub, &x.export)?;
+            let (action, any_order, drain, tables) = match x.step.map(|i| &self.steps[i]) {
+                Some(s) => (s.action.as_str(), s.any_order, s.drain, &s.switches[..]),
+                None if x.dir.ends_with("-ports") => ("ports", true, false, &[][..]),
+                None if x.dir.ends_with("-tidy") => ("tidy", true, false, &[][..]),
+                None => ("prepare", true, false, &[][..]),
+            };
+            // Switches whose tables stay but whose classes change.
+            let classes_only: Vec<NodeId> = x
+                .switches
+                .iter()
+                .copied()
+                .filter(|v| !tables.contains(v))
+                .collect();
             listed.push(json!({
-                "step": i + 1,
-                "action": s.action.as_str(),
-                "dir": name,
-                "switches": s.switches,
-                "cleared": cleared,
-                "any_order": s.any_order,
-                "drain": s.drain,
+                "step": x.export.summary["update_step"],
+                "action": action,
+                "dir": x.dir,
+                "switches": x.switches,
+                "cleared": x.cleared,
+                "classes_only": classes_only,
+                "any_order": any_order,
+                "drain": drain,
             }));
         }
+        // The union topology (old and new links, ports named as the
+        // switches have them): what `tagger verify --exported` reads a
+        // running configuration between steps against.
+        let union = tagger_generators::file::to_json(&self.correspondence.union);
+        crate::output::write_string(&dir.join(UNION_FILE), &union)?;
         let v = json!({
             "format": EXPORT_FORMAT,
             "topology": self.correspondence.union.name(),
+            "topology_file": UNION_FILE,
             "steps": listed,
         });
         let text = serde_json::to_string_pretty(&v).expect("JSON values serialise");
         crate::output::write_string(&dir.join("summary.json"), &(text + "\n"))
+    }
+}
+
+/// One directory of [`Update::export_steps`]: a step's export, or the
+/// preparation before it.
+#[derive(Clone, Debug)]
+pub struct StepExport {
+    /// The step (index into [`Update::steps`]); `None` for a preparation:
+    /// switches whose tables stay take new traffic classes before the step
+    /// (the classes they run were chosen apart from the step's, and
+    /// together would not pass the read-back).
+    pub step: Option<usize>,
+    /// The directory's name: `step-N-ACTION`, or `step-N-prepare` before
+    /// step N.
+    pub dir: String,
+    /// The switches it changes.
+    pub switches: Vec<NodeId>,
+    /// The configuration of those switches, as they are after it; its
+    /// `summary.json` lists them.
+    pub export: crate::sonic::Export,
+    /// Its switches left with no lossless entry: their lossless
+    /// configuration goes.
+    pub cleared: Vec<NodeId>,
+}
+
+impl StepExport {
+    /// `ex` kept to `switches`, with the summary saying which step (index
+    /// `before`) it is or precedes.
+    fn of(
+        mut ex: crate::sonic::Export,
+        step: Option<usize>,
+        before: usize,
+        switches: &[NodeId],
+        rung: Rung,
+        dir: &str,
+    ) -> Self {
+        ex.switches.retain(|sw| switches.contains(&sw.node));
+        // The summary lists the files present, so `tagger verify
+        // --exported` reads a step's directory as it reads an export.
+        if let Some(list) = ex.summary["switches"].as_array_mut() {
+            list.retain(|sw| {
+                sw["node"]
+                    .as_u64()
+                    .is_some_and(|v| switches.contains(&(v as u32)))
+            });
+        }
+        let cleared: Vec<NodeId> = switches
+            .iter()
+            .copied()
+            .filter(|v| !ex.switches.iter().any(|sw| sw.node == *v))
+            .collect();
+        ex.summary["update_step"] = json!(before + 1);
+        ex.summary["prepare"] = json!(step.is_none());
+        ex.summary["cleared"] = json!(cleared);
+        ex.summary["classified"] = json!(rung.as_str());
+        StepExport {
+            step,
+            dir: dir.to_string(),
+            switches: switches.to_vec(),
+            export: ex,
+            cleared,
+        }
+    }
+}
+
+/// What every switch runs between steps: per switch, its file, its entry
+/// in `summary.json`'s switch list, the largest tag and priority of the
+/// export it came from, and an id that changes whenever its file does
+/// (the read-back decodes each file once: `cache`).
+#[derive(Clone, Debug)]
+struct Running {
+    switches: std::collections::BTreeMap<NodeId, std::rc::Rc<RunningSwitch>>,
+    cache: std::rc::Rc<crate::sonic::DecodeCache>,
+    next_id: std::rc::Rc<std::cell::Cell<u64>>,
+}
+
+#[derive(Debug)]
+struct RunningSwitch {
+    config: Value,
+    listed: Value,
+    tags: u64,
+    priorities: u64,
+    id: u64,
+}
+
+impl Running {
+    fn of(ex: &crate::sonic::Export) -> Self {
+        let mut r = Running {
+            switches: Default::default(),
+            cache: Default::default(),
+            next_id: Default::default(),
+        };
+        let all: Vec<NodeId> = ex.switches.iter().map(|s| s.node).collect();
+        r.install(ex, &all);
+        r
+    }
+
+    /// `ex`'s configuration of `nodes` installed; a node `ex` has no file
+    /// for is cleared.
+    fn install(&mut self, ex: &crate::sonic::Export, nodes: &[NodeId]) {
+        let num = |k: &str| ex.summary[k].as_u64().unwrap_or(0);
+        let tags = if ex.summary["tags"].is_null() {
+            num("priorities")
+        } else {
+            num("tags")
+        };
+        let listed: std::collections::BTreeMap<u64, &Value> = ex.summary["switches"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|x| Some((x["node"].as_u64()?, x)))
+            .collect();
+        for &v in nodes {
+            let sw = ex
+                .switches
+                .binary_search_by_key(&v, |s| s.node)
+                .ok()
+                .map(|i| &ex.switches[i]);
+            match (sw, listed.get(&u64::from(v))) {
+                (Some(sw), Some(l)) => {
+                    if let Some(r) = self.switches.get(&v)
+                        && r.config == sw.config
+                        && r.listed == **l
+                    {
+                        continue;
+                    }
+                    let id = self.next_id.get();
+                    self.next_id.set(id + 1);
+                    let r = RunningSwitch {
+                        config: sw.config.clone(),
+                        listed: (*l).clone(),
+                        tags,
+                        priorities: num("priorities"),
+                        id,
+                    };
+                    self.switches.insert(v, std::rc::Rc::new(r));
+                }
+                _ => {
+                    self.switches.remove(&v);
+                }
+            }
+        }
+    }
+
+    /// Switches whose configuration in `ex` differs from what they run.
+    fn differing(&self, ex: &crate::sonic::Export) -> Vec<NodeId> {
+        let mut v: Vec<NodeId> = ex
+            .switches
+            .iter()
+            .filter(|s| {
+                self.switches
+                    .get(&s.node)
+                    .is_none_or(|r| r.config != s.config)
+            })
+            .map(|s| s.node)
+            .chain(
+                self.switches
+                    .keys()
+                    .copied()
+                    .filter(|v| !ex.switches.iter().any(|s| s.node == *v)),
+            )
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// The running configuration read back as `tagger verify --exported`
+    /// reads a directory: its header is `summary`'s (the step's) with the
+    /// largest tag and priority of what runs.
+    fn judge(
+        &self,
+        topo: &tagger_generators::Topology,
+        summary: &Value,
+        label: &str,
+    ) -> std::result::Result<crate::sonic::ReadBack, crate::Error> {
+        let mut summary = summary.clone();
+        let (tags, prios) = self
+            .switches
+            .values()
+            .fold((0, 0), |(t, p), r| (r.tags.max(t), r.priorities.max(p)));
+        summary["switches"] =
+            Value::Array(self.switches.values().map(|r| r.listed.clone()).collect());
+        if !summary["tags"].is_null() {
+            summary["tags"] = json!(tags.max(summary["tags"].as_u64().unwrap_or(0)));
+        }
+        summary["priorities"] = json!(prios.max(summary["priorities"].as_u64().unwrap_or(0)));
+        let files = self
+            .switches
+            .iter()
+            .map(|(&v, r)| (v, (&r.config, r.id)))
+            .collect();
+        crate::sonic::read_parts(topo, label, &summary, &files, Some(&self.cache))
+    }
+
+    /// [`Running::judge`], then the step's state's entries all lossless as
+    /// planned, and unless the step drains first, the dependencies of the
+    /// configuration before and this one together acyclic.
+    fn judged(
+        &self,
+        topo: &tagger_generators::Topology,
+        summary: &Value,
+        label: &str,
+        state: &crate::rules::RuleSet,
+        before: &crate::sonic::ReadBack,
+        drain: bool,
+    ) -> std::result::Result<crate::sonic::ReadBack, crate::Error> {
+        let back = self.judge(topo, summary, label)?;
+        if let Some(e) = state
+            .entries
+            .iter()
+            .find(|e| back.rules.entries.binary_search(e).is_err())
+        {
+            return Err(crate::Error::Update {
+                reason: format!("the state's entry {e:?} is not what the switches do"),
+            });
+        }
+        if !drain {
+            acyclic_together(topo, &before.rules.entries, &back.rules.entries)?;
+        }
+        Ok(back)
+    }
+}
+
+/// Whether the buffer dependencies of two sets of lossless transitions,
+/// taken together, are acyclic: vertices (channel, priority), an edge from
+/// each transition's arriving (channel, priority) to its leaving one, in
+/// any priority (the states differ in the actions of some keys, so their
+/// union is no state a switch holds; only its dependencies matter).
+fn acyclic_together(
+    topo: &tagger_generators::Topology,
+    a: &[Entry],
+    b: &[Entry],
+) -> std::result::Result<(), crate::Error> {
+    let p = a
+        .iter()
+        .chain(b)
+        .map(|e| e.priority.max(e.next_priority) as usize + 1)
+        .max()
+        .unwrap_or(1);
+    let n = topo.channel_count() * p;
+    let edges: Vec<(u32, u32)> = a
+        .iter()
+        .chain(b)
+        .filter_map(|e| {
+            let c_in = topo.channel_from(e.in_link?, e.node) ^ 1;
+            let c_out = topo.channel_from(e.out_link, e.node);
+            Some((
+                (c_in as usize * p + e.priority as usize) as u32,
+                (c_out as usize * p + e.next_priority as usize) as u32,
+            ))
+        })
+        .collect();
+    let Some(cycle) = crate::cycle::find_cycle(n, edges) else {
+        return Ok(());
+    };
+    let shown: Vec<String> = cycle
+        .iter()
+        .map(|&x| {
+            let c = x as usize / p;
+            format!(
+                "channel {} -> {} priority {}",
+                topo.channel_src(c as u32),
+                topo.channel_dst(c as u32),
+                x as usize % p
+            )
+        })
+        .collect();
+    Err(crate::Error::Update {
+        reason: format!(
+            "what the switches ran before the step and run after it, together, have a dependency cycle (packets the old configuration decided are still in flight): {} -> back to the first",
+            shown.join(" -> ")
+        ),
+    })
+}
+
+/// How a window's states were classified (weakest first): each alone,
+/// together, together beside the dependencies of switches the window does
+/// not touch, beside those of all but the first step's switches, together
+/// with the state in place kept within what runs (passing through it drops
+/// dependencies, adds none), or beside every dependency of what runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Rung {
+    EachAlone,
+    Together,
+    Untouched,
+    ExceptFirst,
+    Within,
+    Running,
+}
+
+impl Rung {
+    fn as_str(self) -> &'static str {
+        match self {
+            Rung::Running => "beside-running",
+            Rung::Within => "within-running",
+            Rung::ExceptFirst => "beside-running-but-the-first-step",
+            Rung::Untouched => "beside-untouched",
+            Rung::Together => "together",
+            Rung::EachAlone => "each-alone",
+        }
+    }
+}
+
+/// Traffic classes of a window's states (the first the state in place,
+/// when it leads):
+/// classified together beside the running dependencies (`running`'s
+/// same-priority transitions); failing that (a cycle, or more classes than
+/// the switches have), with the state in place kept within them; beside
+/// all but those of the first step's switches (a window opened by a drain:
+/// their old configuration is gone when the step is done, the others' runs
+/// until their own step); beside those of switches the window does not
+/// touch; together alone; each state alone. Every result is judged by the caller, so a lower rung is a weaker
+/// guess, never a weaker check.
+fn window_classes(
+    topo: &tagger_generators::Topology,
+    running: &[Entry],
+    first: &[NodeId],
+    touched: &std::collections::BTreeSet<NodeId>,
+    states: &[crate::rules::RuleSet],
+    max_tcs: u32,
+) -> Result<(Vec<Classification>, Rung)> {
+    let deps = |keep: &dyn Fn(&Entry) -> bool| -> Vec<(u32, u32, u32)> {
+        let mut d: Vec<(u32, u32, u32)> = running
+            .iter()
+            .filter(|e| e.priority == e.next_priority && keep(e))
+            .filter_map(|e| {
+                let c_in = topo.channel_from(e.in_link?, e.node) ^ 1;
+                Some((e.priority, c_in, topo.channel_from(e.out_link, e.node)))
+            })
+            .collect();
+        d.sort_unstable();
+        d.dedup();
+        d
+    };
+    let all = deps(&|_| true);
+    // A rung whose classes need more than the switches have is no better
+    // than a cycle: the export would refuse it.
+    let within_tcs = |c: &[Classification]| c.iter().all(|c| c.max() <= max_tcs as usize);
+    let mut last = None;
+    for (rung, seed, within) in [
+        (Rung::Running, all.clone(), None),
+        (Rung::Within, Vec::new(), Some(all.as_slice())),
+        (Rung::ExceptFirst, deps(&|e| !first.contains(&e.node)), None),
+        (Rung::Untouched, deps(&|e| !touched.contains(&e.node)), None),
+        (Rung::Together, Vec::new(), None),
+    ] {
+        match crate::sonic::classify_states(topo, &seed, within, states) {
+            Ok(c) if within_tcs(&c) => return Ok((c, rung)),
+            Ok(c) => last = Some(Ok((c, rung))),
+            Err(e) => last = Some(Err(e)),
+        }
+    }
+    let each = states
+        .iter()
+        .map(|s| crate::sonic::classify_states(topo, &[], None, std::slice::from_ref(s)))
+        .collect::<Result<Vec<_>>>();
+    match each {
+        Ok(c) => Ok((c.into_iter().flatten().collect(), Rung::EachAlone)),
+        // Over the classes everywhere: the export says where.
+        Err(e) => match last {
+            Some(Ok(found)) => Ok(found),
+            _ => Err(e),
+        },
     }
 }

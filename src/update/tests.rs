@@ -9,6 +9,16 @@ fn installed(t: &Topology, elp: &str) -> RuleSet {
     RuleSet::from_tagging(t, &tag(t, &set, Algo::GREEDY, Default::default()).unwrap())
 }
 
+/// [`installed`] planned within `max_tcs` traffic classes per switch, as
+/// a plan exported to SONiC is.
+fn installed_within(t: &Topology, elp: &str, max_tcs: u32) -> RuleSet {
+    let set = ElpSet::build(t, &ElpSpec::parse(elp).unwrap()).unwrap();
+    let budget = crate::budget::Budget::unlimited();
+    let control = Control::new();
+    let cx = crate::tagging::Context::new(t, &set, &budget, &control).with_max_tcs(Some(max_tcs));
+    RuleSet::from_tagging(t, &crate::tagging::tag_in(&cx, Algo::GREEDY).unwrap())
+}
+
 fn request<'a>(
     old: &'a Topology,
     r: &'a RuleSet,
@@ -26,6 +36,7 @@ fn request<'a>(
         compare_scratch: true,
         order: None,
         search_budget: crate::tagging::SEARCH_BUDGET,
+        max_tcs: None,
     }
 }
 
@@ -360,9 +371,11 @@ proptest! {
     }
 }
 
-/// A step's export holds, for each switch the step changes, the same
-/// configuration a whole export of the state after the step gives it, and
-/// that whole export reads back into the state.
+/// A step's export holds, for each switch the step changes, the
+/// configuration its state's export gives it; every directory says which
+/// step it is, and what runs after each (the installed export with every
+/// directory so far applied) reads back to a rule set holding the state's
+/// entries, in both formats.
 #[test]
 fn step_exports_are_the_states_configuration() {
     let old = crate::TopologySpec::parse("jellyfish:n=24,ports=8,r=4,seed=5")
@@ -378,29 +391,138 @@ fn step_exports_are_the_states_configuration() {
     let r = installed(&old, "shortest");
     let elp = ElpSpec::parse("shortest").unwrap();
     let u = check_update(&request(&old, &r, &new, &elp), 5);
-    let opts = crate::sonic::Options::default();
+    let opts = crate::sonic::Options {
+        require_fit: false,
+        ..Default::default()
+    };
+    let topo = &u.correspondence.union;
+    let states = u.states();
     for format in [crate::sonic::Format::Sonic, crate::sonic::Format::Json] {
         let exports = u.export_steps(format, &opts).unwrap();
-        for ((ex, cleared), (state, step)) in exports.iter().zip(u.states().iter().zip(&u.steps)) {
-            let whole = crate::sonic::build(&u.correspondence.union, state, format, &opts).unwrap();
-            for sw in &ex.switches {
-                assert!(step.switches.contains(&sw.node));
-                assert!(whole.switches.iter().any(|x| x.node == sw.node));
+        let mut live = crate::sonic::build(topo, &u.installed, format, &opts).unwrap();
+        let mut seen = 0;
+        for x in &exports {
+            for v in &x.switches {
+                live.switches.retain(|s| s.node != *v);
+                let list = live.summary["switches"].as_array_mut().unwrap();
+                list.retain(|s| s["node"].as_u64() != Some(u64::from(*v)));
             }
-            for v in cleared {
-                assert!(state.entries.iter().all(|e| e.node != *v));
+            for sw in &x.export.switches {
+                assert!(x.switches.contains(&sw.node));
+                live.switches.push(sw.clone());
             }
-            let dir = std::env::temp_dir().join(format!(
-                "tagger-update-whole-{}-{}",
-                std::process::id(),
-                step.action.as_str()
-            ));
-            crate::sonic::write(&dir, &whole).unwrap();
-            let back = crate::sonic::read(&u.correspondence.union, &dir).unwrap();
-            for e in &state.entries {
-                assert!(back.rules.entries.binary_search(e).is_ok(), "{e:?}");
+            let listed = x.export.summary["switches"].as_array().unwrap().clone();
+            let list = live.summary["switches"].as_array_mut().unwrap();
+            list.extend(listed);
+            for k in ["tags", "priorities"] {
+                if let Some(n) = x.export.summary[k].as_u64() {
+                    let most = n.max(live.summary[k].as_u64().unwrap_or(0));
+                    live.summary[k] = most.into();
+                }
             }
-            std::fs::remove_dir_all(&dir).ok();
+            live.switches.sort_by_key(|s| s.node);
+            for v in &x.cleared {
+                assert!(!x.export.switches.iter().any(|s| s.node == *v));
+            }
+            let back = crate::sonic::read_export(topo, &live, &x.dir).unwrap();
+            if let Some(i) = x.step {
+                assert_eq!(i, seen, "{}", x.dir);
+                seen += 1;
+                for v in &u.steps[i].switches {
+                    assert!(x.switches.contains(v), "{}", x.dir);
+                }
+                for e in &states[i].entries {
+                    assert!(back.rules.entries.binary_search(e).is_ok(), "{e:?}");
+                }
+            }
+        }
+        assert_eq!(seen, u.steps.len());
+    }
+}
+
+/// With a traffic-class limit the new plan fits it: the extension moves
+/// new keys up where that merges classes, and where keeping the installed
+/// decisions cannot fit, the plan is made from scratch within the limit
+/// (and says so); where that cannot be reached safely either, the
+/// unconstrained extension is returned with the reason. Every state
+/// verifies (#45).
+#[test]
+fn updates_keep_within_the_traffic_classes() {
+    let old = crate::TopologySpec::parse("jellyfish:n=40,ports=10,r=5,seed=2")
+        .unwrap()
+        .build()
+        .unwrap();
+    let new = Change::Grow {
+        switches: 3,
+        seed: 1,
+    }
+    .apply(&old)
+    .unwrap();
+    let elp = ElpSpec::parse("shortest").unwrap();
+    let mut outcomes = Vec::new();
+    for n in [7, 6, 5] {
+        let r = installed_within(&old, "shortest", n);
+        let mut req = request(&old, &r, &new, &elp);
+        req.max_tcs = Some(n);
+        let u = plan(&req, &Control::new()).unwrap();
+        assert!(u.ok(), "{n}");
+        let keys = u.plan.keys(&new).unwrap();
+        let c = crate::tagging::traffic::classify(&new, &keys).unwrap();
+        let extended = u.plan.algo.starts_with("extend(");
+        match (&u.extension_refused, &u.classes_over) {
+            (None, None) => {
+                assert!(extended, "{}", u.plan.algo);
+                assert!(c.max() <= n as usize, "{n}: {}", c.max());
+                outcomes.push("fitted");
+            }
+            (Some(why), None) => {
+                assert!(why.contains("traffic classes"), "{why}");
+                assert!(!extended, "{}", u.plan.algo);
+                assert!(c.max() <= n as usize, "{n}: {}", c.max());
+                outcomes.push("from scratch");
+            }
+            (None, Some(why)) => {
+                assert!(why.contains("from scratch"), "{why}");
+                assert!(extended, "{}", u.plan.algo);
+                assert!(c.max() > n as usize, "{n}: {}", c.max());
+                outcomes.push("over");
+            }
+            (Some(_), Some(_)) => panic!("{n}: both"),
         }
     }
+    // The installed plan's own limit of 7: the extension keeps it.
+    assert_eq!(outcomes[0], "fitted", "{outcomes:?}");
+    eprintln!("{outcomes:?}");
+}
+
+/// An installed plan already over the limit cannot run on such switches:
+/// the change is planned as without the limit, and says so.
+#[test]
+fn an_installed_plan_over_the_limit_is_extended_without_it() {
+    let old = crate::TopologySpec::parse("jellyfish:n=40,ports=10,r=5,seed=2")
+        .unwrap()
+        .build()
+        .unwrap();
+    let new = Change::Grow {
+        switches: 3,
+        seed: 1,
+    }
+    .apply(&old)
+    .unwrap();
+    let elp = ElpSpec::parse("shortest").unwrap();
+    let r = installed(&old, "shortest");
+    let keys = r.keys(&old).unwrap();
+    let most = crate::tagging::traffic::classify(&old, &keys)
+        .unwrap()
+        .max() as u32;
+    assert!(most > 2, "{most}");
+    let free = plan(&request(&old, &r, &new, &elp), &Control::new()).unwrap();
+    let mut req = request(&old, &r, &new, &elp);
+    req.max_tcs = Some(most - 1);
+    let u = plan(&req, &Control::new()).unwrap();
+    assert!(u.ok());
+    let why = u.classes_over.as_deref().unwrap_or_default();
+    assert!(why.contains(&format!("already needs {most}")), "{why}");
+    assert_eq!(u.plan, free.plan);
+    assert_eq!(u.extension_refused, None);
 }
