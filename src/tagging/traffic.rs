@@ -235,6 +235,33 @@ pub fn classify_all_from(
     classify_states::<OrderedDag>(topo, running, first_within, states)
 }
 
+/// `keys` ordered by (priority, node, from, tag, out). Keys as
+/// [`crate::rules::RuleSet::keys`] gives them, already sorted by node,
+/// are only bucketed by priority (stable, linear); others are sorted.
+fn by_priority(keys: &[Key], top: u32) -> Vec<&Key> {
+    if !keys.is_sorted() {
+        let mut sorted: Vec<&Key> = keys.iter().collect();
+        sorted.sort_unstable_by_key(|k| (k.priority, k.node, k.in_channel, k.tag, k.out_channel));
+        return sorted;
+    }
+    let mut start = vec![0usize; top as usize + 2];
+    for k in keys {
+        start[k.priority as usize + 1] += 1;
+    }
+    for i in 1..start.len() {
+        start[i] += start[i - 1];
+    }
+    let mut out: Vec<Option<&Key>> = vec![None; keys.len()];
+    for k in keys {
+        let at = &mut start[k.priority as usize];
+        out[*at] = Some(k);
+        *at += 1;
+    }
+    out.into_iter()
+        .map(|k| k.expect("every slot filled"))
+        .collect()
+}
+
 fn classify_states<D: IncrementalDag>(
     topo: &Topology,
     running: &[(u32, ChannelId, ChannelId)],
@@ -257,9 +284,7 @@ fn classify_states<D: IncrementalDag>(
     let prepared: Vec<(Vec<&Key>, Vec<Arrival>)> = states
         .iter()
         .map(|keys| {
-            let mut sorted: Vec<&Key> = keys.iter().collect();
-            sorted
-                .sort_unstable_by_key(|k| (k.priority, k.node, k.in_channel, k.tag, k.out_channel));
+            let sorted = by_priority(keys, top);
             let mut arrivals: Vec<Arrival> = keys
                 .iter()
                 .map(|k| {

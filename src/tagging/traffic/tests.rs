@@ -158,3 +158,23 @@ fn u_turns_never_close_a_cycle() {
         "{c:?}"
     );
 }
+
+/// Bucketing sorted keys by priority gives the order sorting them by
+/// (priority, node, from, tag, out) gives; keys given in another order
+/// are sorted.
+#[test]
+fn keys_by_priority_bucket_as_they_sort() {
+    for &(spec, elp, algo) in CASES {
+        let (_, tg) = plan(spec, elp, algo);
+        let mut keys = tg.keys.clone();
+        keys.sort_unstable();
+        let top = keys.iter().map(|k| k.priority).max().unwrap_or(0);
+        let mut want = keys.clone();
+        want.sort_by_key(|k| (k.priority, k.node, k.in_channel, k.tag, k.out_channel));
+        let got: Vec<Key> = by_priority(&keys, top).into_iter().copied().collect();
+        assert_eq!(got, want, "{spec} {algo}");
+        keys.reverse();
+        let got: Vec<Key> = by_priority(&keys, top).into_iter().copied().collect();
+        assert_eq!(got, want, "{spec} {algo} reversed");
+    }
+}
