@@ -69,8 +69,9 @@ pub enum Command {
     #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}\n\n{FAIL_HELP}"))]
     Failures(FailuresArgs),
     /// Export a rule set per switch (DIR/<node>.json and DIR/summary.json):
-    /// SONiC config_db JSON (port maps, PFC, buffers sized by the switch
-    /// profile, ACL rules where the traffic classes run out) or the neutral
+    /// SONiC config_db JSON (port QoS maps, PFC and buffers sized by the
+    /// switch profile: what a stock SONiC switch accepts; a plan needing
+    /// more traffic classes than the switch has is refused) or the neutral
     /// table; `tagger verify --exported DIR` reads either back.
     Export(ExportArgs),
     /// Independently verify a rule set against a topology (and paths).
@@ -294,6 +295,9 @@ pub struct ExportArgs {
 // `tagger verify`.
 #[derive(Debug, clap::Args)]
 pub struct VerifyArgs {
+    /// The topology file the rules or the export are for (as `run
+    /// --topology-out` writes it; for `update --export-steps`, its
+    /// union-topology.json).
     #[arg(long)]
     pub topology: PathBuf,
     /// A tagger-rules/1 file (or use --exported).
