@@ -17,7 +17,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import duckdb
+try:
+    import duckdb
+except ImportError:
+    sys.exit(f"{Path(__file__).name} needs duckdb: pip install -r scripts/requirements.txt")
 
 # `tagger schema` types as DuckDB reads them from Parquet.
 DUCKDB = {"string": "VARCHAR", "u64": "UBIGINT", "u32": "UINTEGER", "i64": "BIGINT", "f64": "DOUBLE", "bool": "BOOLEAN"}

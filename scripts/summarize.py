@@ -30,7 +30,10 @@ import signal
 import sys
 from pathlib import Path
 
-import duckdb
+try:
+    import duckdb
+except ImportError:
+    sys.exit(f"{Path(__file__).name} needs duckdb: pip install -r scripts/requirements.txt")
 
 # Exit quietly when the reader goes away (`... | head`).
 signal.signal(signal.SIGPIPE, signal.SIG_DFL)

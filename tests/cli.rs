@@ -1425,3 +1425,38 @@ fn verify_exported_replays_the_recorded_elp_and_takes_the_profiles_limit() {
     ]);
     assert!(o.status.success(), "{}", text(&o));
 }
+
+/// The scripts that read the Parquet output say what to install when
+/// duckdb is missing (Python started without its site packages), instead
+/// of a traceback.
+#[test]
+fn scripts_without_duckdb_say_what_to_install() {
+    if std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    for script in [
+        "summarize.py",
+        "check_sweep.py",
+        "validate-sweep-exports.py",
+    ] {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/").to_string() + script;
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("runs.parquet"), b"").unwrap();
+        let o = std::process::Command::new("python3")
+            .args(["-I", "-S", &path, d.path().to_str().unwrap()])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{script}: {err}");
+        assert!(!err.contains("Traceback"), "{script}: {err}");
+        assert!(
+            err.contains("pip install -r scripts/requirements.txt"),
+            "{script}: {err}"
+        );
+    }
+}

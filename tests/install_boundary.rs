@@ -440,6 +440,129 @@ fn outputs_never_overwrite_each_other_or_inputs() {
     assert!(o.status.success(), "{}", text(&o));
 }
 
+/// Every subcommand, each of its outputs set to each of its inputs (by
+/// name, through a symlink, and through a dangling symlink to another
+/// output): refused before any work, naming both, the input unchanged.
+#[test]
+fn no_subcommand_writes_over_its_inputs() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    let (t, r, paths, fail, t2) = (
+        p("t.json"),
+        p("r.json"),
+        p("p.txt"),
+        p("f.txt"),
+        p("t2.json"),
+    );
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:1",
+        "--algo",
+        "clos",
+        "--topology-out",
+        &t,
+        "--rules-out",
+        &r,
+        "--paths-out",
+        &paths,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    std::fs::write(&fail, "0 8\n").unwrap();
+    std::fs::copy(&t, &t2).unwrap();
+    let (tf, pf, ff) = (
+        format!("file:{t}"),
+        format!("file:{paths}"),
+        format!("file:{fail}"),
+    );
+    // (arguments, the options naming its outputs, the input files)
+    type Case<'a> = (Vec<&'a str>, Vec<&'a str>, Vec<&'a str>);
+    let cases: Vec<Case> = vec![
+        (vec!["topo", &tf], vec!["--out"], vec![&t]),
+        (
+            vec!["elp", &tf, "--elp", &pf],
+            vec!["--paths-out"],
+            vec![&t, &paths],
+        ),
+        (
+            vec!["failures", &tf, "--elp", "kbounce:1", "--fail", &ff],
+            vec!["--out"],
+            vec![&t, &fail],
+        ),
+        (
+            vec!["run", &tf, "--elp", &pf, "--algo", "clos"],
+            vec!["--topology-out", "--rules-out", "--paths-out"],
+            vec![&t, &paths],
+        ),
+        (
+            vec![
+                "update",
+                "--topology",
+                &t,
+                "--rules",
+                &r,
+                "--to",
+                &t2,
+                "--elp",
+                "kbounce:1",
+            ],
+            vec!["--rules-out", "--topology-out", "--out"],
+            vec![&t, &r, &t2],
+        ),
+        (
+            vec!["export", "--topology", &t, "--rules", &r, "--paths", &paths],
+            vec!["--out"],
+            vec![&t, &r, &paths],
+        ),
+    ];
+    let link = p("link");
+    let kept: Vec<(String, Vec<u8>)> = [&t, &r, &paths, &fail, &t2]
+        .iter()
+        .map(|f| (f.to_string(), std::fs::read(f).unwrap()))
+        .collect();
+    for (args, outs, ins) in &cases {
+        for out in outs {
+            for input in ins {
+                std::fs::remove_file(&link).ok();
+                std::os::unix::fs::symlink(input, &link).unwrap();
+                for target in [*input, link.as_str()] {
+                    let mut a = args.clone();
+                    a.extend([*out, target]);
+                    let o = tagger(&a);
+                    assert_eq!(o.status.code(), Some(1), "{a:?}: {}", text(&o));
+                    assert!(
+                        text(&o).contains("name the same file"),
+                        "{a:?}: {}",
+                        text(&o)
+                    );
+                    for (f, bytes) in &kept {
+                        assert_eq!(&std::fs::read(f).unwrap(), bytes, "{a:?} changed {f}");
+                    }
+                }
+            }
+        }
+    }
+    // Two outputs through a dangling symlink: the link's target is the
+    // other output.
+    let target = p("target.json");
+    std::fs::remove_file(&link).ok();
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:1",
+        "--topology-out",
+        &link,
+        "--rules-out",
+        &target,
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("name the same file"), "{}", text(&o));
+    assert!(!Path::new(&target).exists());
+}
+
 /// A run over the switch's limits (more priorities than queues, tags past
 /// DSCP's 64) fails like verify, and writes none of its outputs; raised
 /// limits let it through.

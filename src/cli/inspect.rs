@@ -13,6 +13,18 @@ use tagger::topo::{self, Summary};
 /// `tagger topo`: build a topology, write it, summarise it.
 pub fn topo(a: TopoArgs) -> Result<ExitCode> {
     let out = claim_stdout(&[("--out", a.out.as_deref())], false)?;
+    let input = super::plan::topology_file(&a.spec);
+    tagger::output::check_distinct(
+        &a.out
+            .iter()
+            .map(|p| ("--out", p.as_path()))
+            .collect::<Vec<_>>(),
+        &[],
+        &input
+            .iter()
+            .map(|p| ("TOPOLOGY", p.as_path()))
+            .collect::<Vec<_>>(),
+    )?;
     let t = std::time::Instant::now();
     let topo = a.spec.build()?;
     let built = t.elapsed().as_secs_f64();
@@ -47,6 +59,22 @@ pub fn topo(a: TopoArgs) -> Result<ExitCode> {
 /// `tagger elp`: build an ELP and measure it.
 pub fn elp(a: ElpArgs) -> Result<ExitCode> {
     let out = claim_stdout(&[("--paths-out", a.paths_out.as_deref())], a.json)?;
+    let inputs: Vec<(&str, std::path::PathBuf)> = super::plan::topology_file(&a.topology)
+        .map(|p| ("TOPOLOGY", p))
+        .into_iter()
+        .chain(a.elp.files().map(|p| ("--elp", p.to_path_buf())))
+        .collect();
+    tagger::output::check_distinct(
+        &a.paths_out
+            .iter()
+            .map(|p| ("--paths-out", p.as_path()))
+            .collect::<Vec<_>>(),
+        &[],
+        &inputs
+            .iter()
+            .map(|(f, p)| (*f, p.as_path()))
+            .collect::<Vec<_>>(),
+    )?;
     let budget = Budget::new(MemoryBudget::resolve(a.memory_budget));
     let topo = pipeline::build_topology(&a.topology, &budget)?;
     let (elp, report) = pipeline::elp_report(&topo, &a.elp, &budget)?;

@@ -15,7 +15,7 @@ use tagger::tagging::{Algo, Control};
 use tagger::{TopologySpec, render, sonic, topo};
 
 /// The file a topology spec reads (`file:PATH`), if any.
-fn topology_file(spec: &TopologySpec) -> Option<PathBuf> {
+pub(super) fn topology_file(spec: &TopologySpec) -> Option<PathBuf> {
     match spec {
         TopologySpec::File { path } => Some(path.clone()),
         _ => None,
@@ -168,6 +168,23 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
 /// `tagger failures`: plan the scenario, then replay it under failures.
 pub fn failures(a: FailuresArgs) -> Result<ExitCode> {
     let out = claim_stdout(&[("--out", a.out.as_deref())], a.json)?;
+    let inputs: Vec<(&str, PathBuf)> = topology_file(&a.topology)
+        .map(|p| ("TOPOLOGY", p))
+        .into_iter()
+        .chain(a.elp.files().map(|p| ("--elp", p.to_path_buf())))
+        .chain(a.fail.file().map(|p| ("--fail", p.to_path_buf())))
+        .collect();
+    check_distinct(
+        &a.out
+            .iter()
+            .map(|p| ("--out", p.as_path()))
+            .collect::<Vec<_>>(),
+        &[],
+        &inputs
+            .iter()
+            .map(|(f, p)| (*f, p.as_path()))
+            .collect::<Vec<_>>(),
+    )?;
     let cfg = RunConfig {
         topology: a.topology,
         elp: a.elp,
@@ -327,6 +344,7 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
         .into_iter()
         .chain([("--rules", a.rules.clone())])
         .chain(a.new_rules.clone().map(|p| ("--new-rules", p)))
+        .chain(tagger::update::to_file(&a.to).map(|p| ("--to", p)))
         .chain(a.elp.files().map(|p| ("--elp", p.to_path_buf())))
         .chain(
             a.new_elp

@@ -127,6 +127,14 @@ impl Trial {
 }
 
 impl FailureSpec {
+    /// The failure file it reads (`file:PATH`), if any.
+    pub fn file(&self) -> Option<&std::path::Path> {
+        match self {
+            FailureSpec::File { path } => Some(path),
+            _ => None,
+        }
+    }
+
     /// Parses `links:F[,trials=T][,seed=S]`, `switches:F[,...]` or
     /// `file:PATH`.
     ///

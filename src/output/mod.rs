@@ -169,6 +169,19 @@ impl Resolved {
         if let Ok(c) = std::fs::canonicalize(path) {
             return Resolved { path: c, id };
         }
+        // A dangling symlink names the file it would create: follow it
+        // (a bounded number of links, as the kernel does).
+        let mut path = path.to_path_buf();
+        for _ in 0..40 {
+            let Ok(target) = std::fs::read_link(&path) else {
+                break;
+            };
+            path = match path.parent() {
+                Some(dir) if target.is_relative() => dir.join(target),
+                _ => target,
+            };
+        }
+        let path = path.as_path();
         let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let path = match (abs.parent(), abs.file_name()) {
             (Some(dir), Some(name)) => std::fs::canonicalize(dir)

@@ -346,14 +346,30 @@ impl Sweep {
             reason,
         };
         let raw: RawSpec = toml::from_str(text).map_err(|e| {
+            let mut reason = e.message().replace(
+                "data did not match any variant of untagged enum OneOrMany",
+                "expected a string or a list of strings",
+            );
             let loc = e
                 .span()
                 .map(|s| {
-                    let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
+                    let start = s.start.min(text.len());
+                    let line = text[..start].matches('\n').count() + 1;
+                    // The key and value at fault, as the line gives them.
+                    let from = text[..start].rfind('\n').map_or(0, |i| i + 1);
+                    let to = text[start..].find('\n').map_or(text.len(), |i| start + i);
+                    let key = text[from..to]
+                        .split_once('=')
+                        .filter(|(k, _)| from + k.len() < start);
+                    if let Some((key, _)) = key {
+                        let value = text.get(start..s.end.min(text.len())).unwrap_or("");
+                        let value: String = value.chars().take(60).collect();
+                        reason = format!("{} = {value}: {reason}", key.trim());
+                    }
                     format!("line {line}")
                 })
                 .unwrap_or_else(|| "spec".into());
-            err(loc, e.message().to_string())
+            err(loc, reason)
         })?;
         if raw.group.is_empty() {
             return Err(err(
@@ -960,6 +976,19 @@ trials = 2
                 "key switch: /no/such.toml",
             ),
             (format!("{g}switch = []\n"), "key switch: empty list"),
+            // Type errors name the key and the value, as the line has them.
+            (
+                format!("trials = \"3\"\n{g}"),
+                "line 1: trials = \"3\": invalid type: string \"3\", expected u64",
+            ),
+            (
+                format!("{g}algo = 5\n"),
+                "line 6: algo = 5: expected a string or a list of strings",
+            ),
+            (
+                format!("{g}routing = [\"local\", 2]\n"),
+                "routing = [\"local\", 2]: expected a string or a list of strings",
+            ),
         ];
         for (text, want) in &switch_cases {
             let e = parse(text).unwrap_err().to_string();

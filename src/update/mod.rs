@@ -615,6 +615,18 @@ pub fn resolve_to(old: &Topology, to: &str) -> Result<Topology> {
     })
 }
 
+/// The topology file `--to` names, if it names one (not a change).
+pub fn to_file(to: &str) -> Option<std::path::PathBuf> {
+    use tagger_generators::change::Change;
+    match Change::parse(to) {
+        Ok(None) => match crate::TopologySpec::parse(to).ok()? {
+            crate::TopologySpec::File { path } => Some(path),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The extension reads tags as priorities and starts at tag 1 with one
 /// class: what every DSCP-scheme algorithm here writes.
 /// The algorithm that planned `r` (greedy when its name is not one).
