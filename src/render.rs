@@ -677,6 +677,9 @@ pub fn update(u: &crate::update::Update, old: &str, new: &str, elp: &str) -> Str
     let mut l = Lines::new();
     let c = &u.churn;
     line!(l, "change        {old} -> {new}, ELP {elp}");
+    if let Some(w) = u.correspondence.mismatch() {
+        line!(l, "warning       {w}");
+    }
     let fewer = if u.plan.priorities > u.old_priorities {
         match &u.scratch {
             Some(s) if s.priorities >= u.plan.priorities => format!(

@@ -236,6 +236,16 @@ fn bad_input_is_named_and_writes_nothing() {
             &["--search-budget", "lots"][..],
             "--search-budget",
         ),
+        // Switch and mapping options are checked without --export-steps.
+        ("drain:links=1", &["--cable-m", "1e18"][..], "cable_m"),
+        ("drain:links=1", &["--speed-gbps", "0"][..], "speed_gbps"),
+        (
+            "drain:links=1",
+            &["--switch", "file:/nonexistent"][..],
+            "/nonexistent",
+        ),
+        ("drain:links=1", &["--dscp", "99"][..], "dscp[0] = 99"),
+        ("drain:links=1", &["--queues", "9"][..], "queues[0] = 9"),
     ] {
         let o = run(to, extra);
         assert!(!o.status.success(), "{to}: {}", text(&o));

@@ -372,17 +372,14 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
     for (_, d) in &dirs {
         sonic::replaceable(d)?;
     }
-    let export_opts = a
-        .export_steps
-        .as_ref()
-        .map(|_| {
-            a.mapping.options(
-                a.switch.profile()?,
-                a.require_fit != Some(false),
-                Some(a.elp.text.clone()),
-            )
-        })
-        .transpose()?;
+    // The switch and mapping options are checked whatever else is given:
+    // a typo fails before any work, not only with --export-steps.
+    let export_opts = a.mapping.options(
+        a.switch.profile()?,
+        a.require_fit != Some(false),
+        Some(a.elp.text.clone()),
+    )?;
+    let export_opts = a.export_steps.as_ref().map(|_| export_opts);
     let old = a.topology.build().context("--topology")?;
     let installed = RuleSet::read(&a.rules)?;
     let new = tagger::update::resolve_to(&old, &a.to).context("--to")?;

@@ -206,6 +206,27 @@ fn union_port_names(
 }
 
 impl Correspondence {
+    /// Links of the old topology the new one keeps (both ends matched and
+    /// linked there).
+    pub fn links_kept(&self) -> usize {
+        self.link
+            .iter()
+            .filter(|&&l| (l as usize) < self.new_links)
+            .count()
+    }
+
+    /// A warning when the new topology keeps under half the old links:
+    /// nodes are matched by kind, tier and rank as the files number them,
+    /// so the same fabric numbered anew reads as a rebuild.
+    pub fn mismatch(&self) -> Option<String> {
+        let (kept, old) = (self.links_kept(), self.link.len());
+        (old > 0 && 2 * kept < old).then(|| {
+            format!(
+                "the new topology keeps only {kept} of the old topology's {old} links (nodes are matched by kind, tier and their order in the file, not by name): if it is the same fabric numbered anew, number it as the old one, or this plans a rebuild"
+            )
+        })
+    }
+
     /// The new topology with the port names the switches have after the
     /// change (the union's, less the dropped links' ports), so that what
     /// is exported from it later names ports as they run.

@@ -526,3 +526,39 @@ fn an_installed_plan_over_the_limit_is_extended_without_it() {
     assert_eq!(u.plan, free.plan);
     assert_eq!(u.extension_refused, None);
 }
+
+/// The same fabric numbered anew shares few links with the old file: the
+/// update says so instead of planning a silent rebuild; a real change
+/// does not warn.
+#[test]
+fn a_renumbered_fabric_is_named_as_such() {
+    let ring = |f: fn(NodeId) -> NodeId| {
+        Topology::new(
+            "ring8",
+            Family::File,
+            vec![Node::switch(None, 1); 8],
+            (0..8).map(|i| [f(i), f((i + 1) % 8)]).collect(),
+        )
+        .unwrap()
+    };
+    let old = ring(|v| v);
+    // The same ring, node v numbered 3v mod 8: no link keeps its ends.
+    let renumbered = ring(|v| (3 * v) % 8);
+    let c = correspond::correspond(&old, &renumbered).unwrap();
+    assert_eq!((c.links_kept(), c.link.len()), (0, 8));
+    let w = c.mismatch().unwrap();
+    assert!(
+        w.contains("keeps only 0 of the old topology's 8 links"),
+        "{w}"
+    );
+    assert_eq!(correspond::correspond(&old, &old).unwrap().mismatch(), None);
+    let old = crate::TopologySpec::parse("fattree:k=4")
+        .unwrap()
+        .build()
+        .unwrap();
+    let drained = Change::Drain { links: 2, seed: 1 }.apply(&old).unwrap();
+    assert_eq!(
+        correspond::correspond(&old, &drained).unwrap().mismatch(),
+        None
+    );
+}
