@@ -639,6 +639,60 @@ fn a_failed_run_writes_nothing() {
     ]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(Path::new(&c).exists());
+    // An output on a full device fails the run before any file output is
+    // put in place: devices are written before the files are renamed.
+    if Path::new("/dev/full").exists() {
+        let (r, e1, nr) = (p("r.json"), p("e1"), p("nr.json"));
+        for extra in [
+            vec!["--rules-out", "/dev/full", "--export"],
+            vec!["--paths-out", "/dev/full", "--rules-out"],
+        ] {
+            let target = if extra[2] == "--export" {
+                format!("sonic:{e1}")
+            } else {
+                r.clone()
+            };
+            let mut a = vec!["run", "fattree:k=4", "--elp", "kbounce:1", "--algo", "clos"];
+            a.extend(&extra);
+            a.push(&target);
+            let o = tagger(&a);
+            assert_eq!(o.status.code(), Some(1), "{a:?}: {}", text(&o));
+            assert!(text(&o).contains("none was changed"), "{}", text(&o));
+            assert!(!Path::new(&e1).exists() && !Path::new(&r).exists(), "{a:?}");
+        }
+        let (t2, c2) = (p("t2.json"), p("c2.json"));
+        let o = tagger(&[
+            "run",
+            "fattree:k=4",
+            "--elp",
+            "kbounce:1",
+            "--algo",
+            "clos",
+            "--topology-out",
+            &t2,
+            "--rules-out",
+            &c2,
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+        let o = tagger(&[
+            "update",
+            "--topology",
+            &t2,
+            "--rules",
+            &c2,
+            "--to",
+            "drain:links=1",
+            "--elp",
+            "kbounce:1",
+            "--out",
+            "/dev/full",
+            "--rules-out",
+            &nr,
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        assert!(text(&o).contains("none was changed"), "{}", text(&o));
+        assert!(!Path::new(&nr).exists(), "{}", text(&o));
+    }
 }
 
 /// Numbers past what the headroom arithmetic holds are errors naming the

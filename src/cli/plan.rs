@@ -442,13 +442,13 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
             u.write_export_steps(tmp, ex)
         });
     }
+    if let Some(p) = &a.out {
+        let (u, old, new, elp) = (&u, old.name(), new.name(), &elp);
+        staging.file(p, move |w| u.write_parquet_to(w, p, old, new, elp));
+    }
     staging
         .commit()
         .with_context(|| "writing the update's outputs (none was changed)")?;
-    if let Some(p) = &a.out {
-        u.write_parquet(p, old.name(), new.name(), &elp)
-            .context("--out")?;
-    }
     if a.json {
         let mut summary = summary;
         if let Some((ex, _)) = &exports {

@@ -374,6 +374,15 @@ impl<'a> Staging<'a> {
                 return Err(e);
             }
         }
+        // Standard output and devices before anything is renamed into
+        // place: one that fails (a full disk behind /dev/full, a closed
+        // pipe) leaves every file output as it was.
+        for (path, write) in direct {
+            if let Err(e) = write_atomic_with(&path, write) {
+                cleanup(&made);
+                return Err(e);
+            }
+        }
         for (i, (tmp, target, is_dir)) in made.iter().enumerate() {
             let r = if *is_dir {
                 swap_dir(tmp, target)
@@ -384,9 +393,6 @@ impl<'a> Staging<'a> {
                 cleanup(&made[i..]);
                 return Err(e);
             }
-        }
-        for (path, write) in direct {
-            write_atomic_with(&path, write)?;
         }
         Ok(())
     }

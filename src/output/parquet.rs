@@ -203,6 +203,20 @@ pub fn write_batches(
     batches: &[RecordBatch],
     metadata: &[(&str, String)],
 ) -> Result<()> {
+    crate::output::write_atomic_with(path, |f| write_batches_to(f, path, batches, metadata))
+}
+
+/// [`write_batches`] into `f` (a staged output's writer); `path` names it
+/// in errors.
+///
+/// # Errors
+/// [`Error::Parquet`] or [`Error::Io`] naming the path.
+pub fn write_batches_to(
+    f: &mut (dyn std::io::Write + Send),
+    path: &Path,
+    batches: &[RecordBatch],
+    metadata: &[(&str, String)],
+) -> Result<()> {
     let pq = |e: &dyn std::fmt::Display| Error::Parquet {
         path: path.to_path_buf(),
         reason: e.to_string(),
@@ -223,28 +237,26 @@ pub fn write_batches(
                 .collect(),
         ))
         .build();
-    crate::output::write_atomic_with(path, |f| {
-        // The writer's own I/O error, kept: Parquet wraps it in a message
-        // that no longer says what happened (a full disk reads "External:
-        // transport error").
-        let mut out = Recording {
-            inner: f,
-            error: None,
-        };
-        let result = (|| -> std::result::Result<(), parquet::errors::ParquetError> {
-            let mut w = ArrowWriter::try_new(&mut out, schema.clone(), Some(props))?;
-            for b in batches {
-                w.write(b)?;
-            }
-            w.close()?;
-            Ok(())
-        })();
-        match (result, out.error.take()) {
-            (Ok(()), _) => Ok(()),
-            (Err(_), Some(io)) => Err(Error::io(path, io)),
-            (Err(e), None) => Err(pq(&format!("cannot write it: {e}"))),
+    // The writer's own I/O error, kept: Parquet wraps it in a message that
+    // no longer says what happened (a full disk reads "External: transport
+    // error").
+    let mut out = Recording {
+        inner: f,
+        error: None,
+    };
+    let result = (|| -> std::result::Result<(), parquet::errors::ParquetError> {
+        let mut w = ArrowWriter::try_new(&mut out, schema.clone(), Some(props))?;
+        for b in batches {
+            w.write(b)?;
         }
-    })
+        w.close()?;
+        Ok(())
+    })();
+    match (result, out.error.take()) {
+        (Ok(()), _) => Ok(()),
+        (Err(_), Some(io)) => Err(Error::io(path, io)),
+        (Err(e), None) => Err(pq(&format!("cannot write it: {e}"))),
+    }
 }
 
 /// A writer that keeps the first I/O error it passed on.

@@ -146,12 +146,30 @@ impl Update {
     /// # Errors
     /// [`crate::Error::Parquet`] or [`crate::Error::Io`] naming the path.
     pub fn write_parquet(&self, path: &Path, old: &str, new: &str, elp: &str) -> Result<()> {
+        crate::output::write_atomic_with(path, |f| self.write_parquet_to(f, path, old, new, elp))
+    }
+
+    /// [`Update::write_parquet`] into `f` (a staged output); `path` names
+    /// it in errors.
+    ///
+    /// # Errors
+    /// As [`Update::write_parquet`].
+    pub fn write_parquet_to(
+        &self,
+        f: &mut (dyn std::io::Write + Send),
+        path: &Path,
+        old: &str,
+        new: &str,
+        elp: &str,
+    ) -> Result<()> {
         let mut table = crate::output::parquet::Table::with_columns(StepRow::COLUMNS);
         for row in self.rows() {
             StepRow::push_row(Some(&row), &mut table);
         }
-        table.write(
+        crate::output::parquet::write_batches_to(
+            f,
             path,
+            &[table.into_batch(path)?],
             &[
                 ("tagger.old_topology", old.to_string()),
                 ("tagger.new_topology", new.to_string()),
