@@ -745,7 +745,14 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
 
     // 3. Rules per switch: a step CDF per ELP and algorithm, on each
     // family's largest network.
-    if let Ok(nodes_b) = read_batches(&dir.join("switches.parquet")) {
+    // A sweep without switch rows (none written yet) has no such chart;
+    // one that is there but unreadable is an error, not a missing chart.
+    let switches = dir.join("switches.parquet");
+    let nodes_b = match switches.symlink_metadata() {
+        Ok(_) => Some(read_batches(&switches)?),
+        Err(_) => None,
+    };
+    if let Some(nodes_b) = nodes_b {
         let nodes = Cols(&nodes_b);
         let ids = runs.num("scenario_id");
         let nid = nodes.num("scenario_id");

@@ -854,6 +854,49 @@ fn inputs_must_be_regular_files() {
     let o = bounded(&["verify", "--topology", &t, "--exported", "ex"], dir);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("not a regular file"), "{}", text(&o));
+    // Parquet inputs: a sweep's tables, a shard, a part of --resume.
+    let spec = concat!(env!("CARGO_MANIFEST_DIR"), "/datasets/failures-small.toml");
+    let mkfifo = |p: &Path| {
+        std::fs::remove_file(p).unwrap();
+        assert!(Command::new("mkfifo").arg(p).status().unwrap().success());
+    };
+    for table in ["runs.parquet", "switches.parquet"] {
+        let sw = dir.join(format!("sw-{table}"));
+        let sws = sw.to_str().unwrap();
+        let o = tagger(&["sweep", spec, "--out", sws, "--no-report"]);
+        assert!(o.status.success(), "{}", text(&o));
+        mkfifo(&sw.join(table));
+        let o = bounded(&["report", sws], dir);
+        assert_eq!(o.status.code(), Some(1), "report {table}: {}", text(&o));
+        assert!(text(&o).contains("not a regular file"), "{}", text(&o));
+    }
+    let sh = dir.join("sh");
+    let shs = sh.to_str().unwrap();
+    for i in ["1/2", "2/2"] {
+        let o = tagger(&["sweep", spec, "--out", shs, "--shard", i, "--no-report"]);
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    mkfifo(&sh.join("switches-shard-2-of-2.parquet"));
+    let o = bounded(&["merge", shs], dir);
+    assert_eq!(o.status.code(), Some(1), "merge: {}", text(&o));
+    assert!(text(&o).contains("not a regular file"), "{}", text(&o));
+    // `--resume` runs a scenario again whose part is not a regular file.
+    let rs = dir.join("rs");
+    let rss = rs.to_str().unwrap();
+    let o = tagger(&["sweep", spec, "--out", rss, "--no-report"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let part = std::fs::read_dir(rs.join(".parts/all"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".runs.parquet"))
+        .expect("a scenario's part");
+    mkfifo(&part);
+    let o = bounded(
+        &["sweep", spec, "--out", rss, "--resume", "--no-report"],
+        dir,
+    );
+    assert!(o.status.success(), "resume: {}", text(&o));
+    assert!(text(&o).contains("1 run now"), "resume: {}", text(&o));
     // `--switch file:` with no path says so.
     let o = tagger(&[
         "run",

@@ -142,6 +142,28 @@ impl Table {
     }
 }
 
+/// Opens a Parquet input, refusing what cannot be one as the text inputs
+/// do: a directory, a device, a FIFO or a socket (a FIFO would block the
+/// reader for ever, `/dev/zero` never ends).
+fn open_regular(path: &Path) -> Result<std::fs::File> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file (a device, FIFO or socket)"
+        };
+        return Err(Error::io(
+            path,
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("is {what}; a Parquet input must be a regular file"),
+            ),
+        ));
+    }
+    std::fs::File::open(path).map_err(|e| Error::io(path, e))
+}
+
 /// Reads every record batch of a Parquet file.
 ///
 /// # Errors
@@ -151,7 +173,7 @@ pub fn read_batches(path: &Path) -> Result<Vec<RecordBatch>> {
         path: path.to_path_buf(),
         reason: format!("cannot read it: {e}"),
     };
-    let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let f = open_regular(path)?;
     let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)
         .map_err(|e| pq(&e))?
         .build()
@@ -164,7 +186,7 @@ pub fn read_batches(path: &Path) -> Result<Vec<RecordBatch>> {
 /// # Errors
 /// [`Error::Parquet`] or [`Error::Io`] naming the path.
 pub fn read_metadata(path: &Path) -> Result<Vec<(String, String)>> {
-    let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let f = open_regular(path)?;
     let b =
         parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).map_err(|e| {
             Error::Parquet {
@@ -185,7 +207,7 @@ pub fn read_metadata(path: &Path) -> Result<Vec<(String, String)>> {
 
 /// True when `path` opens as Parquet (its footer and schema read).
 pub fn readable(path: &Path) -> bool {
-    std::fs::File::open(path)
+    open_regular(path)
         .ok()
         .and_then(|f| {
             parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).ok()

@@ -200,6 +200,17 @@ pub fn execute(
         .filter(|s| !done.contains(&s.id))
         .map(|s| (*s).clone())
         .collect();
+    // A part that is not a regular file (a FIFO, a device) would take the
+    // rerun's write in place, and a FIFO would block it: it goes first.
+    // The parts directory is the sweep's own, under its lock.
+    for s in &todo {
+        for table in ["runs", "switches", "failures", "growth"] {
+            let p = parts.join(format!("{}.{table}.parquet", s.id));
+            if p.symlink_metadata().is_ok_and(|m| !m.is_file()) {
+                std::fs::remove_file(&p).map_err(io(&p))?;
+            }
+        }
+    }
     let errors = Mutex::new(Vec::new());
     let threads = rayon::current_num_threads();
     for_each(&todo, effective_jobs(opts.jobs, todo.len()), |o| {
