@@ -408,6 +408,29 @@ pub fn charts(dir: &Path) -> Result<Vec<Chart>> {
     charts_of(dir, &read_batches(&dir.join("runs.parquet"))?)
 }
 
+/// Refuses two tables of a sweep directory written by different sweeps
+/// (spec, engine version or shard differ in their metadata).
+fn same_sweep(runs: &Path, other: &Path) -> Result<()> {
+    let (a, b) = (
+        crate::output::parquet::read_metadata(runs)?,
+        crate::output::parquet::read_metadata(other)?,
+    );
+    for key in ["tagger.spec", "tagger.version", "tagger.shard"] {
+        let get =
+            |kv: &[(String, String)]| kv.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+        if get(&a) != get(&b) {
+            return Err(Error::Parquet {
+                path: other.to_path_buf(),
+                reason: format!(
+                    "its {key} differs from {}'s: the two tables are of different sweeps",
+                    runs.display()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Series names in first-seen order, each with its legend index.
 #[derive(Default)]
 struct Names(Vec<String>);
@@ -746,10 +769,14 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
     // 3. Rules per switch: a step CDF per ELP and algorithm, on each
     // family's largest network.
     // A sweep without switch rows (none written yet) has no such chart;
-    // one that is there but unreadable is an error, not a missing chart.
+    // one that is there but unreadable, or of another sweep, is an error,
+    // not a missing chart.
     let switches = dir.join("switches.parquet");
     let nodes_b = match switches.symlink_metadata() {
-        Ok(_) => Some(read_batches(&switches)?),
+        Ok(_) => {
+            same_sweep(&dir.join("runs.parquet"), &switches)?;
+            Some(read_batches(&switches)?)
+        }
         Err(_) => None,
     };
     if let Some(nodes_b) = nodes_b {

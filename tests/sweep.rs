@@ -8,7 +8,7 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{UInt32Type, UInt64Type};
 use arrow_array::{Array, RecordBatch};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use tagger::sweep::{self, Options, Shard, Sweep};
 
 const SPEC: &str = r#"
@@ -894,6 +894,62 @@ fn growth_sweeps_write_a_row_per_step() {
         growth_rows(&a.path().join("growth.parquet")),
         growth_rows(&c.path().join("growth.parquet"))
     );
+    // The merged files name no shard, as the unsharded sweep's.
+    let meta = |p: &Path| tagger::output::parquet::read_metadata(p).unwrap();
+    assert_eq!(
+        meta(&a.path().join("runs.parquet")),
+        meta(&c.path().join("runs.parquet"))
+    );
+    merge_trusts_no_file_name(c.path());
+}
+
+/// `merge` checks what a shard file holds, not its name: a shard copied
+/// over another, or one missing a scenario, is refused.
+fn merge_trusts_no_file_name(dir: &Path) {
+    use tagger::output::parquet::{read_batches, read_metadata, write_batches};
+    let name = |t: &str, i: u32| dir.join(format!("{t}-shard-{i}-of-2.parquet"));
+    let keep: Vec<(PathBuf, Vec<u8>)> = ["runs", "switches", "growth"]
+        .iter()
+        .map(|t| (name(t, 2), std::fs::read(name(t, 2)).unwrap()))
+        .collect();
+    for t in ["runs", "switches", "growth"] {
+        std::fs::copy(name(t, 1), name(t, 2)).unwrap();
+    }
+    let e = sweep::merge::merge(dir).unwrap_err().to_string();
+    assert!(e.contains("holds shard 1/2, not shard 2 of 2"), "{e}");
+    for (p, bytes) in &keep {
+        std::fs::write(p, bytes).unwrap();
+    }
+    sweep::merge::merge(dir).unwrap();
+    // Shard 2 with its last scenario's row dropped (its metadata kept).
+    let runs = name("runs", 2);
+    let b = read_batches(&runs).unwrap();
+    let b = b[0].slice(0, b[0].num_rows() - 1);
+    let kv = read_metadata(&runs).unwrap();
+    let kv: Vec<(&str, String)> = kv.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+    write_batches(&runs, &[b], &kv).unwrap();
+    let e = sweep::merge::merge(dir).unwrap_err().to_string();
+    assert!(e.contains("scenario 3 of the spec's 4 missing"), "{e}");
+    // The report refuses a switches table of another sweep beside runs.
+    tagger::report::charts(dir).unwrap();
+    let sw = dir.join("switches.parquet");
+    let b = read_batches(&sw).unwrap();
+    let kv: Vec<(String, String)> = read_metadata(&sw)
+        .unwrap()
+        .into_iter()
+        .map(|(k, v)| {
+            let v = if k == "tagger.spec" {
+                v + "\n# another sweep"
+            } else {
+                v
+            };
+            (k, v)
+        })
+        .collect();
+    let kv: Vec<(&str, String)> = kv.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+    write_batches(&sw, &b, &kv).unwrap();
+    let e = tagger::report::charts(dir).unwrap_err().to_string();
+    assert!(e.contains("different sweeps"), "{e}");
 }
 
 #[test]

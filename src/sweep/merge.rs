@@ -4,7 +4,7 @@
 //! the same spec writes them.
 
 use super::rows_of;
-use super::store::{lock, publish_pair};
+use super::store::{SHARD_KEY, lock, publish_pair};
 use crate::error::{Error, Result};
 use crate::output::parquet::read_metadata as meta_of;
 use arrow_array::{Array, RecordBatch};
@@ -125,8 +125,48 @@ pub fn merge(dir: &Path) -> Result<Merged> {
     let (mut fails, mut growth) = (Vec::new(), Vec::new());
     let mut meta: Option<(PathBuf, Vec<(String, String)>)> = None;
     let (mut runs, mut nodes) = (Vec::new(), Vec::new());
-    for f in shards.values() {
+    // Each scenario id, and the shard whose runs file holds it.
+    let mut owner: BTreeMap<u64, u64> = BTreeMap::new();
+    for (&(c, i), f) in &shards {
         let m = meta_of(&f.runs)?;
+        // A file holds the shard its metadata says, whatever its name.
+        let mut files: Vec<&PathBuf> = vec![&f.runs, &f.switches];
+        files.extend(f.failures.iter().chain(f.growth.iter()));
+        for file in files {
+            let kv = if file == &f.runs {
+                m.clone()
+            } else {
+                meta_of(file)?
+            };
+            let said = kv
+                .iter()
+                .find(|(k, _)| k == SHARD_KEY)
+                .map(|(_, v)| v.as_str());
+            if said != Some(format!("{i}/{c}").as_str()) {
+                return Err(bad(format!(
+                    "{} holds {}, not shard {i} of {c} as its name says",
+                    file.display(),
+                    said.map_or("no shard metadata".to_string(), |s| format!("shard {s}"))
+                )));
+            }
+        }
+        let before = runs.len();
+        runs.extend(crate::output::parquet::read_batches(&f.runs)?);
+        for r in rows_of(&runs[before..])? {
+            let id = r.scenario_id;
+            if id % c != i - 1 {
+                return Err(bad(format!(
+                    "{} holds scenario {id}, which shard {} of {c} runs",
+                    f.runs.display(),
+                    id % c + 1
+                )));
+            }
+            if let Some(j) = owner.insert(id, i) {
+                return Err(bad(format!(
+                    "scenario {id} appears twice (shard {j} and shard {i} of {c})"
+                )));
+            }
+        }
         match &meta {
             None => meta = Some((f.runs.clone(), m)),
             Some((first, want)) => {
@@ -144,7 +184,6 @@ pub fn merge(dir: &Path) -> Result<Merged> {
                 }
             }
         }
-        runs.extend(crate::output::parquet::read_batches(&f.runs)?);
         nodes.extend(crate::output::parquet::read_batches(&f.switches)?);
         if let Some(p) = &f.failures {
             fails.extend(crate::output::parquet::read_batches(p)?);
@@ -153,13 +192,43 @@ pub fn merge(dir: &Path) -> Result<Merged> {
             growth.extend(crate::output::parquet::read_batches(p)?);
         }
     }
-    let (first, meta) = meta.expect("at least one shard");
+    let (first, mut meta) = meta.expect("at least one shard");
     if !meta.iter().any(|(k, _)| k == "tagger.spec") {
         return Err(bad(format!(
             "{} carries no tagger.spec metadata: not a tagger shard",
             first.display()
         )));
     }
+    // Every scenario of the spec, once. The spec is parsed again where it
+    // can be (a switch file it names may not be on this machine); the ids
+    // held must at least run from 0 without a gap.
+    let spec = meta
+        .iter()
+        .find(|(k, _)| k == "tagger.spec")
+        .map(|(_, v)| v.as_str());
+    let expected = spec
+        .and_then(|t| super::Sweep::parse(t, "tagger.spec", usize::MAX).ok())
+        .map(|s| s.scenarios.len() as u64);
+    let want = expected.unwrap_or_else(|| owner.keys().next_back().map_or(0, |&m| m + 1));
+    let missing: Vec<String> = (0..want)
+        .filter(|id| !owner.contains_key(id))
+        .take(10)
+        .map(|id| id.to_string())
+        .collect();
+    if !missing.is_empty() {
+        return Err(bad(format!(
+            "scenario{} {} of the spec's {want} missing from the shards",
+            if missing.len() > 1 { "s" } else { "" },
+            missing.join(", ")
+        )));
+    }
+    if let Some((&extra, _)) = owner.range(want..).next() {
+        return Err(bad(format!(
+            "scenario {extra} is not one of the spec's {want}"
+        )));
+    }
+    // The merged files are the whole sweep, no shard.
+    meta.retain(|(k, _)| k != SHARD_KEY);
     let runs = by_scenario(&runs, &first)?;
     let nodes = by_scenario(&nodes, &first)?;
     let (runs_path, switches_path) = (dir.join("runs.parquet"), dir.join("switches.parquet"));

@@ -245,7 +245,11 @@ pub fn execute(
     if runs.is_empty() {
         runs.push(Table::with_columns(&runs_columns()).into_batch(&runs_path)?);
     }
-    publish_pair((&runs_path, &runs), (&switches_path, &nodes), &meta(sweep))?;
+    publish_pair(
+        (&runs_path, &runs),
+        (&switches_path, &nodes),
+        &meta(sweep, opts.shard),
+    )?;
     // The failure trials and growth steps after the pair: a reader of
     // them finds the runs they join already published.
     let extra = |has: bool, table: &str, columns: Vec<ColumnDef>| -> Result<Option<PathBuf>> {
@@ -267,7 +271,7 @@ pub fn execute(
         if batches.is_empty() {
             batches.push(Table::with_columns(&columns).into_batch(&path)?);
         }
-        write_batches(&path, &batches, &meta(sweep))?;
+        write_batches(&path, &batches, &meta(sweep, opts.shard))?;
         Ok(Some(path))
     };
     let failures_path = extra(sweep.has_failures(), "failures", failures_columns())?;

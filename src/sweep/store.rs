@@ -11,13 +11,21 @@ use crate::output::parquet::write_batches;
 use arrow_array::RecordBatch;
 use std::path::Path;
 
-pub(super) fn meta(sweep: &Sweep) -> [(&'static str, String); 3] {
-    [
+pub(super) fn meta(sweep: &Sweep, shard: Option<super::Shard>) -> Vec<(&'static str, String)> {
+    let mut m = vec![
         ("tagger.sweep", sweep.name.clone()),
         ("tagger.spec", sweep.text.clone()),
         ("tagger.version", VERSION.to_string()),
-    ]
+    ];
+    // Which shard a file holds, so that `merge` does not trust its name.
+    if let Some(sh) = shard {
+        m.push((SHARD_KEY, format!("{}/{}", sh.index, sh.count)));
+    }
+    m
 }
+
+/// The metadata key naming a shard file's shard (`I/N`).
+pub(super) const SHARD_KEY: &str = "tagger.shard";
 
 /// Takes the exclusive lock of `dir`'s output for `tag` (all, or a shard):
 /// held while the returned file lives, released by the OS if the process
@@ -146,13 +154,17 @@ pub(super) fn remove_temporaries(dir: &Path, of: Option<&Path>) -> Result<()> {
 pub fn write(dir: &Path, sweep: &Sweep, outcomes: &[Outcome], threads: usize) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let t = tables(&sweep.name, outcomes, threads);
-    t.runs.write(&dir.join("runs.parquet"), &meta(sweep))?;
-    t.nodes.write(&dir.join("switches.parquet"), &meta(sweep))?;
+    t.runs
+        .write(&dir.join("runs.parquet"), &meta(sweep, None))?;
+    t.nodes
+        .write(&dir.join("switches.parquet"), &meta(sweep, None))?;
     if sweep.has_failures() {
-        t.fails.write(&dir.join("failures.parquet"), &meta(sweep))?;
+        t.fails
+            .write(&dir.join("failures.parquet"), &meta(sweep, None))?;
     }
     if sweep.has_growth() {
-        t.growth.write(&dir.join("growth.parquet"), &meta(sweep))?;
+        t.growth
+            .write(&dir.join("growth.parquet"), &meta(sweep, None))?;
     }
     Ok(())
 }
