@@ -346,6 +346,59 @@ fn exports_replace_their_directory_and_nothing_else() {
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+    // Through a symbolic link: the directory it names is replaced, the
+    // link stays.
+    let (real, link) = (d.path().join("real"), d.path().join("cur"));
+    let export = |dir: &Path, format: &str| {
+        tagger(&[
+            "export",
+            "--topology",
+            &t,
+            "--rules",
+            &r,
+            "--format",
+            format,
+            "--out",
+            dir.to_str().unwrap(),
+        ])
+    };
+    assert!(export(&real, "sonic").status.success());
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let o = export(&link, "json");
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let s = std::fs::read_to_string(real.join("summary.json")).unwrap();
+    assert!(s.contains("tagger-switch-table"), "{s}");
+    // A user's file in an earlier export is not deleted with it.
+    std::fs::write(real.join("NOTES.txt"), "mine").unwrap();
+    let o = export(&link, "sonic");
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("NOTES.txt, which no export writes"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(real.join("NOTES.txt")).unwrap(),
+        "mine"
+    );
+    // A summary.json with only a format field is not an export.
+    let fake = d.path().join("fake");
+    std::fs::create_dir(&fake).unwrap();
+    std::fs::write(fake.join("summary.json"), r#"{"format":"tagger-sonic/2"}"#).unwrap();
+    std::fs::write(fake.join("0.json"), "mine").unwrap();
+    let o = export(&fake, "sonic");
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("not a tagger export"), "{}", text(&o));
+    assert_eq!(
+        std::fs::read_to_string(fake.join("0.json")).unwrap(),
+        "mine"
+    );
 }
 
 /// Two outputs on one file (by name, through a link, or a hard link), an

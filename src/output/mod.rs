@@ -169,18 +169,8 @@ impl Resolved {
         if let Ok(c) = std::fs::canonicalize(path) {
             return Resolved { path: c, id };
         }
-        // A dangling symlink names the file it would create: follow it
-        // (a bounded number of links, as the kernel does).
-        let mut path = path.to_path_buf();
-        for _ in 0..40 {
-            let Ok(target) = std::fs::read_link(&path) else {
-                break;
-            };
-            path = match path.parent() {
-                Some(dir) if target.is_relative() => dir.join(target),
-                _ => target,
-            };
-        }
+        // A dangling symlink names the file it would create.
+        let path = follow_links(path).unwrap_or_else(|_| path.to_path_buf());
         let path = path.as_path();
         let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let path = match (abs.parent(), abs.file_name()) {
@@ -363,6 +353,9 @@ impl<'a> Staging<'a> {
                 }
                 Staged::Dir(path, fill, replaceable) => (|| {
                     replaceable(&path)?;
+                    // Through a symbolic link, the directory it names is
+                    // replaced and the link stays.
+                    let path = follow_links(&path).map_err(|e| Error::io(&path, e))?;
                     let tmp = temp_path(&path);
                     std::fs::create_dir_all(&tmp).map_err(|e| Error::io(&path, e))?;
                     made.push((tmp.clone(), path.clone(), true));

@@ -502,20 +502,75 @@ pub fn replaceable(dir: &Path) -> Result<()> {
     if entries.next().is_none() {
         return Ok(());
     }
+    // An earlier export: its summary.json names a tagger format and says
+    // what it holds (switches or steps), and every entry is one an export
+    // writes, so nothing of the user's is deleted with it.
     let summary = dir.join("summary.json");
     let ours = std::fs::metadata(&summary).is_ok_and(|m| m.is_file() && m.len() < 1 << 20)
         && std::fs::read_to_string(&summary)
             .ok()
             .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .and_then(|v| v["format"].as_str().map(|f| f.starts_with("tagger-")))
-            .unwrap_or(false);
-    if ours {
-        Ok(())
-    } else {
-        refuse(
+            .is_some_and(|v| {
+                v["format"]
+                    .as_str()
+                    .is_some_and(|f| f.starts_with("tagger-"))
+                    && (v["switches"].is_array() || !v["steps"].is_null())
+            });
+    if !ours {
+        return refuse(
             "holds files that are not a tagger export (no summary.json of one): an export replaces its directory whole, so give a new or empty directory",
-        )
+        );
     }
+    if let Some(foreign) = foreign_entry(dir, 0)? {
+        return Err(Error::OutputDir {
+            path: dir.to_path_buf(),
+            reason: format!(
+                "is an earlier export but also holds {}, which no export writes: an export replaces its directory whole, so move it out or give another directory",
+                foreign.display()
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The first entry of an export directory (or, at `depth` 1, of one of
+/// its step directories) that no export writes: `summary.json`,
+/// `<node>.json`, `topology.json`, `union-topology.json`, `step-*.json`
+/// and `step-*` directories.
+fn foreign_entry(dir: &Path, depth: u32) -> Result<Option<std::path::PathBuf>> {
+    let mut names: Vec<(std::ffi::OsString, bool)> = std::fs::read_dir(dir)
+        .map_err(|e| Error::io(dir, e))?
+        .map(|e| {
+            let e = e.map_err(|x| Error::io(dir, x))?;
+            let is_dir = e.file_type().map_err(|x| Error::io(dir, x))?.is_dir();
+            Ok((e.file_name(), is_dir))
+        })
+        .collect::<Result<_>>()?;
+    names.sort();
+    for (name, is_dir) in names {
+        let path = dir.join(&name);
+        let ok = match (name.to_str(), is_dir) {
+            (Some(n), false) => {
+                n == "summary.json"
+                    || n == "topology.json"
+                    || n == "union-topology.json"
+                    || (n.starts_with("step-") && n.ends_with(".json"))
+                    || n.strip_suffix(".json")
+                        .is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+            }
+            (Some(n), true) if depth == 0 && n.starts_with("step-") => {
+                if let Some(f) = foreign_entry(&path, 1)? {
+                    return Ok(Some(f));
+                }
+                true
+            }
+            _ => false,
+        };
+        if !ok {
+            return Ok(Some(path));
+        }
+    }
+    Ok(None)
 }
 
 /// Traffic classes of `rules` per switch as a SONiC export would use them:
