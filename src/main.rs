@@ -19,7 +19,9 @@ use std::process::ExitCode;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    match cli::run(cli::args::Cli::parse()) {
+    let args = cli::args::Cli::parse();
+    cli::progress::install_signal_handler();
+    match cli::run(args) {
         Ok(code) => code,
         Err(e) => {
             // Standard output closed under a data write (`run --rules-out

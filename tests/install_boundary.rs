@@ -401,6 +401,78 @@ fn exports_replace_their_directory_and_nothing_else() {
     );
 }
 
+/// A run ended by a signal while its outputs are staged leaves no
+/// temporary behind, and temporaries of processes that died without a
+/// chance to clean up (SIGKILL) are removed by the next write of the
+/// same output; a live process's are kept.
+#[test]
+fn interrupted_runs_leave_no_temporaries() {
+    let d = tempfile::tempdir().unwrap();
+    let t = d.path().join("t.json");
+    let temps = || -> Vec<String> {
+        std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".tmp-"))
+            .collect()
+    };
+    for signal in ["INT", "TERM"] {
+        // Standard output is a pipe nobody reads: the rules block on it
+        // once its buffer is full, after the topology's temporary is
+        // complete and before it is renamed into place.
+        let mut child = bin()
+            .args([
+                "run",
+                "fattree:k=8",
+                "--elp",
+                "kbounce:2",
+                "--rules-out",
+                "-",
+            ])
+            .arg("--topology-out")
+            .arg(&t)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        while temps().is_empty() {
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(60),
+                "no temporary appeared"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let kill = Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(130), "SIG{signal}");
+        assert_eq!(temps(), Vec::<String>::new(), "SIG{signal}");
+        assert!(!t.exists(), "SIG{signal}");
+    }
+    // A dead process's temporary goes with the next write; a live one's
+    // (this test's own process) stays.
+    let dead = d.path().join(".t.json.tmp-4294967295-0");
+    let live = d
+        .path()
+        .join(format!(".t.json.tmp-{}-0", std::process::id()));
+    std::fs::write(&dead, "x").unwrap();
+    std::fs::write(&live, "x").unwrap();
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:1",
+        "--topology-out",
+        t.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!dead.exists() && live.exists() && t.exists());
+}
+
 /// Two outputs on one file (by name, through a link, or a hard link), an
 /// output that is an input, and an output inside the export directory
 /// are refused before any work, and nothing changes.

@@ -10,7 +10,7 @@ pub mod out;
 pub mod args;
 mod inspect;
 mod plan;
-mod progress;
+pub mod progress;
 mod sweep;
 
 use anyhow::{Result, bail};

@@ -1,5 +1,5 @@
 //! Progress lines on standard error (drawn only on a terminal), and
-//! Ctrl-C for a long search.
+//! signals: Ctrl-C for a long search, and no temporaries left behind.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -50,20 +50,37 @@ pub fn watch_search() -> (Control, ProgressBar) {
             format!("trying {} priorities: solver call {}", p.target, p.steps)
         });
     });
-    let stop = control.clone();
-    let first = std::sync::atomic::AtomicBool::new(true);
-    let handler = ctrlc::set_handler(move || {
-        if first.swap(false, std::sync::atomic::Ordering::SeqCst) {
+    *SEARCH
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(control.clone());
+    (control, bar)
+}
+
+/// The search a first Ctrl-C stops, if one runs.
+static SEARCH: std::sync::Mutex<Option<Control>> = std::sync::Mutex::new(None);
+
+/// The process's handler of Ctrl-C, SIGTERM and SIGHUP, installed once at
+/// start: during a `search` or `exact` run the first ends the search with
+/// its best plan (verified and written as usual); otherwise, or the second
+/// time, the temporaries being written are removed and the process exits
+/// with 130, so an interrupted run leaves no half-written sibling behind.
+pub fn install_signal_handler() {
+    let handler = ctrlc::set_handler(|| {
+        let search = SEARCH
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(stop) = search {
             stop.request_stop();
             errln!(
                 "\nstopping: the best plan so far is verified and written (Ctrl-C again to quit)"
             );
         } else {
+            tagger::output::remove_live_temporaries();
             std::process::exit(130);
         }
     });
     if let Err(e) = handler {
-        errln!("warning: Ctrl-C will not stop the search gracefully: {e}");
+        errln!("warning: Ctrl-C will not stop a run cleanly: {e}");
     }
-    (control, bar)
 }

@@ -8,6 +8,69 @@ use crate::error::{Error, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// Temporaries this process is writing: removed by
+/// [`remove_live_temporaries`] when a signal ends it.
+static LIVE: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Records a temporary as being written (`live`) or gone (renamed into
+/// place or removed).
+fn track(tmp: &Path, live: bool) {
+    let mut l = LIVE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if live {
+        l.push(tmp.to_path_buf());
+    } else if let Some(i) = l.iter().rposition(|p| p == tmp) {
+        l.swap_remove(i);
+    }
+}
+
+/// Removes every temporary this process is writing (files and staged
+/// directories): what a signal handler calls before the process exits,
+/// so that an interrupted run leaves no `.NAME.tmp-PID-N` behind.
+pub fn remove_live_temporaries() {
+    let l = std::mem::take(
+        &mut *LIVE
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
+    for p in l {
+        let _ = std::fs::remove_file(&p).or_else(|_| std::fs::remove_dir_all(&p));
+    }
+}
+
+/// Removes the temporaries beside `target` (`.NAME.tmp-PID-N`) left by
+/// processes that no longer run (killed with SIGKILL, or the machine
+/// stopped): a later write of the same output clears them.
+pub fn remove_stale_temporaries(target: &Path) {
+    let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
+        return;
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let prefix = format!(".{}.tmp-", name.to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let n = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = n
+            .strip_prefix(&prefix)
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let p = e.path();
+            let _ = std::fs::remove_file(&p).or_else(|_| std::fs::remove_dir_all(&p));
+        }
+    }
+}
+
 /// A temporary sibling of `path`, unique to this process and call.
 pub fn temp_path(path: &Path) -> PathBuf {
     use std::sync::atomic::{AtomicU64, Ordering};
@@ -96,6 +159,7 @@ pub fn write_atomic_with<E: From<Error>>(
         return settle(path, result);
     };
     let tmp = temp_path(&target);
+    track(&tmp, true);
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         write(&mut f).map_err(Failed::Write)?;
@@ -106,6 +170,7 @@ pub fn write_atomic_with<E: From<Error>>(
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
+    track(&tmp, false);
     settle(path, result)
 }
 
@@ -322,6 +387,17 @@ impl<'a> Staging<'a> {
                 };
             }
         };
+        // Every temporary is registered while it exists, so that a signal
+        // removes it; this forgets them all once the commit has ended.
+        struct Forget(Vec<PathBuf>);
+        impl Drop for Forget {
+            fn drop(&mut self) {
+                for t in &self.0 {
+                    track(t, false);
+                }
+            }
+        }
+        let mut forget = Forget(Vec::new());
         for item in self.items {
             let r = match item {
                 Staged::File(path, write) => {
@@ -340,8 +416,11 @@ impl<'a> Staging<'a> {
                         direct.push((path, write));
                         continue;
                     };
+                    remove_stale_temporaries(&target);
+                    let tmp = temp_path(&target);
+                    track(&tmp, true);
+                    forget.0.push(tmp.clone());
                     (|| {
-                        let tmp = temp_path(&target);
                         let mut f = std::fs::File::create(&tmp).map_err(|e| Error::io(&path, e))?;
                         made.push((tmp.clone(), target, false));
                         let mut w = std::io::BufWriter::new(&mut f);
@@ -356,7 +435,10 @@ impl<'a> Staging<'a> {
                     // Through a symbolic link, the directory it names is
                     // replaced and the link stays.
                     let path = follow_links(&path).map_err(|e| Error::io(&path, e))?;
+                    remove_stale_temporaries(&path);
                     let tmp = temp_path(&path);
+                    track(&tmp, true);
+                    forget.0.push(tmp.clone());
                     std::fs::create_dir_all(&tmp).map_err(|e| Error::io(&path, e))?;
                     made.push((tmp.clone(), path.clone(), true));
                     fill(&tmp)
