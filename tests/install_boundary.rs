@@ -1067,6 +1067,70 @@ fn the_default_budget_refuses_what_the_machine_cannot_hold() {
     let o = tagger(&["run", "fattree:k=4", "--elp", "kbounce:1", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(v["memory_budget_bytes"].as_u64().unwrap() > 0, "{v}");
+    // The export is charged too: a chain whose first switch has 2^32 - 1
+    // host ports plans in no time, and its export (16 TiB) is refused
+    // before it allocates, by `run --export` and by `export`.
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    let chain = p("chain.json");
+    std::fs::write(
+        &chain,
+        r#"{"format":"tagger-topology/1","name":"chain","nodes":[{"id":0,"kind":"switch","hosts":4294967295},{"id":1,"kind":"switch","hosts":1},{"id":2,"kind":"switch","hosts":1}],"links":[[0,1],[1,2]]}"#,
+    )
+    .unwrap();
+    let (t, r, ex) = (p("t.json"), p("r.json"), p("ex"));
+    let file = format!("file:{chain}");
+    let o = bounded(
+        &[
+            "run",
+            &file,
+            "--elp",
+            "shortest",
+            "--export",
+            &format!("sonic:{ex}"),
+        ],
+        d.path(),
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("memory budget exceeded in export"),
+        "{}",
+        text(&o)
+    );
+    let o = tagger(&[
+        "run",
+        &file,
+        "--elp",
+        "shortest",
+        "--topology-out",
+        &t,
+        "--rules-out",
+        &r,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    for format in ["sonic", "json"] {
+        let o = bounded(
+            &[
+                "export",
+                "--topology",
+                &t,
+                "--rules",
+                &r,
+                "--format",
+                format,
+                "--out",
+                &ex,
+            ],
+            d.path(),
+        );
+        assert_eq!(o.status.code(), Some(1), "{format}: {}", text(&o));
+        assert!(
+            text(&o).contains("memory budget exceeded in export"),
+            "{}",
+            text(&o)
+        );
+    }
+    assert!(!Path::new(&ex).exists());
 }
 
 /// Messages: numbers past 64 bits or the time limit say "out of range", a

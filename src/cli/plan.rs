@@ -27,6 +27,23 @@ fn read_paths(topo: &tagger::Topology, paths: Option<&Path>) -> Result<Option<El
     Ok(paths.map(|p| ElpSet::from_path_file(topo, p)).transpose()?)
 }
 
+/// Charges `copies` exports of `rules` (beside the rules themselves) to a
+/// memory budget of `limit` bytes before any is built.
+fn export_budget(
+    topo: &tagger::Topology,
+    rules: &RuleSet,
+    limit: Option<u64>,
+    copies: u64,
+) -> Result<()> {
+    let budget = tagger::budget::Budget::new(limit);
+    budget.hold("rules", rules.heap_bytes())?;
+    budget.check(
+        "export",
+        sonic::estimate_bytes(topo, rules).saturating_mul(copies),
+    )?;
+    Ok(())
+}
+
 /// `tagger run`: the whole pipeline on one scenario, its outputs written
 /// all or nothing once everything that can refuse the plan has run.
 pub fn run(a: RunArgs) -> Result<ExitCode> {
@@ -120,7 +137,10 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     // Everything that can refuse the plan has run; the outputs are
     // written all or nothing.
     let export = match (&a.export, &export_opts) {
-        (Some(t), Some(opts)) => Some((sonic::build(&r.topo, &r.rules, t.format, opts)?, t, opts)),
+        (Some(t), Some(opts)) => {
+            export_budget(&r.topo, &r.rules, r.summary.memory_budget_bytes, 1)?;
+            Some((sonic::build(&r.topo, &r.rules, t.format, opts)?, t, opts))
+        }
         _ => None,
     };
     let mut staging = Staging::default();
@@ -278,6 +298,7 @@ pub fn export(a: ExportArgs) -> Result<ExitCode> {
         );
     }
     let format = a.format.into();
+    export_budget(&topo, &plan, MemoryBudget::resolve(None), 1)?;
     let ex = sonic::build(&topo, &plan, format, &opts)?;
     sonic::write(&a.out, &ex)?;
     say!(
@@ -410,6 +431,9 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
     let exports = match (&a.export_steps, &export_opts) {
         (Some(t), Some(opts)) => {
             tagger::capacity::check(&u.correspondence.union, &opts.profile)?;
+            // What runs and the window's exports, side by side.
+            let union = &u.correspondence.union;
+            export_budget(union, &u.plan, MemoryBudget::resolve(None), 3)?;
             Some((u.export_steps(t.format, opts)?, t))
         }
         _ => None,

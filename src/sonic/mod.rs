@@ -112,6 +112,27 @@ pub fn build(topo: &Topology, rules: &RuleSet, format: Format, opts: &Options) -
     }
 }
 
+/// Memory an export of `rules` builds before anything is written, in bytes
+/// (either format; a deliberate over-estimate): about 4 KiB per switch
+/// port, host ports included (its `PORT`, `PORT_QOS_MAP`, buffer and cable
+/// entries as JSON values, about 0.9 KiB of text), and 512 bytes per rule
+/// entry. Charged to the memory budget before [`build`], so that a
+/// topology with billions of host ports is refused, not allocated.
+pub fn estimate_bytes(topo: &Topology, rules: &RuleSet) -> u64 {
+    let ports: u64 = (0..topo.node_count() as NodeId)
+        .filter(|&v| {
+            matches!(
+                topo.node(v).kind,
+                tagger_generators::model::NodeKind::Switch
+            )
+        })
+        .map(|v| topo.degree(v) as u64 + u64::from(topo.node(v).hosts))
+        .sum();
+    ports
+        .saturating_mul(4096)
+        .saturating_add((rules.entries.len() as u64).saturating_mul(512))
+}
+
 /// The traffic classes of several plans that switches run side by side
 /// (an update's states, in order), chosen together and beside the
 /// dependencies `running` of the configuration in place
