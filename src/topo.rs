@@ -114,12 +114,29 @@ pub const DIAMETER_MAX_WORK: u64 = 20_000_000_000;
 
 impl Summary {
     /// The summary; the endpoint diameter only where it costs at most
-    /// [`DIAMETER_MAX_WORK`] word operations (estimated from the endpoint,
-    /// node and link counts with the diameter taken as 16).
+    /// [`DIAMETER_MAX_WORK`] word operations, estimated from the endpoint,
+    /// node and link counts and a bound on the levels the search runs:
+    /// twice the eccentricity of one endpoint (one breadth-first search),
+    /// at least 16, so that a long chain is not taken for a fabric.
     pub fn of(topo: &Topology) -> Self {
-        let work = (topo.endpoints().len() as u64).div_ceil(64)
-            * 16
-            * (topo.node_count() as u64 + 2 * topo.link_count() as u64);
+        let levels = match topo.endpoints().first() {
+            Some(&s) => {
+                let (mut dist, mut queue) = (Vec::new(), Vec::new());
+                topo.bfs(s, &mut dist, &mut queue);
+                let ecc = dist
+                    .iter()
+                    .filter(|&&d| d != u32::MAX)
+                    .max()
+                    .copied()
+                    .unwrap_or(0);
+                (2 * u64::from(ecc) + 1).max(16)
+            }
+            None => 16,
+        };
+        let work = (topo.endpoints().len() as u64)
+            .div_ceil(64)
+            .saturating_mul(levels)
+            .saturating_mul(topo.node_count() as u64 + 2 * topo.link_count() as u64);
         Self::build(topo, work <= DIAMETER_MAX_WORK)
     }
 
@@ -205,6 +222,26 @@ mod tests {
             }
         }
         Some(d)
+    }
+
+    /// A 20,000-switch chain: its diameter would take minutes, and the
+    /// estimate (from one search's eccentricity) says so; the fabrics'
+    /// estimate is as before.
+    #[test]
+    fn long_chains_skip_the_diameter() {
+        use tagger_generators::model::{Family, Node};
+        let n = 20_000u32;
+        let chain = Topology::new(
+            "chain",
+            Family::File,
+            vec![Node::switch(None, 1); n as usize],
+            (0..n - 1).map(|i| [i, i + 1]).collect(),
+        )
+        .unwrap();
+        let s = Summary::of(&chain);
+        assert!(s.diameter_skipped && s.diameter.is_none());
+        let t = TopologySpec::parse("fattree:k=8").unwrap().build().unwrap();
+        assert_eq!(Summary::of(&t).diameter, Some(4));
     }
 
     #[test]
