@@ -131,7 +131,11 @@ pub struct TopoArgs {
 // `tagger elp`.
 #[derive(Debug, clap::Args)]
 pub struct ElpArgs {
+    /// The network: a generator spec (fattree:k=8, jellyfish:n=200,...,
+    /// see below) or file:PATH, a topology file as `--topology-out` writes.
     pub topology: TopologySpec,
+    /// The expected lossless paths: shortest, kbounce:K, dor, ksp:K,
+    /// random:N or file:PATH (see below); `+` joins several.
     #[arg(long)]
     pub elp: ElpSpec,
     /// Print one JSON object instead of text.
@@ -153,20 +157,30 @@ pub struct ElpArgs {
 // `tagger run`.
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
+    /// The network: a generator spec (fattree:k=8, jellyfish:n=200,...,
+    /// see below) or file:PATH, a topology file as `--topology-out` writes.
     pub topology: TopologySpec,
+    /// The expected lossless paths: shortest, kbounce:K, dor, ksp:K,
+    /// random:N or file:PATH (see below); `+` joins several.
     #[arg(long)]
     pub elp: ElpSpec,
-    /// Parsed by clap, so a bad name is a usage error (exit 2) naming the
-    /// option, before any work.
+    /// The tagging algorithm: greedy, search, exact, clos, brute or
+    /// greedy-ttl, with options such as search:budget=N (see below).
     #[arg(long, default_value = "greedy")]
     pub algo: Algo,
-    /// Incremental cycle detection backend: ordered, pk (alias bitset), petgraph, naive.
+    /// Cycle detection inside greedy: ordered (the fast default); pk,
+    /// petgraph and naive are there to benchmark against.
     #[arg(long, default_value = "ordered")]
     pub cycle: CycleBackend,
+    /// Print the summary as one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Write the topology as a file (`-`: standard output), to plan,
+    /// verify or update against later.
     #[arg(long)]
     pub topology_out: Option<PathBuf>,
+    /// Write the verified rule set (tagger-rules/1 JSON; `-`: standard
+    /// output): what `tagger export`, `verify` and `update` read.
     #[arg(long)]
     pub rules_out: Option<PathBuf>,
     /// Also export the verified plan, as `tagger export`: sonic:DIR
@@ -174,8 +188,11 @@ pub struct RunArgs {
     /// per-switch table.
     #[arg(long)]
     pub export: Option<tagger::sonic::Target>,
+    /// Write every ELP path, one line of node ids each (`-`: standard
+    /// output).
     #[arg(long)]
     pub paths_out: Option<PathBuf>,
+    /// Refuse --paths-out beyond this many paths.
     #[arg(long, default_value_t = 10_000_000)]
     pub max_paths: u64,
     /// Fail if the run's estimated memory exceeds this (e.g. 8GiB);
@@ -221,7 +238,11 @@ pub fn parse_on_off(s: &str) -> Result<bool, String> {
 // `tagger failures`.
 #[derive(Debug, clap::Args)]
 pub struct FailuresArgs {
+    /// The network: a generator spec (fattree:k=8, jellyfish:n=200,...,
+    /// see below) or file:PATH, a topology file as `--topology-out` writes.
     pub topology: TopologySpec,
+    /// The expected lossless paths: shortest, kbounce:K, dor, ksp:K,
+    /// random:N or file:PATH (see below); `+` joins several.
     #[arg(long)]
     pub elp: ElpSpec,
     /// What fails: links:F[,trials=T][,seed=S], switches:F[,...] or
@@ -236,6 +257,8 @@ pub struct FailuresArgs {
     /// failure-aware plans.
     #[arg(long, default_value = "greedy")]
     pub algo: Algo,
+    /// Cycle detection inside greedy: ordered (the fast default); pk,
+    /// petgraph and naive are there to benchmark against.
     #[arg(long, default_value = "ordered")]
     pub cycle: CycleBackend,
     /// Print one JSON object (the plan's summary, then per routing the
@@ -260,8 +283,12 @@ pub struct FailuresArgs {
 // `tagger export`.
 #[derive(Debug, clap::Args)]
 pub struct ExportArgs {
+    /// The topology file the rules are for (as `run --topology-out`
+    /// writes it).
     #[arg(long)]
     pub topology: PathBuf,
+    /// The rule set to export (tagger-rules/1, as `run --rules-out`
+    /// writes it); it is verified first.
     #[arg(long)]
     pub rules: PathBuf,
     /// Output directory.
@@ -621,4 +648,31 @@ pub enum SchemaFormat {
 pub enum Format {
     Json,
     Edgelist,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// clap's own consistency checks, and every argument of every
+    /// subcommand has help written for its user.
+    #[test]
+    fn every_argument_has_help() {
+        let cmd = Cli::command();
+        cmd.clone().debug_assert();
+        let mut missing = Vec::new();
+        for sub in cmd.get_subcommands() {
+            for arg in sub.get_arguments() {
+                let id = arg.get_id().as_str();
+                if matches!(id, "help" | "version") {
+                    continue;
+                }
+                if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{} {id}", sub.get_name()));
+                }
+            }
+        }
+        assert!(missing.is_empty(), "arguments without help: {missing:?}");
+    }
 }
