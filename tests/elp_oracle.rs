@@ -1,5 +1,5 @@
 //! Oracle tests of the ELP stage: path counts, longest ELP and the brute-force
-//! tagged graph against an enumerator written here from DESIGN.md's
+//! tagged graph against an enumerator written here from docs/model.md's
 //! definitions (DFS over walks), independent of the ELP language code.
 
 use std::collections::{BTreeSet, VecDeque};

@@ -27,7 +27,7 @@ fn valid_rules_verify() {
 
 #[test]
 fn closing_a_same_priority_cycle_is_caught() {
-    // Up-down rules on a leaf-spine; add the bounce entries of the DESIGN.md
+    // Up-down rules on a leaf-spine; add the bounce entries of docs/model.md's worked
     // example at priority 1, closing (1->4)->(4->2)->(2->5)->(5->1)->(1->4).
     let (t, e, mut r) = setup("leafspine:leaves=4,spines=2,hosts=1", "kbounce:0", "greedy");
     let link = |a: u32, b: u32| {
