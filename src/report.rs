@@ -415,20 +415,17 @@ fn same_sweep(runs: &Path, other: &Path) -> Result<()> {
         crate::output::parquet::read_metadata(runs)?,
         crate::output::parquet::read_metadata(other)?,
     );
-    for key in ["tagger.spec", "tagger.version", "tagger.shard"] {
-        let get =
-            |kv: &[(String, String)]| kv.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
-        if get(&a) != get(&b) {
-            return Err(Error::Parquet {
-                path: other.to_path_buf(),
-                reason: format!(
-                    "its {key} differs from {}'s: the two tables are of different sweeps",
-                    runs.display()
-                ),
-            });
-        }
+    let keys = ["tagger.spec", "tagger.version", "tagger.shard"];
+    match crate::output::parquet::differing_key(&a, &b, &keys) {
+        Some(key) => Err(Error::Parquet {
+            path: other.to_path_buf(),
+            reason: format!(
+                "its {key} differs from {}'s: the two tables are of different sweeps",
+                runs.display()
+            ),
+        }),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Series names in first-seen order, each with its legend index.

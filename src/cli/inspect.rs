@@ -2,7 +2,7 @@
 //! output columns.
 
 use super::args::{ElpArgs, Format, MemoryBudget, SchemaFormat, TopoArgs};
-use super::claim_stdout;
+use super::{check_outputs, claim_stdout};
 use anyhow::{Context, Result};
 use std::process::ExitCode;
 use tagger::budget::Budget;
@@ -13,18 +13,11 @@ use tagger::topo::{self, Summary};
 /// `tagger topo`: build a topology, write it, summarise it.
 pub fn topo(a: TopoArgs) -> Result<ExitCode> {
     let out = claim_stdout(&[("--out", a.out.as_deref())], false)?;
-    let input = super::plan::topology_file(&a.spec);
-    tagger::output::check_distinct(
-        &a.out
-            .iter()
-            .map(|p| ("--out", p.as_path()))
-            .collect::<Vec<_>>(),
-        &[],
-        &input
-            .iter()
-            .map(|p| ("TOPOLOGY", p.as_path()))
-            .collect::<Vec<_>>(),
-    )?;
+    let input: Vec<_> = super::plan::topology_file(&a.spec)
+        .map(|p| ("TOPOLOGY", p))
+        .into_iter()
+        .collect();
+    check_outputs(&[("--out", a.out.as_deref())], &[], &input)?;
     let t = std::time::Instant::now();
     let topo = a.spec.build()?;
     let built = t.elapsed().as_secs_f64();
@@ -64,17 +57,7 @@ pub fn elp(a: ElpArgs) -> Result<ExitCode> {
         .into_iter()
         .chain(a.elp.files().map(|p| ("--elp", p.to_path_buf())))
         .collect();
-    tagger::output::check_distinct(
-        &a.paths_out
-            .iter()
-            .map(|p| ("--paths-out", p.as_path()))
-            .collect::<Vec<_>>(),
-        &[],
-        &inputs
-            .iter()
-            .map(|(f, p)| (*f, p.as_path()))
-            .collect::<Vec<_>>(),
-    )?;
+    check_outputs(&[("--paths-out", a.paths_out.as_deref())], &[], &inputs)?;
     let budget = Budget::new(MemoryBudget::resolve(a.memory_budget));
     let topo = pipeline::build_topology(&a.topology, &budget)?;
     let (elp, report) = pipeline::elp_report(&topo, &a.elp, &budget)?;

@@ -59,6 +59,23 @@ fn claim_stdout(outputs: &[(&str, Option<&Path>)], json: bool) -> Result<Out> {
     })
 }
 
+/// Refuses, before any work, outputs that would overwrite each other or an
+/// input ([`tagger::output::check_distinct`]): `files` as [`claim_stdout`]
+/// takes them (absent ones skipped), `dirs` the output directories,
+/// `inputs` each file an option reads.
+fn check_outputs(
+    files: &[(&str, Option<&Path>)],
+    dirs: &[(&str, &Path)],
+    inputs: &[(&str, std::path::PathBuf)],
+) -> Result<()> {
+    let outputs: Vec<(&str, &Path)> = files
+        .iter()
+        .filter_map(|&(f, p)| p.map(|p| (f, p)))
+        .collect();
+    let inputs: Vec<(&str, &Path)> = inputs.iter().map(|(f, p)| (*f, p.as_path())).collect();
+    Ok(tagger::output::check_distinct(&outputs, dirs, &inputs)?)
+}
+
 /// Writes `text` to `w`, errors naming `path`.
 fn write_text(w: &mut (dyn Write + Send), path: &Path, text: &str) -> tagger::Result<()> {
     w.write_all(text.as_bytes())

@@ -2,7 +2,7 @@
 //! check and change.
 
 use super::args::{ExportArgs, FailuresArgs, MemoryBudget, RunArgs, UpdateArgs, VerifyArgs};
-use super::{claim_stdout, exit, progress, write_rules, write_text};
+use super::{check_outputs, claim_stdout, exit, progress, write_rules, write_text};
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -62,17 +62,12 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         .chain(a.elp.files().map(|p| ("--elp", p.to_path_buf())))
         .chain(a.switch.file().map(|p| ("--switch", p)))
         .collect();
-    let outputs: Vec<(&str, &Path)> = files
-        .into_iter()
-        .filter_map(|(f, p)| p.map(|p| (f, p)))
-        .collect();
     let dirs: Vec<(&str, &Path)> = a
         .export
         .iter()
         .map(|t| ("--export", t.dir.as_path()))
         .collect();
-    let ins: Vec<(&str, &Path)> = inputs.iter().map(|(f, p)| (*f, p.as_path())).collect();
-    check_distinct(&outputs, &dirs, &ins)?;
+    check_outputs(&files, &dirs, &inputs)?;
     if let Some(t) = &a.export {
         sonic::replaceable(&t.dir)?;
     }
@@ -194,17 +189,7 @@ pub fn failures(a: FailuresArgs) -> Result<ExitCode> {
         .chain(a.elp.files().map(|p| ("--elp", p.to_path_buf())))
         .chain(a.fail.file().map(|p| ("--fail", p.to_path_buf())))
         .collect();
-    check_distinct(
-        &a.out
-            .iter()
-            .map(|p| ("--out", p.as_path()))
-            .collect::<Vec<_>>(),
-        &[],
-        &inputs
-            .iter()
-            .map(|(f, p)| (*f, p.as_path()))
-            .collect::<Vec<_>>(),
-    )?;
+    check_outputs(&[("--out", a.out.as_deref())], &[], &inputs)?;
     let cfg = RunConfig {
         topology: a.topology,
         elp: a.elp,
@@ -374,10 +359,6 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
         )
         .chain(a.switch.file().map(|p| ("--switch", p)))
         .collect();
-    let outputs: Vec<(&str, &Path)> = files
-        .into_iter()
-        .filter_map(|(f, p)| p.map(|p| (f, p)))
-        .collect();
     let dirs: Vec<(&str, &Path)> = a
         .steps_out
         .iter()
@@ -388,8 +369,7 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
                 .map(|t| ("--export-steps", t.dir.as_path())),
         )
         .collect();
-    let ins: Vec<(&str, &Path)> = inputs.iter().map(|(f, p)| (*f, p.as_path())).collect();
-    check_distinct(&outputs, &dirs, &ins)?;
+    check_outputs(&files, &dirs, &inputs)?;
     for (_, d) in &dirs {
         sonic::replaceable(d)?;
     }

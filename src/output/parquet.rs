@@ -205,6 +205,23 @@ pub fn read_metadata(path: &Path) -> Result<Vec<(String, String)>> {
         .unwrap_or_default())
 }
 
+/// The value of `key` in key-value metadata (as [`read_metadata`] gives it).
+pub fn meta_value<'a>(kv: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    kv.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+}
+
+/// The first of `keys` whose value differs between two files' metadata
+/// (one present and the other not counts): tables of different sweeps.
+pub fn differing_key<'k>(
+    a: &[(String, String)],
+    b: &[(String, String)],
+    keys: &[&'k str],
+) -> Option<&'k str> {
+    keys.iter()
+        .copied()
+        .find(|k| meta_value(a, k) != meta_value(b, k))
+}
+
 /// True when `path` opens as Parquet (its footer and schema read).
 pub fn readable(path: &Path) -> bool {
     open_regular(path)

@@ -6,7 +6,7 @@
 use super::rows_of;
 use super::store::{SHARD_KEY, lock, publish_pair};
 use crate::error::{Error, Result};
-use crate::output::parquet::read_metadata as meta_of;
+use crate::output::parquet::{differing_key, meta_value, read_metadata as meta_of};
 use arrow_array::{Array, RecordBatch};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -138,10 +138,7 @@ pub fn merge(dir: &Path) -> Result<Merged> {
             } else {
                 meta_of(file)?
             };
-            let said = kv
-                .iter()
-                .find(|(k, _)| k == SHARD_KEY)
-                .map(|(_, v)| v.as_str());
+            let said = meta_value(&kv, SHARD_KEY);
             if said != Some(format!("{i}/{c}").as_str()) {
                 return Err(bad(format!(
                     "{} holds {}, not shard {i} of {c} as its name says",
@@ -170,17 +167,12 @@ pub fn merge(dir: &Path) -> Result<Merged> {
         match &meta {
             None => meta = Some((f.runs.clone(), m)),
             Some((first, want)) => {
-                for key in ["tagger.spec", "tagger.version"] {
-                    let get = |kv: &[(String, String)]| {
-                        kv.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
-                    };
-                    if get(&m) != get(want) {
-                        return Err(bad(format!(
-                            "{} and {} differ in {key}: shards of different sweeps or engine versions",
-                            first.display(),
-                            f.runs.display()
-                        )));
-                    }
+                if let Some(key) = differing_key(&m, want, &["tagger.spec", "tagger.version"]) {
+                    return Err(bad(format!(
+                        "{} and {} differ in {key}: shards of different sweeps or engine versions",
+                        first.display(),
+                        f.runs.display()
+                    )));
                 }
             }
         }
@@ -193,21 +185,17 @@ pub fn merge(dir: &Path) -> Result<Merged> {
         }
     }
     let (first, mut meta) = meta.expect("at least one shard");
-    if !meta.iter().any(|(k, _)| k == "tagger.spec") {
+    let Some(spec) = meta_value(&meta, "tagger.spec") else {
         return Err(bad(format!(
             "{} carries no tagger.spec metadata: not a tagger shard",
             first.display()
         )));
-    }
+    };
     // Every scenario of the spec, once. The spec is parsed again where it
     // can be (a switch file it names may not be on this machine); the ids
     // held must at least run from 0 without a gap.
-    let spec = meta
-        .iter()
-        .find(|(k, _)| k == "tagger.spec")
-        .map(|(_, v)| v.as_str());
-    let expected = spec
-        .and_then(|t| super::Sweep::parse(t, "tagger.spec", usize::MAX).ok())
+    let expected = super::Sweep::parse(spec, "tagger.spec", usize::MAX)
+        .ok()
         .map(|s| s.scenarios.len() as u64);
     let want = expected.unwrap_or_else(|| owner.keys().next_back().map_or(0, |&m| m + 1));
     let missing: Vec<String> = (0..want)
