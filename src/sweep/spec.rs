@@ -147,6 +147,37 @@ impl TcLimit {
     }
 }
 
+/// Where a TOML parse error of spec `text` is (`line N`, or `spec`) and
+/// why, with the key and value at fault as the line gives them
+/// (`trials = "3": invalid type: ...`), and serde's name for a list-or-one
+/// field replaced by what it accepts.
+fn toml_fault(text: &str, e: &toml::de::Error) -> (String, String) {
+    let reason = e.message().replace(
+        "data did not match any variant of untagged enum OneOrMany",
+        "expected a string or a list of strings",
+    );
+    let Some(s) = e.span() else {
+        return ("spec".into(), reason);
+    };
+    let start = s.start.min(text.len());
+    let line = text[..start].matches('\n').count() + 1;
+    let from = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let to = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    // A key before the span: the value is at fault (not the key itself).
+    let key = text[from..to]
+        .split_once('=')
+        .filter(|(k, _)| from + k.len() < start);
+    let reason = match key {
+        Some((key, _)) => {
+            let value = text.get(start..s.end.min(text.len())).unwrap_or("");
+            let value: String = value.chars().take(60).collect();
+            format!("{} = {value}: {reason}", key.trim())
+        }
+        None => reason,
+    };
+    (format!("line {line}"), reason)
+}
+
 #[derive(Debug, Deserialize, Clone)]
 #[serde(untagged)]
 enum OneOrMany<T> {
@@ -346,30 +377,8 @@ impl Sweep {
             reason,
         };
         let raw: RawSpec = toml::from_str(text).map_err(|e| {
-            let mut reason = e.message().replace(
-                "data did not match any variant of untagged enum OneOrMany",
-                "expected a string or a list of strings",
-            );
-            let loc = e
-                .span()
-                .map(|s| {
-                    let start = s.start.min(text.len());
-                    let line = text[..start].matches('\n').count() + 1;
-                    // The key and value at fault, as the line gives them.
-                    let from = text[..start].rfind('\n').map_or(0, |i| i + 1);
-                    let to = text[start..].find('\n').map_or(text.len(), |i| start + i);
-                    let key = text[from..to]
-                        .split_once('=')
-                        .filter(|(k, _)| from + k.len() < start);
-                    if let Some((key, _)) = key {
-                        let value = text.get(start..s.end.min(text.len())).unwrap_or("");
-                        let value: String = value.chars().take(60).collect();
-                        reason = format!("{} = {value}: {reason}", key.trim());
-                    }
-                    format!("line {line}")
-                })
-                .unwrap_or_else(|| "spec".into());
-            err(loc, reason)
+            let (location, reason) = toml_fault(text, &e);
+            err(location, reason)
         })?;
         if raw.group.is_empty() {
             return Err(err(
