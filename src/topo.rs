@@ -112,6 +112,51 @@ pub struct Summary {
 /// (about 10 s on one core); [`Summary::with_diameter`] computes it anyway.
 pub const DIAMETER_MAX_WORK: u64 = 20_000_000_000;
 
+/// What [`endpoint_diameter`] would cost, in word operations, and one
+/// endpoint's eccentricity among the endpoints (`None`: some endpoint is
+/// out of its reach, or there are none), from one breadth-first search.
+/// The estimate runs the levels twice that eccentricity allows (a bound
+/// on the diameter), at least 16, so that a long chain is not taken for a
+/// fabric.
+fn diameter_work(topo: &Topology) -> (u64, Option<u32>) {
+    let eps = topo.endpoints();
+    let (levels, ecc) = match eps.first() {
+        Some(&s) => {
+            let (mut dist, mut queue) = (Vec::new(), Vec::new());
+            topo.bfs(s, &mut dist, &mut queue);
+            let all = dist
+                .iter()
+                .filter(|&&d| d != u32::MAX)
+                .max()
+                .copied()
+                .unwrap_or(0);
+            let ecc = eps
+                .iter()
+                .map(|&e| dist[e as usize])
+                .try_fold(0u32, |m, d| (d != u32::MAX).then(|| m.max(d)));
+            ((2 * u64::from(all) + 1).max(16), ecc)
+        }
+        None => (16, None),
+    };
+    let work = (eps.len() as u64)
+        .div_ceil(64)
+        .saturating_mul(levels)
+        .saturating_mul(topo.node_count() as u64 + 2 * topo.link_count() as u64);
+    (work, ecc)
+}
+
+/// The endpoint diameter where computing it costs at most
+/// [`DIAMETER_MAX_WORK`] word operations; past that, twice one endpoint's
+/// eccentricity, which no endpoint distance exceeds (a 200,000-switch
+/// chain gets its bound at the cost of one search). `None` when some pair
+/// of endpoints is disconnected.
+pub fn endpoint_diameter_or_bound(topo: &Topology) -> Option<u32> {
+    match diameter_work(topo) {
+        (work, _) if work <= DIAMETER_MAX_WORK => endpoint_diameter(topo),
+        (_, ecc) => ecc.map(|e| 2 * e),
+    }
+}
+
 impl Summary {
     /// The summary; the endpoint diameter only where it costs at most
     /// [`DIAMETER_MAX_WORK`] word operations, estimated from the endpoint,
@@ -119,25 +164,7 @@ impl Summary {
     /// twice the eccentricity of one endpoint (one breadth-first search),
     /// at least 16, so that a long chain is not taken for a fabric.
     pub fn of(topo: &Topology) -> Self {
-        let levels = match topo.endpoints().first() {
-            Some(&s) => {
-                let (mut dist, mut queue) = (Vec::new(), Vec::new());
-                topo.bfs(s, &mut dist, &mut queue);
-                let ecc = dist
-                    .iter()
-                    .filter(|&&d| d != u32::MAX)
-                    .max()
-                    .copied()
-                    .unwrap_or(0);
-                (2 * u64::from(ecc) + 1).max(16)
-            }
-            None => 16,
-        };
-        let work = (topo.endpoints().len() as u64)
-            .div_ceil(64)
-            .saturating_mul(levels)
-            .saturating_mul(topo.node_count() as u64 + 2 * topo.link_count() as u64);
-        Self::build(topo, work <= DIAMETER_MAX_WORK)
+        Self::build(topo, diameter_work(topo).0 <= DIAMETER_MAX_WORK)
     }
 
     /// The summary with the endpoint diameter whatever it costs.
@@ -242,6 +269,14 @@ mod tests {
         assert!(s.diameter_skipped && s.diameter.is_none());
         let t = TopologySpec::parse("fattree:k=8").unwrap().build().unwrap();
         assert_eq!(Summary::of(&t).diameter, Some(4));
+        // Where the diameter is skipped, a bound stands for it: at least
+        // the diameter (n - 1), at most twice it.
+        let bound = endpoint_diameter_or_bound(&chain).unwrap();
+        assert!((n - 1..=2 * (n - 1)).contains(&bound), "{bound}");
+        assert_eq!(endpoint_diameter_or_bound(&t), endpoint_diameter(&t));
+        // random:N's default length comes from it: walks on the chain.
+        let elp = crate::elp::ElpSet::build(&chain, &"random:20".parse().unwrap()).unwrap();
+        assert_eq!(elp.explicit.as_ref().map(|p| p.len()), Some(20));
     }
 
     #[test]

@@ -30,8 +30,22 @@ impl Adjacency {
         self.edges += 1;
     }
 
+    /// Scans the shorter of `a`'s out-list and `b`'s in-list: a hub with
+    /// thousands of out-edges is asked about one of its heads in the time
+    /// that head's few in-edges take.
     pub(super) fn contains(&self, a: u32, b: u32) -> bool {
-        self.out.list(self.node[a as usize].out).contains(&b)
+        let (out, inn) = (self.node[a as usize].out, self.node[b as usize].inn);
+        if out.len <= inn.len {
+            self.out.list(out).contains(&b)
+        } else {
+            self.inn.list(inn).contains(&a)
+        }
+    }
+
+    /// Adds a vertex without edges; its id.
+    pub(super) fn add_vertex(&mut self) -> u32 {
+        self.node.push(Node::default());
+        u32::try_from(self.node.len() - 1).expect("vertex ids fit u32")
     }
 
     pub(super) fn remove(&mut self, a: u32, b: u32) {
@@ -67,7 +81,7 @@ pub(super) struct Node {
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Span {
     off: u32,
-    len: u32,
+    pub(super) len: u32,
 }
 
 impl Span {

@@ -54,6 +54,9 @@ pub trait IncrementalDag: Send {
     fn remove_edge(&mut self, a: u32, b: u32);
     /// Edges in the graph.
     fn edge_count(&self) -> usize;
+    /// Adds a vertex without edges and returns its id (the next after the
+    /// last).
+    fn add_vertex(&mut self) -> u32;
 
     /// A likely topological order of the final graph, as a rank per vertex
     /// (ties by id), given before the first edge. Affects speed only, never

@@ -51,4 +51,9 @@ impl IncrementalDag for NaiveDag {
     fn edge_count(&self) -> usize {
         self.edges
     }
+
+    fn add_vertex(&mut self) -> u32 {
+        self.out.push(Vec::new());
+        (self.out.len() - 1) as u32
+    }
 }

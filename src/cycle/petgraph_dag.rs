@@ -59,4 +59,9 @@ impl IncrementalDag for PetgraphDag {
     fn edge_count(&self) -> usize {
         self.edges
     }
+
+    fn add_vertex(&mut self) -> u32 {
+        use petgraph::data::Build;
+        self.g.add_node(()).index() as u32
+    }
 }

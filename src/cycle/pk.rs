@@ -211,6 +211,11 @@ impl IncrementalDag for PearceKelly {
         self.adj.edges()
     }
 
+    fn add_vertex(&mut self) -> u32 {
+        self.os.push([UNPLACED, 0]);
+        self.adj.add_vertex()
+    }
+
     fn heap_bytes(&self) -> u64 {
         use crate::budget::bytes_of;
         self.adj.heap_bytes()

@@ -296,7 +296,11 @@ impl OrderedDag {
         self.fheap.push(lb, b);
         self.bheap.push(!la, a);
         let (node, out, inn, slot) = (&self.adj.node, &self.adj.out, &self.adj.inn, &mut self.slot);
-        let (mut fscan, mut bscan) = (0usize, 0usize);
+        // The side whose first vertex has fewer edges goes first: an edge
+        // into a class's hub (traffic classes), with thousands of out-edges,
+        // is settled by the tail's few ancestors.
+        let first_back = node[b as usize].out.len > node[a as usize].inn.len;
+        let (mut fscan, mut bscan) = (usize::from(first_back), 0usize);
         while let (Some((fl, u)), Some((bl, z))) = (self.fheap.peek(), self.bheap.peek()) {
             if fl > !bl {
                 break;
@@ -620,6 +624,16 @@ impl IncrementalDag for OrderedDag {
 
     fn edge_count(&self) -> usize {
         self.adj.edges()
+    }
+
+    fn add_vertex(&mut self) -> u32 {
+        self.slot.push(Slot {
+            label: UNPLACED,
+            stamp: 0,
+            anc: 0,
+        });
+        self.link.push([NIL, NIL]);
+        self.adj.add_vertex()
     }
 
     fn heap_bytes(&self) -> u64 {

@@ -76,7 +76,12 @@ impl PathList {
     /// and stops at the destination; a walk that gets stuck or exceeds
     /// `maxlen` links is redrawn for the same pair. Path `i` draws from its own
     /// ChaCha8 stream (seed mixed with `i`), so the result is the same at any
-    /// thread count. `maxlen` defaults to twice the endpoint diameter.
+    /// thread count. `maxlen` defaults to twice the endpoint diameter (twice
+    /// its bound where computing it would take over about 10 s:
+    /// [`crate::topo::endpoint_diameter_or_bound`]).
+    ///
+    /// Complexity: O(N x walks x maxlen x degree); a long walk checks
+    /// revisits in a per-node mark, not by scanning the path.
     ///
     /// # Errors
     /// When a pair finds no walk within `maxlen` after many tries.
@@ -90,13 +95,16 @@ impl PathList {
         let maxlen = match maxlen {
             Some(m) => m,
             None => {
-                2 * crate::topo::endpoint_diameter(topo)
+                2 * crate::topo::endpoint_diameter_or_bound(topo)
                     .ok_or("the topology is not connected between endpoints")?
             }
         };
+        let nodes = topo.node_count();
         let paths: Vec<Vec<NodeId>> = (0..n)
             .into_par_iter()
-            .map(|i| {
+            .map_init(
+                || Marks::new(nodes),
+                |marks, i| {
                 let mut rng = ChaCha8Rng::seed_from_u64(crate::seed::mix(seed, i as u64));
                 let s = eps[rng.random_range(0..eps.len() as u64) as usize];
                 let d = loop {
@@ -105,16 +113,22 @@ impl PathList {
                         break d;
                     }
                 };
-                let mut path = Vec::with_capacity(maxlen as usize + 1);
+                let mut path = Vec::with_capacity((maxlen as usize).min(nodes) + 1);
                 let mut cand = Vec::new();
                 for _ in 0..MAX_WALKS {
                     path.clear();
                     path.push(s);
+                    let walk = marks.next();
+                    marks.set(s, walk);
                     let mut u = s;
                     while path.len() <= maxlen as usize {
                         cand.clear();
+                        let step = marks.next();
                         for w in topo.neighbors(u) {
-                            if !path.contains(&w) && !cand.contains(&w) {
+                            // Not on the path, and not yet a candidate
+                            // (parallel links name a neighbour twice).
+                            if marks.get(w) != walk && marks.get(w) != step {
+                                marks.set(w, step);
                                 cand.push(w);
                             }
                         }
@@ -122,6 +136,7 @@ impl PathList {
                             break;
                         }
                         u = cand[rng.random_range(0..cand.len() as u64) as usize];
+                        marks.set(u, walk);
                         path.push(u);
                         if u == d {
                             return Ok(path);
@@ -131,7 +146,8 @@ impl PathList {
                 Err(format!(
                     "random: no walk from node {s} to node {d} within maxlen = {maxlen} links after {MAX_WALKS} tries"
                 ))
-            })
+            },
+            )
             .collect::<Result<_, String>>()?;
         Ok(PathList::from_paths(paths))
     }
@@ -228,5 +244,40 @@ impl PathList {
             }
         }
         m.into_iter().collect()
+    }
+}
+
+/// Per-node marks for random walks: a node is on the current walk, or a
+/// candidate of the current step, when its mark is that walk's or step's
+/// number (so nothing is cleared between walks).
+struct Marks {
+    mark: Vec<u32>,
+    last: u32,
+}
+
+impl Marks {
+    fn new(nodes: usize) -> Self {
+        Marks {
+            mark: vec![0; nodes],
+            last: 0,
+        }
+    }
+
+    /// A fresh number, no node's mark yet.
+    fn next(&mut self) -> u32 {
+        if self.last == u32::MAX {
+            self.mark.fill(0);
+            self.last = 0;
+        }
+        self.last += 1;
+        self.last
+    }
+
+    fn get(&self, v: NodeId) -> u32 {
+        self.mark[v as usize]
+    }
+
+    fn set(&mut self, v: NodeId, to: u32) {
+        self.mark[v as usize] = to;
     }
 }

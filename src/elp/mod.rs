@@ -358,6 +358,76 @@ pub struct ElpSet {
     pub dor: Option<Dor>,
     /// Explicit paths (random, k-shortest and file families together), if any.
     pub explicit: Option<PathList>,
+    /// The out channels of nodes with parallel links, by neighbour.
+    pub(crate) parallel: Parallel,
+}
+
+/// Where a node's implicit continuations come from (see
+/// [`ElpSet::successors_into`]).
+enum Implicit<'a> {
+    /// No implicit family continues.
+    None,
+    /// Only shortest paths, at a node with parallel links: by neighbour.
+    Grouped(&'a Shortest, &'a Sources, &'a [(NodeId, ChannelId)]),
+    /// Channel by channel.
+    Each,
+}
+
+/// Per node with parallel links (two or more links to one neighbour), its
+/// out channels sorted by (neighbour, channel); nothing for other nodes.
+/// A shortest-path prefix continues over a link only if it continues to
+/// the link's far end, so one test per neighbour settles all its links:
+/// a prefix arriving at a node with 20,000 links to one neighbour costs
+/// one test there, not 20,000.
+#[derive(Debug, Default)]
+pub(crate) struct Parallel {
+    /// Per node, where its run starts in `by_neighbour` (n + 1 entries);
+    /// empty when no node has parallel links.
+    start: Vec<u32>,
+    by_neighbour: Vec<(NodeId, ChannelId)>,
+}
+
+impl Parallel {
+    /// Complexity: O(C log D) for C channels and the largest degree D.
+    pub(crate) fn of(topo: &Topology) -> Self {
+        let n = topo.node_count();
+        let mut start = Vec::with_capacity(n + 1);
+        start.push(0u32);
+        let mut by_neighbour = Vec::new();
+        let mut own: Vec<(NodeId, ChannelId)> = Vec::new();
+        for v in 0..n as NodeId {
+            own.clear();
+            own.extend(
+                topo.out_channels(v)
+                    .iter()
+                    .map(|&c| (topo.channel_dst(c), c)),
+            );
+            own.sort_unstable();
+            if own.windows(2).any(|w| w[0].0 == w[1].0) {
+                by_neighbour.extend_from_slice(&own);
+            }
+            start.push(u32::try_from(by_neighbour.len()).expect("channel ids fit u32"));
+        }
+        if by_neighbour.is_empty() {
+            start = Vec::new();
+        }
+        Parallel {
+            start,
+            by_neighbour,
+        }
+    }
+
+    /// Node `v`'s out channels by neighbour, if it has parallel links.
+    fn of_node(&self, v: NodeId) -> Option<&[(NodeId, ChannelId)]> {
+        let (lo, hi) = (*self.start.get(v as usize)?, self.start[v as usize + 1]);
+        (lo < hi).then(|| &self.by_neighbour[lo as usize..hi as usize])
+    }
+
+    /// Heap bytes held.
+    fn heap_bytes(&self) -> u64 {
+        crate::budget::bytes_of::<u32>(self.start.capacity())
+            + crate::budget::bytes_of::<(NodeId, ChannelId)>(self.by_neighbour.capacity())
+    }
 }
 
 /// A set of ELP prefixes that end in the same channel after the same number of
@@ -493,6 +563,7 @@ impl ElpSet {
             kbounce: None,
             dor: None,
             explicit: None,
+            parallel: Parallel::of(topo),
         };
         let mut lists = Vec::new();
         for fam in &spec.families {
@@ -572,23 +643,28 @@ impl ElpSet {
     ) {
         let v: NodeId = topo.channel_dst(c);
         let start = chans.len();
-        for &c2 in topo.out_channels(v) {
-            let mut q = Prefixes::default();
-            if let (Some(sp), Some(src)) = (&self.shortest, &p.shortest) {
-                q.shortest = sp.step(topo, src, hop, c2);
+        match self.shortest_only(v, p) {
+            Implicit::None => {}
+            Implicit::Grouped(sp, src, runs) => {
+                let mut found: Vec<(ChannelId, Sources)> = Vec::new();
+                for run in runs.chunk_by(|a, b| a.0 == b.0) {
+                    if sp.continues_to(src, hop, run[0].0) {
+                        found.extend(
+                            run.iter()
+                                .filter_map(|&(_, c2)| Some((c2, sp.step(topo, src, hop, c2)?))),
+                        );
+                    }
+                }
+                found.sort_unstable_by_key(|e| e.0);
+                for (c2, s) in found {
+                    chans.push(c2);
+                    prefs.push(Prefixes {
+                        shortest: Some(s),
+                        ..Default::default()
+                    });
+                }
             }
-            if let Some(kb) = &self.kbounce
-                && !p.kbounce.is_empty()
-            {
-                q.kbounce = kb.step(&p.kbounce, c, c2);
-            }
-            if let Some(d) = &self.dor {
-                q.dor = p.dor && d.step(topo, c, c2);
-            }
-            if !q.is_empty() {
-                chans.push(c2);
-                prefs.push(q);
-            }
+            Implicit::Each => self.each_successor(topo, c, hop, p, chans, prefs),
         }
         if let Some(ex) = &self.explicit
             && !p.paths.is_empty()
@@ -620,6 +696,57 @@ impl ElpSet {
         }
     }
 
+    /// The implicit families' continuations, one out channel at a time.
+    fn each_successor(
+        &self,
+        topo: &Topology,
+        c: ChannelId,
+        hop: u32,
+        p: &Prefixes,
+        chans: &mut Vec<ChannelId>,
+        prefs: &mut Vec<Prefixes>,
+    ) {
+        let v: NodeId = topo.channel_dst(c);
+        for &c2 in topo.out_channels(v) {
+            let mut q = Prefixes::default();
+            if let (Some(sp), Some(src)) = (&self.shortest, &p.shortest) {
+                q.shortest = sp.step(topo, src, hop, c2);
+            }
+            if let Some(kb) = &self.kbounce
+                && !p.kbounce.is_empty()
+            {
+                q.kbounce = kb.step(&p.kbounce, c, c2);
+            }
+            if let Some(d) = &self.dor {
+                q.dor = p.dor && d.step(topo, c, c2);
+            }
+            if !q.is_empty() {
+                chans.push(c2);
+                prefs.push(q);
+            }
+        }
+    }
+
+    /// How `p`'s implicit families continue from node `v`: not at all, by
+    /// neighbour (only shortest-path prefixes, at a node with parallel
+    /// links), or channel by channel.
+    fn shortest_only<'a>(&'a self, v: NodeId, p: &'a Prefixes) -> Implicit<'a> {
+        let kbounce = self.kbounce.is_some() && !p.kbounce.is_empty();
+        let dor = self.dor.is_some() && p.dor;
+        let shortest = match (&self.shortest, &p.shortest) {
+            (Some(sp), Some(src)) => Some((sp, src)),
+            _ => None,
+        };
+        match (shortest, kbounce || dor) {
+            (None, false) => Implicit::None,
+            (Some((sp, src)), false) => match self.parallel.of_node(v) {
+                Some(runs) => Implicit::Grouped(sp, src, runs),
+                None => Implicit::Each,
+            },
+            _ => Implicit::Each,
+        }
+    }
+
     /// The channels [`ElpSet::successors_into`] would append for the same
     /// arguments, in the same order, without building their prefix sets
     /// (the walk asks for the channels first, to collect a hop's keys, and
@@ -634,18 +761,36 @@ impl ElpSet {
     ) {
         let v: NodeId = topo.channel_dst(c);
         let start = chans.len();
-        for &c2 in topo.out_channels(v) {
-            let any = matches!((&self.shortest, &p.shortest),
-                    (Some(sp), Some(src)) if sp.continues(topo, src, hop, c2))
-                || self.kbounce.as_ref().is_some_and(|kb| {
-                    !p.kbounce.is_empty() && !kb.step(&p.kbounce, c, c2).is_empty()
-                })
-                || self
-                    .dor
-                    .as_ref()
-                    .is_some_and(|d| p.dor && d.step(topo, c, c2));
-            if any {
-                chans.push(c2);
+        match self.shortest_only(v, p) {
+            Implicit::None => {}
+            Implicit::Grouped(sp, src, runs) => {
+                let at = chans.len();
+                for run in runs.chunk_by(|a, b| a.0 == b.0) {
+                    if sp.continues_to(src, hop, run[0].0) {
+                        chans.extend(
+                            run.iter()
+                                .map(|e| e.1)
+                                .filter(|&c2| sp.continues(topo, src, hop, c2)),
+                        );
+                    }
+                }
+                chans[at..].sort_unstable();
+            }
+            Implicit::Each => {
+                for &c2 in topo.out_channels(v) {
+                    let any = matches!((&self.shortest, &p.shortest),
+                            (Some(sp), Some(src)) if sp.continues(topo, src, hop, c2))
+                        || self.kbounce.as_ref().is_some_and(|kb| {
+                            !p.kbounce.is_empty() && !kb.step(&p.kbounce, c, c2).is_empty()
+                        })
+                        || self
+                            .dor
+                            .as_ref()
+                            .is_some_and(|d| p.dor && d.step(topo, c, c2));
+                    if any {
+                        chans.push(c2);
+                    }
+                }
             }
         }
         if let Some(ex) = &self.explicit
@@ -688,6 +833,7 @@ impl ElpSet {
             + self.kbounce.as_ref().map_or(0, KBounce::heap_bytes)
             + self.dor.as_ref().map_or(0, Dor::heap_bytes)
             + self.explicit.as_ref().map_or(0, PathList::heap_bytes)
+            + self.parallel.heap_bytes()
     }
 
     /// Bytes [`ElpSet::counts`] works with beyond the tables: the k-bounce
@@ -750,6 +896,65 @@ mod tests {
                 compared > 100,
                 "{topo} {elp}: only {compared} channels compared"
             );
+        }
+    }
+
+    /// At nodes with parallel links, continuations found by neighbour are
+    /// those found channel by channel (the same ELP without the index), in
+    /// the same order, prefix sets included; with failed links too.
+    #[test]
+    fn parallel_links_continue_as_channel_by_channel() {
+        for (topo, elp) in [
+            ("leafspine:leaves=5,spines=3,hosts=2,links=3", "shortest"),
+            ("hyperx:l=2,s=3,k=3,t=1", "shortest+random:40,seed=4"),
+            ("hyperx:l=2,s=3,k=2,t=1", "shortest+dor"),
+        ] {
+            let t = crate::topo::TopologySpec::parse(topo)
+                .unwrap()
+                .build()
+                .unwrap();
+            let mut dead = vec![false; t.link_count()];
+            dead[1] = true;
+            let build = |healthy: bool| {
+                if healthy {
+                    ElpSet::build(&t, &ElpSpec::parse(elp).unwrap()).unwrap()
+                } else {
+                    crate::failures::converged_elp(&t, &dead, "link 1")
+                }
+            };
+            for healthy in [true, false] {
+                let grouped = build(healthy);
+                assert!(
+                    grouped.parallel.of_node(0).is_some(),
+                    "{topo}: node 0 has parallel links"
+                );
+                let mut each = build(healthy);
+                each.parallel = Parallel::default();
+                let mut level = grouped.initial(&t);
+                let mut compared = 0;
+                for hop in 1..5 {
+                    let mut next = Vec::new();
+                    for (c, p) in &level {
+                        let p = Prefixes {
+                            shortest: p.shortest.clone(),
+                            ..Default::default()
+                        };
+                        let (mut c1, mut p1, mut c2, mut p2) =
+                            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+                        grouped.successors_into(&t, *c, hop, &p, &mut c1, &mut p1);
+                        each.successors_into(&t, *c, hop, &p, &mut c2, &mut p2);
+                        assert_eq!((&c1, &p1), (&c2, &p2), "{topo} {elp} hop {hop} channel {c}");
+                        let mut only = Vec::new();
+                        grouped.successor_channels(&t, *c, hop, &p, &mut only);
+                        assert_eq!(only, c1);
+                        compared += c1.len();
+                        next.extend(c1.into_iter().zip(p1));
+                    }
+                    next.truncate(300);
+                    level = next;
+                }
+                assert!(compared > 50, "{topo} {elp}: only {compared} compared");
+            }
         }
     }
 

@@ -366,6 +366,13 @@ impl Shortest {
         d < self.rows && src.meets(&self.row_over(topo.channel_dst(c2), d, c2))
     }
 
+    /// Whether any source of `src` continues to node `w` over some link
+    /// (every [`Shortest::continues`] over a link to `w` implies it).
+    pub fn continues_to(&self, src: &Sources, hop: u32, w: NodeId) -> bool {
+        let d = hop as usize + 1;
+        d < self.rows && src.meets(self.row(w, d))
+    }
+
     /// Sources of `src` (prefixes of `hop` channels) that continue on `c2`.
     pub fn step(&self, topo: &Topology, src: &Sources, hop: u32, c2: ChannelId) -> Option<Sources> {
         let d = hop as usize + 1;

@@ -461,6 +461,7 @@ pub fn converged_elp(topo: &Topology, dead: &[bool], what: &str) -> ElpSet {
         kbounce: None,
         dor: None,
         explicit: None,
+        parallel: crate::elp::Parallel::of(topo),
     }
 }
 

@@ -178,3 +178,63 @@ fn keys_by_priority_bucket_as_they_sort() {
         assert_eq!(got, want, "{spec} {algo} reversed");
     }
 }
+
+/// Completions through a hub per class and as direct edges give the same
+/// classes (the graphs have the same paths among channels), at nodes
+/// with many ports and parallel links, on the fast backend and the
+/// oracle.
+#[test]
+fn hubs_and_direct_completions_give_the_same_classes() {
+    for (spec, elp, algo) in [
+        (
+            "leafspine:leaves=8,spines=2,hosts=2,links=3",
+            "shortest",
+            "greedy",
+        ),
+        (
+            "leafspine:leaves=6,spines=3,hosts=1,links=4",
+            "kbounce:1",
+            "greedy",
+        ),
+        ("jellyfish:n=30,ports=8,r=4,seed=2", "shortest", "search"),
+        ("jellyfish:n=30,ports=8,r=4,seed=2", "shortest", "greedy"),
+        (
+            "jellyfish:n=24,ports=6,r=3,seed=5",
+            "random:300,seed=3",
+            "greedy",
+        ),
+        (
+            "jellyfish:n=24,ports=6,r=4,seed=1",
+            "shortest+random:200",
+            "greedy",
+        ),
+        ("fattree:k=4", "kbounce:2", "greedy"),
+        ("fattree:k=8", "kbounce:2", "clos"),
+        ("bcube:n=3,k=1", "dor", "greedy"),
+    ]
+    .into_iter()
+    .map(|(s, e, a)| (s.to_string(), e.to_string(), a))
+    .chain((1..=40).map(|seed| {
+        (
+            format!("jellyfish:n=16,ports=6,r=4,seed={seed}"),
+            format!("random:120,seed={seed}"),
+            "greedy",
+        )
+    })) {
+        let (t, tg) = plan(&spec, &elp, algo);
+        let direct = classify_hubs::<OrderedDag>(&t, &tg.keys, usize::MAX).unwrap();
+        for hub_ports in [0, 4] {
+            assert_eq!(
+                classify_hubs::<OrderedDag>(&t, &tg.keys, hub_ports).unwrap(),
+                direct,
+                "{spec} {elp} {algo}: hubs past {hub_ports} ports"
+            );
+        }
+        assert_eq!(
+            classify_hubs::<NaiveDag>(&t, &tg.keys, 0).unwrap(),
+            direct,
+            "{spec} {elp} {algo}: naive backend"
+        );
+        check_complete(&t, &tg, &direct);
+    }
+}
