@@ -73,6 +73,27 @@ pub fn run(r: &RunResult, peak_rss_bytes: Option<u64>) -> String {
         s.figures.pairs_total
     );
     line!(l, "algorithm     {} (cycle detection: {})", s.algo, s.cycle);
+    if !s.tried.is_empty() {
+        let each: Vec<String> = s
+            .tried
+            .iter()
+            .map(|a| match (a.priorities, &a.error) {
+                (Some(p), _) => format!(
+                    "{} {p} priorities, {} keys ({:.2} s)",
+                    a.algo,
+                    a.keys.unwrap_or(0),
+                    a.seconds
+                ),
+                (None, e) => format!(
+                    "{} no plan: {} ({:.2} s)",
+                    a.algo,
+                    e.as_deref().unwrap_or("none"),
+                    a.seconds
+                ),
+            })
+            .collect();
+        line!(l, "auto          kept {}; ran {}", s.algo, each.join("; "));
+    }
     line!(
         l,
         "priorities    {} lossless; lower bound {}{}",

@@ -99,7 +99,10 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             )
         })
         .transpose()?;
-    let r = if matches!(cfg.algo, Algo::Search { .. } | Algo::Exact { .. }) {
+    let r = if matches!(
+        cfg.algo,
+        Algo::Search { .. } | Algo::Exact { .. } | Algo::Auto
+    ) {
         let (control, bar) = progress::watch_search();
         let r = pipeline::run_with(&cfg, &control);
         bar.finish_and_clear();

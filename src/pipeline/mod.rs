@@ -110,8 +110,15 @@ pub struct Summary {
     pub family: String,
     /// The ELP spec.
     pub elp: String,
-    /// The algorithm as written back (`greedy`, `search:budget=...`).
+    /// The algorithm as written back (`greedy`, `search:budget=...`); under
+    /// `auto`, the one whose plan it kept.
     pub algo: String,
+    /// `auto`: each algorithm it ran, with its priorities, rules (keys)
+    /// and seconds, or why it had no plan; empty for the others (and then
+    /// left out of the JSON, whose other keys are all `runs.parquet`
+    /// columns).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tried: Vec<crate::tagging::Attempt>,
     /// The cycle detection backend's name.
     pub cycle: String,
     /// What the run measured; its fields are flat keys of the JSON object.
@@ -449,6 +456,7 @@ fn summarize(
         family: topo.family().name().to_string(),
         elp: cfg.elp.text.clone(),
         algo: tagging.algo.name(),
+        tried: tagging.tried.clone(),
         cycle: tagging.cycle.to_string(),
         figures: Figures {
             switches: topo.count_kind(NodeKind::Switch) as u64,

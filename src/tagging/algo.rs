@@ -47,6 +47,11 @@ pub enum Algo {
         /// `symmetric=0` runs the unrestricted one alone).
         symmetric: bool,
     },
+    /// The best plan of the others within their deterministic budgets
+    /// (docs/formats.md): `clos` where the topology has levels, `greedy`,
+    /// then `search` while the plan is above the lower bound; ranked by
+    /// priorities, then traffic classes, then rules.
+    Auto,
     /// The fewest priorities, proven: `search`'s plan, then SAT under one
     /// priority fewer until the solver says impossible ([`exact`]). Stops
     /// after `timeout_ms` with the best plan and bound.
@@ -120,6 +125,7 @@ impl Algo {
     pub fn name(&self) -> String {
         match self {
             Algo::Brute => "brute".into(),
+            Algo::Auto => "auto".into(),
             Algo::Greedy { restarts: 1, .. } => "greedy".into(),
             Algo::Greedy { restarts, seed } => format!("greedy:restarts={restarts},seed={seed}"),
             Algo::GreedyTtl => "greedy-ttl".into(),
@@ -181,8 +187,9 @@ impl FromStr for Algo {
             None => Ok(()),
         };
         match name {
-            "brute" | "greedy-ttl" | "clos" if rest.is_empty() => Ok(match name {
+            "brute" | "greedy-ttl" | "clos" | "auto" if rest.is_empty() => Ok(match name {
                 "brute" => Algo::Brute,
+                "auto" => Algo::Auto,
                 "greedy-ttl" => Algo::GreedyTtl,
                 _ => Algo::Clos { k: None },
             }),
@@ -242,7 +249,7 @@ impl FromStr for Algo {
                 Ok(Algo::Search { budget, seed, time_ms, max_paths, symmetric })
             }
             _ => Err(bad(
-                "unknown algorithm (expected brute, greedy, greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K, search[:budget=N,seed=X,time=S,paths=N,symmetric=0] or exact[:timeout=S])".into(),
+                "unknown algorithm (expected auto, brute, greedy, greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K, search[:budget=N,seed=X,time=S,paths=N,symmetric=0] or exact[:timeout=S])".into(),
             )),
         }
     }

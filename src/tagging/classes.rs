@@ -112,6 +112,7 @@ fn shifted(t: &Tagging, m: u32, stride: u32) -> SharedClasses {
             dscp_conflicts: None,
             effort: None,
             class_fit: None,
+            tried: Vec::new(),
             ..t.clone()
         },
     }

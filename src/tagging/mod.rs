@@ -25,6 +25,7 @@
 
 pub(crate) mod acyclic;
 mod algo;
+mod auto;
 mod brute;
 pub mod classes;
 mod clos;
@@ -111,6 +112,8 @@ pub fn tag_within(
 /// As [`tag_within`].
 pub fn tag_in(cx: &Context<'_>, algo: Algo) -> Result<Tagging> {
     let t = checked(match algo {
+        // Each algorithm `auto` runs is checked and fitted on its own.
+        Algo::Auto => return auto::plan(cx),
         Algo::Brute => brute::plan(cx)?,
         Algo::Clos { k } => clos::plan(cx, k)?,
         Algo::Greedy { restarts, seed } => greedy::plan(cx, restarts, seed)?,

@@ -75,6 +75,23 @@ pub struct Tagging {
     /// Under a traffic-class budget ([`Context::max_tcs`]): how the plan
     /// fits it ([`super::fit`]); `None` without one.
     pub class_fit: Option<super::fit::ClassFit>,
+    /// `auto`: every algorithm it ran, in order (empty for the others).
+    pub tried: Vec<Attempt>,
+}
+
+/// One algorithm `auto` ran: what it found, or why it found nothing.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Attempt {
+    /// The algorithm as written (`clos`, `greedy`, `search`).
+    pub algo: String,
+    /// Priorities of its plan (null when it had none).
+    pub priorities: Option<u32>,
+    /// Rules of its plan, ACL keys after fitting (null when it had none).
+    pub keys: Option<u64>,
+    /// Why it had no plan (an algorithm that does not apply).
+    pub error: Option<String>,
+    /// Seconds it took (wall clock; everything else is deterministic).
+    pub seconds: f64,
 }
 
 /// What an optimising algorithm (`search`, `exact`) spent and where it
@@ -213,6 +230,7 @@ pub(crate) fn build(
         lower_bound: 0,
         effort: None,
         class_fit: None,
+        tried: Vec::new(),
     })
 }
 

@@ -357,3 +357,47 @@ fn finished_tagging_is_charged_before_it_is_built() {
         Ok(t) => panic!("ran within {limit} bytes with {} keys", t.keys.len()),
     }
 }
+
+/// `auto` keeps the best plan of what it ran: never more priorities than
+/// any of them (nor than greedy run alone), stops at the lower bound, and
+/// gives the same plan at 1 and 2 threads.
+#[test]
+fn auto_keeps_the_best_of_what_it_ran() {
+    for (spec, elp) in [
+        ("fattree:k=4", "kbounce:2"),
+        ("jellyfish:n=40,ports=8,r=4,seed=3", "shortest"),
+        ("bcube:n=3,k=1", "dor"),
+        ("leafspine:leaves=4,spines=2,hosts=1", "kbounce:2"),
+    ] {
+        let t = topo(spec);
+        let auto = run(&t, elp, "auto", CycleBackend::Ordered).unwrap();
+        assert!(!auto.tried.is_empty(), "{spec}");
+        for a in &auto.tried {
+            if let Some(p) = a.priorities {
+                assert!(auto.priorities <= p, "{spec} {elp}: {a:?}");
+            }
+        }
+        let greedy = run(&t, elp, "greedy", CycleBackend::Ordered).unwrap();
+        assert!(auto.priorities <= greedy.priorities, "{spec} {elp}");
+        // It stops at the bound: nothing runs after a plan meets it.
+        let first_optimal = auto
+            .tried
+            .iter()
+            .position(|a| a.priorities == Some(auto.lower_bound));
+        if let Some(i) = first_optimal {
+            assert_eq!(i + 1, auto.tried.len(), "{spec} {elp}: {:?}", auto.tried);
+        }
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let again = pool.install(|| run(&t, elp, "auto", CycleBackend::Ordered).unwrap());
+            assert_eq!(again.keys, auto.keys, "{spec} {elp} at {threads} threads");
+            assert_eq!(again.algo, auto.algo);
+        }
+    }
+    assert_eq!("auto".parse::<Algo>().unwrap(), Algo::Auto);
+    assert_eq!(Algo::Auto.name(), "auto");
+    assert!("auto:1".parse::<Algo>().is_err());
+}
