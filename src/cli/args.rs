@@ -164,7 +164,7 @@ pub struct RunArgs {
     /// random:N or file:PATH (see below); `+` joins several.
     #[arg(long)]
     pub elp: ElpSpec,
-    /// The tagging algorithm: greedy, search, exact, clos, brute or
+    /// The tagging algorithm: greedy, auto, search, exact, clos, brute or
     /// greedy-ttl, with options such as search:budget=N (see below).
     #[arg(long, default_value = "greedy")]
     pub algo: Algo,
