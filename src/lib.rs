@@ -76,3 +76,10 @@ mod testing;
 pub use error::{Error, ExportKind, Result};
 pub use tagger_generators as generators;
 pub use tagger_generators::{Topology, TopologySpec};
+
+/// The README's Rust example, compiled and run as a doctest so that it
+/// cannot drift from the library (its shell examples run in
+/// `tests/doc_examples.rs`).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
