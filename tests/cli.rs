@@ -1460,3 +1460,18 @@ fn scripts_without_duckdb_say_what_to_install() {
         );
     }
 }
+
+/// `tagger --help` names every table `tagger schema` describes (#50).
+#[test]
+fn top_level_help_names_every_table() {
+    let help = String::from_utf8(tagger(&["--help"]).stdout).unwrap();
+    let schema = String::from_utf8(tagger(&["schema"]).stdout).unwrap();
+    let tables: Vec<&str> = schema
+        .lines()
+        .filter_map(|l| l.strip_prefix("#### `")?.strip_suffix(".parquet`"))
+        .collect();
+    assert_eq!(tables.len(), 5, "{tables:?}");
+    for t in tables {
+        assert!(help.contains(t), "tagger --help does not name {t}:\n{help}");
+    }
+}

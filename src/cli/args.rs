@@ -82,16 +82,17 @@ pub enum Command {
     /// new ELPs in flight).
     #[command(after_help = format!("{UPDATE_HELP}\n\n{TOPO_HELP}\n\n{ELP_HELP}"))]
     Update(Box<UpdateArgs>),
-    /// Print the columns of runs.parquet, switches.parquet and
-    /// failures.parquet: name, type and what each holds (the keys of `run
-    /// --json` are the runs columns a single run has).
+    /// Print the columns of the five tables (runs, switches, failures,
+    /// growth and update .parquet): name, type and what each holds (the
+    /// keys of `run --json` are the runs columns a single run has).
     Schema {
         /// markdown (as in docs/formats.md) or json.
         #[arg(long, value_enum, default_value_t = SchemaFormat::Markdown)]
         format: SchemaFormat,
     },
     /// Merge a sweep's shard files (--shard I/N, e.g. a cluster job array)
-    /// in DIR into runs.parquet and switches.parquet, in scenario order.
+    /// in DIR into runs.parquet and switches.parquet (and failures.parquet
+    /// and growth.parquet when the shards carry them), in scenario order.
     Merge {
         /// The directory holding runs-shard-I-of-N.parquet and
         /// switches-shard-I-of-N.parquet.
