@@ -81,6 +81,15 @@ impl Algo {
         seed: 0,
     };
 
+    /// `search` with its defaults.
+    pub const SEARCH: Algo = Algo::Search {
+        budget: SEARCH_BUDGET,
+        seed: 0,
+        time_ms: None,
+        max_paths: None,
+        symmetric: true,
+    };
+
     /// This algorithm with its time limit lowered to `ms` milliseconds (the
     /// smaller of its own and `ms`). Only `search` and `exact` have one.
     ///
@@ -131,13 +140,7 @@ impl Algo {
             Algo::GreedyTtl => "greedy-ttl".into(),
             Algo::Clos { k: None } => "clos".into(),
             Algo::Clos { k: Some(k) } => format!("clos:{k}"),
-            Algo::Search {
-                budget: SEARCH_BUDGET,
-                seed: 0,
-                time_ms: None,
-                max_paths: None,
-                symmetric: true,
-            } => "search".into(),
+            &Algo::SEARCH => "search".into(),
             Algo::Exact {
                 timeout_ms: EXACT_TIMEOUT_MS,
             } => "exact".into(),

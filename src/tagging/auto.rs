@@ -31,7 +31,7 @@ pub(super) fn plan(cx: &Context<'_>) -> Result<Tagging> {
         candidates.push(Algo::Clos { k: None });
     }
     candidates.push(Algo::GREEDY);
-    candidates.push(SEARCH);
+    candidates.push(Algo::SEARCH);
     let mut tried: Vec<Attempt> = Vec::new();
     let mut best: Option<Tagging> = None;
     let mut bound = 0;
@@ -80,15 +80,6 @@ pub(super) fn plan(cx: &Context<'_>) -> Result<Tagging> {
     best.tried = tried;
     Ok(best)
 }
-
-/// `search` with its defaults.
-const SEARCH: Algo = Algo::Search {
-    budget: SEARCH_BUDGET,
-    seed: 0,
-    time_ms: None,
-    max_paths: None,
-    symmetric: true,
-};
 
 /// Priorities, then traffic classes at the busiest switch (under a
 /// traffic-class budget), then rules: smaller is better.

@@ -181,11 +181,11 @@ struct Group {
     strict: usize,
     /// At a node of more than [`HUB_PORTS`] ports, with completions: the
     /// vertex standing for every same-priority completion of the class
-    /// ([`NO_HUB`] elsewhere, where each completion is its own edge). A class's completions are all pairs (a
-    /// member's in channel, a port it gives the class's own priority), a
-    /// complete bipartite graph; the edges in channel -> hub -> port have
-    /// the same paths among channels with one edge per member and per
-    /// port instead of their product.
+    /// ([`NO_HUB`] elsewhere, where each completion is its own edge). A
+    /// class's completions are all pairs (a member's in channel, a port it
+    /// gives the class's own priority), a complete bipartite graph; the
+    /// edges in channel -> hub -> port have the same paths among channels
+    /// with one edge per member and per port instead of their product.
     hub: u32,
 }
 
@@ -657,7 +657,8 @@ fn join<D: IncrementalDag>(
         return false;
     }
     if !complete {
-        return admit(me, g, m);
+        admit(me, g, m);
+        return true;
     }
     let direct = (g.hub == NO_HUB || within.is_some())
         .then(|| completions(members, me, g, outs, p, complete));
@@ -666,13 +667,13 @@ fn join<D: IncrementalDag>(
     {
         return false;
     }
-    let edges: Vec<(u32, u32)> = if g.hub == NO_HUB {
-        let need = direct.expect("computed without a hub");
-        need.into_iter()
+    let edges: Vec<(u32, u32)> = match direct {
+        Some(need) if g.hub == NO_HUB => need
+            .into_iter()
             .filter(|&(a, b)| !dag.has_edge(a, b))
-            .collect()
-    } else {
-        me.from
+            .collect(),
+        _ => me
+            .from
             .map(|c| (c, g.hub))
             .into_iter()
             .chain(
@@ -683,7 +684,7 @@ fn join<D: IncrementalDag>(
                     })
                     .map(|&(j, _)| (g.hub, outs[j])),
             )
-            .collect()
+            .collect(),
     };
     added.clear();
     for (a, b) in edges {
@@ -696,16 +697,16 @@ fn join<D: IncrementalDag>(
             return false;
         }
     }
-    admit(me, g, m)
+    admit(me, g, m);
+    true
 }
 
 /// Records member `m` (`me`) in `g`, its decisions in the class's.
-fn admit(me: &Member, g: &mut Group, m: usize) -> bool {
+fn admit(me: &Member, g: &mut Group, m: usize) {
     for &(j, b) in &me.fixed {
         g.state[j] = Some(b);
     }
     g.members.push(m);
-    true
 }
 
 /// The same-priority completions member `me` joining `g` adds, in port
