@@ -654,6 +654,19 @@ pub fn export_steps(
         dir.display(),
         crate::update::UNION_FILE
     );
+    // Drains the export adds to the schedule's: its traffic classes could
+    // not be chosen so that the configurations before and after run
+    // together.
+    let added = exports
+        .iter()
+        .filter(|x| x.drain && x.step.is_none_or(|i| !u.steps[i].drain))
+        .count();
+    if added > 0 {
+        line!(
+            l,
+            "drains        {added} more directory(ies) marked DRAIN than the schedule's steps: what the switches run before and after it, together, close a dependency cycle through their traffic classes (each alone passes), so let the fabric's lossless queues empty before loading it"
+        );
+    }
     for x in exports.iter().take(MAX_STEP_LINES) {
         let n = x.switches.len();
         let what = match x.step {
@@ -676,9 +689,10 @@ pub fn export_steps(
         };
         line!(
             l,
-            "  {:<18} {n} switch{}{what}",
+            "  {:<18} {n} switch{}{what}{}",
             x.dir,
-            if n == 1 { "" } else { "es" }
+            if n == 1 { "" } else { "es" },
+            if x.drain { "; DRAIN first" } else { "" }
         );
     }
     if exports.len() > MAX_STEP_LINES {

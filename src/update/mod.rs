@@ -770,6 +770,20 @@ impl Check<'_> {
         }
     }
 
+    /// The first switch whose traffic classes in `state` are more than
+    /// the request allows (none without a limit).
+    fn classes_over(&self, state: &RuleSet) -> Option<Violation> {
+        let has = self.req.max_tcs?;
+        let keys = state.keys(&self.corr.union).ok()?;
+        let classes = crate::tagging::traffic::classify(&self.corr.union, &keys).ok()?;
+        let &(node, needs) = classes.over(has as usize).first()?;
+        Some(Violation::Classes {
+            node,
+            needs: needs as u32,
+            has,
+        })
+    }
+
     /// Add everywhere, then remove everywhere; `Err` with the union
     /// state's first violation when old and new entries cannot coexist.
     fn two_phase(&self, new_u: &RuleSet) -> std::result::Result<Vec<Step>, Violation> {
@@ -782,6 +796,11 @@ impl Check<'_> {
         let report = verify_within(&self.corr.union, &union, None, &self.req.limits);
         if let Some(v) = report.violations.first() {
             return Err(v.clone());
+        }
+        // Every switch holds both tables at once: the traffic classes of
+        // the union, not of either plan, must fit the switches.
+        if let Some(v) = self.classes_over(&union) {
+            return Err(v);
         }
         let olds: std::collections::BTreeSet<&Entry> = old.iter().collect();
         let news: std::collections::BTreeSet<&Entry> = new.iter().collect();
@@ -872,7 +891,12 @@ impl Check<'_> {
                 updated[v as usize] = true;
                 let entries = entries_of(&updated);
                 let state = self.state(entries.clone());
-                let report = verify_within(&self.corr.union, &state, None, &self.req.limits);
+                let mut report = verify_within(&self.corr.union, &state, None, &self.req.limits);
+                if report.ok()
+                    && let Some(v) = self.classes_over(&state)
+                {
+                    report.violations.push(v);
+                }
                 if report.ok() {
                     let mut both: Vec<Entry> = before.iter().chain(&entries).copied().collect();
                     both.sort_unstable();

@@ -345,7 +345,7 @@ impl Update {
                     .flat_map(|s| s.switches.iter().copied())
                     .collect();
                 let from = if current { i } else { i + 1 };
-                let (classes, r) = window_classes(
+                let mut classes = window_classes(
                     topo,
                     &before.rules.entries,
                     &step.switches,
@@ -353,6 +353,39 @@ impl Update {
                     &states[from..=end],
                     lossless_tcs,
                 )?;
+                // A drain window leads with the drained state, not the one
+                // in place, so no prepare step moves the untouched
+                // switches onto its classes: unless they were chosen
+                // beside everything that runs, the drain's state goes
+                // alone and the next step opens a window led by it (with
+                // its prepare step).
+                if !current && classes.1 != Rung::Running && end > from {
+                    classes = window_classes(
+                        topo,
+                        &before.rules.entries,
+                        &step.switches,
+                        &touched,
+                        &states[from..=from],
+                        lossless_tcs,
+                    )?;
+                }
+                // Past the rungs that guarantee anything (beside or within
+                // what runs), a window of fewer states is likelier to be
+                // classified soundly: the state in place and this step's.
+                if current && classes.1 < Rung::Within && end > from + 1 {
+                    let pair = window_classes(
+                        topo,
+                        &before.rules.entries,
+                        &step.switches,
+                        &touched,
+                        &states[from..=from + 1],
+                        lossless_tcs,
+                    )?;
+                    if pair.1 > classes.1 {
+                        classes = pair;
+                    }
+                }
+                let (classes, r) = classes;
                 // Exported one at a time as the steps come (a window can
                 // hold hundreds of states).
                 window = classes.into_iter().zip(from..).collect();
@@ -367,15 +400,17 @@ impl Update {
                     let label = format!("step-{}-prepare", i + 1);
                     let mut after = running.clone();
                     after.install(&now, &change);
-                    let back = after
-                        .judged(topo, &now.summary, &label, &states[i], &before, false)
+                    let (back, drained) = after
+                        .judged_or_drained(topo, &now.summary, &label, &states[i], &before, false)
                         .map_err(|e| crate::Error::Update {
                             reason: format!(
                                 "step {} needs the traffic classes of switches {change:?} changed first (their tables stay), and that change does not pass the read-back: {e}",
                                 i + 1
                             ),
                         })?;
-                    out.push(StepExport::of(now, None, i, &change, rung, &label));
+                    let mut x = StepExport::of(now, None, i, &change, rung, &label);
+                    x.drain = drained;
+                    out.push(x);
                     running = after;
                     before = back;
                 }
@@ -389,7 +424,8 @@ impl Update {
             let mut switches = step.switches.clone();
             let mut after = running.clone();
             after.install(&ex, &switches);
-            let mut judged = after.judged(topo, &ex.summary, &label, state, &before, step.drain);
+            let mut judged =
+                after.judged_or_drained(topo, &ex.summary, &label, state, &before, step.drain);
             if judged.is_err() {
                 let more: Vec<NodeId> = running
                     .differing(&ex)
@@ -401,10 +437,17 @@ impl Update {
                     switches.sort_unstable();
                     after = running.clone();
                     after.install(&ex, &switches);
-                    judged = after.judged(topo, &ex.summary, &label, state, &before, step.drain);
+                    judged = after.judged_or_drained(
+                        topo,
+                        &ex.summary,
+                        &label,
+                        state,
+                        &before,
+                        step.drain,
+                    );
                 }
             }
-            let back = judged.map_err(|e| crate::Error::Update {
+            let (back, drained) = judged.map_err(|e| crate::Error::Update {
                 reason: format!(
                     "the switches' configuration after step {} ({label}) does not pass the read-back: {e}",
                     i + 1
@@ -413,7 +456,14 @@ impl Update {
             if i + 1 == self.steps.len() {
                 last = Some(ex.clone());
             }
-            out.push(StepExport::of(ex, Some(i), i, &switches, rung, &label));
+            let mut x = StepExport::of(ex, Some(i), i, &switches, rung, &label);
+            x.drain = step.drain || drained;
+            out.push(x);
+            if drained {
+                // Nothing decided before is in flight: the next step opens
+                // a window beside what runs now.
+                window.clear();
+            }
             running = after;
             before = back;
         }
@@ -427,14 +477,16 @@ impl Update {
             if !tidy.is_empty() {
                 let label = format!("step-{}-tidy", n + 1);
                 running.install(&fin, &tidy);
-                running
-                    .judged(topo, &fin.summary, &label, &states[n], &before, false)
+                let (_, drained) = running
+                    .judged_or_drained(topo, &fin.summary, &label, &states[n], &before, false)
                     .map_err(|e| crate::Error::Update {
                         reason: format!(
                             "after the last step, switches {tidy:?} keep classes of the old plan, and giving them the new plan's does not pass the read-back: {e}"
                         ),
                     })?;
-                out.push(StepExport::of(fin, None, n, &tidy, rung, &label));
+                let mut x = StepExport::of(fin, None, n, &tidy, rung, &label);
+                x.drain = drained;
+                out.push(x);
             }
         }
         Ok(out)
@@ -457,12 +509,13 @@ impl Update {
             let sub = dir.join(&x.dir);
             std::fs::create_dir(&sub).map_err(|e| crate::Error::io(&sub, e))?;
             crate::sonic::write_files(&sub, &x.export)?;
-            let (action, any_order, drain, tables) = match x.step.map(|i| &self.steps[i]) {
-                Some(s) => (s.action.as_str(), s.any_order, s.drain, &s.switches[..]),
-                None if x.dir.ends_with("-ports") => ("ports", true, false, &[][..]),
-                None if x.dir.ends_with("-tidy") => ("tidy", true, false, &[][..]),
-                None => ("prepare", true, false, &[][..]),
+            let (action, any_order, tables) = match x.step.map(|i| &self.steps[i]) {
+                Some(s) => (s.action.as_str(), s.any_order, &s.switches[..]),
+                None if x.dir.ends_with("-ports") => ("ports", true, &[][..]),
+                None if x.dir.ends_with("-tidy") => ("tidy", true, &[][..]),
+                None => ("prepare", true, &[][..]),
             };
+            let drain = x.drain;
             // Switches whose tables stay but whose classes change.
             let classes_only: Vec<NodeId> = x
                 .switches
@@ -517,6 +570,12 @@ pub struct StepExport {
     /// Its switches left with no lossless entry: their lossless
     /// configuration goes.
     pub cleared: Vec<NodeId>,
+    /// The fabric's lossless queues must empty before it is loaded: the
+    /// schedule's step drains ([`Step::drain`]), or what the switches run
+    /// before it and after it, together, have a dependency cycle (the
+    /// traffic classes of the two could not be chosen together) while
+    /// what runs after it passes alone.
+    pub drain: bool,
 }
 
 impl StepExport {
@@ -555,6 +614,7 @@ impl StepExport {
             switches: switches.to_vec(),
             export: ex,
             cleared,
+            drain: false,
         }
     }
 }
@@ -714,6 +774,28 @@ impl Running {
             acyclic_together(topo, &before.rules.entries, &back.rules.entries)?;
         }
         Ok(back)
+    }
+    /// [`Running::judged`]; failing only on the dependencies of before
+    /// and after together, judged as a drain (`true` with it: what runs
+    /// after passes alone, so it needs the fabric's lossless queues to
+    /// empty first). The first error is the one returned.
+    fn judged_or_drained(
+        &self,
+        topo: &tagger_generators::Topology,
+        summary: &Value,
+        label: &str,
+        state: &crate::rules::RuleSet,
+        before: &crate::sonic::ReadBack,
+        drain: bool,
+    ) -> std::result::Result<(crate::sonic::ReadBack, bool), crate::Error> {
+        match self.judged(topo, summary, label, state, before, drain) {
+            Ok(back) => Ok((back, false)),
+            Err(e) if drain => Err(e),
+            Err(e) => match self.judged(topo, summary, label, state, before, true) {
+                Ok(back) => Ok((back, true)),
+                Err(_) => Err(e),
+            },
+        }
     }
 }
 

@@ -70,6 +70,16 @@ pub enum Violation {
         /// Tags the field carries.
         max: u32,
     },
+    /// A switch needs more traffic classes for its lossless packets than it
+    /// has (a stock switch sorts them into queues by port maps alone).
+    Classes {
+        /// The switch.
+        node: NodeId,
+        /// Traffic classes it needs.
+        needs: u32,
+        /// Traffic classes it has for lossless traffic.
+        has: u32,
+    },
     /// A priority's dependency graph has a cycle: its channels in order,
     /// each with its (source, destination) nodes.
     Cycle {
@@ -95,7 +105,7 @@ pub enum Violation {
 
 impl Violation {
     /// The check that found it: `header`, `entry`, `key`, `queue`,
-    /// `decrease`, `priorities`, `tags`, `cycle` or `replay`.
+    /// `decrease`, `priorities`, `tags`, `classes`, `cycle` or `replay`.
     pub fn kind(&self) -> &'static str {
         match self {
             Violation::Header { .. } => "header",
@@ -105,6 +115,7 @@ impl Violation {
             Violation::Decrease { .. } => "decrease",
             Violation::Priorities { .. } => "priorities",
             Violation::Tags { .. } => "tags",
+            Violation::Classes { .. } => "classes",
             Violation::Cycle { .. } => "cycle",
             Violation::Replay { .. } => "replay",
         }
@@ -165,6 +176,10 @@ impl fmt::Display for Violation {
             Violation::Tags { used, max } => write!(
                 f,
                 "the rules use tag {used}; the packet header carries {max} tags (DSCP)"
+            ),
+            Violation::Classes { node, needs, has } => write!(
+                f,
+                "switch {node} needs {needs} traffic classes for lossless packets; it has {has}"
             ),
             Violation::Cycle { priority, channels } => {
                 let shown: Vec<String> = channels
