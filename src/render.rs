@@ -171,7 +171,7 @@ pub fn run(r: &RunResult, peak_rss_bytes: Option<u64>) -> String {
             if s.figures.search_stopped_early == Some(true) {
                 "; stopped early (time limit or Ctrl-C)"
             } else if s.figures.search_stalled == Some(true) {
-                "; gave up there: it had stopped making progress"
+                "; gave up there: it had stopped making progress, or at its rate would need more than the budget left"
             } else if residue > 0 && !exact {
                 "; the budget ran out (search:budget=N raises it)"
             } else {

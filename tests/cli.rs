@@ -678,18 +678,40 @@ fn time_limit_stops_the_search_with_a_verified_plan() {
     assert_eq!(v["search_stopped_early"], true);
     assert_eq!(v["verified"], true);
     assert_eq!(v["algo"], "search:budget=1000000000000,seed=0,time=1");
+    // The default, auto, passes the limit to its search.
+    let o = tagger(&[
+        "run",
+        "jellyfish:n=300,ports=64,r=12,seed=1",
+        "--elp",
+        "shortest",
+        "--time-limit",
+        "1",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["verified"], true);
+    let tried: Vec<&str> = v["tried"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["algo"].as_str().unwrap())
+        .collect();
+    assert_eq!(tried, ["greedy", "search:budget=1000000000,seed=0,time=1"]);
     let o = tagger(&[
         "run",
         "fattree:k=4",
         "--elp",
         "kbounce:1",
+        "--algo",
+        "greedy",
         "--time-limit",
         "1",
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
         text(&o).contains(
-            "--time-limit: algorithm 'greedy': a time limit applies to search and exact only"
+            "--time-limit: algorithm 'greedy': a time limit applies to auto, search and exact only"
         ),
         "{}",
         text(&o)

@@ -23,7 +23,16 @@ fn s(p: &Path) -> &str {
 /// JSON summary.
 fn update(dir: &Path, topology: &str, to: &str, elp: &str, extra: &[&str]) -> serde_json::Value {
     let old = dir.join("old.rules.json");
-    let o = tagger(&["run", topology, "--elp", elp, "--rules-out", s(&old)]);
+    let o = tagger(&[
+        "run",
+        topology,
+        "--elp",
+        elp,
+        "--algo",
+        "greedy",
+        "--rules-out",
+        s(&old),
+    ]);
     assert!(o.status.success(), "{}", text(&o));
     let mut args = vec![
         "update",

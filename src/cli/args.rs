@@ -60,7 +60,7 @@ pub enum Command {
     #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}"))]
     Elp(ElpArgs),
     /// Run the whole pipeline on one scenario: generate, ELP, tag, rules, verify.
-    #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}\n\nAlgorithms: auto (the best of clos, greedy and search, stopping at the lower bound), brute, greedy (default), greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K,\nsearch[:budget=N,seed=X,time=S,paths=N,symmetric=1] (fewest priorities: order plans and local search),\nexact[:timeout=S] (fewest priorities, proven by a SAT solver; default timeout 600 s)"))]
+    #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}\n\nAlgorithms: auto[:time=S] (the default: the best of clos, greedy and search, stopping at the lower bound), brute, greedy, greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K,\nsearch[:budget=N,seed=X,time=S,paths=N,symmetric=1] (fewest priorities: order plans and local search),\nexact[:timeout=S] (fewest priorities, proven by a SAT solver; default timeout 600 s)"))]
     Run(Box<RunArgs>),
     /// Failure what-if: plan the scenario, then fail links or switches and
     /// count, per trial, what the installed rules keep lossless, whether
@@ -165,9 +165,10 @@ pub struct RunArgs {
     /// random:N or file:PATH (see below); `+` joins several.
     #[arg(long)]
     pub elp: ElpSpec,
-    /// The tagging algorithm: greedy, auto, search, exact, clos, brute or
-    /// greedy-ttl, with options such as search:budget=N (see below).
-    #[arg(long, default_value = "greedy")]
+    /// The tagging algorithm: auto (the best of clos, greedy and search),
+    /// greedy, search, exact, clos, brute or greedy-ttl, with options such
+    /// as search:budget=N (see below).
+    #[arg(long, default_value = "auto")]
     pub algo: Algo,
     /// Cycle detection inside greedy: ordered (the fast default); pk,
     /// petgraph and naive are there to benchmark against.
@@ -200,9 +201,9 @@ pub struct RunArgs {
     /// `none` lifts it (default: half the machine's memory).
     #[arg(long, value_parser = parse_budget)]
     pub memory_budget: Option<MemoryBudget>,
-    /// Seconds `search` and `exact` may run (the smaller of this and
-    /// their own `time=` / `timeout=`); a run stopped by it keeps its
-    /// best verified plan and says so.
+    /// Seconds `search` and `exact` (and `auto`'s search) may run (the
+    /// smaller of this and their own `time=` / `timeout=`); a run stopped
+    /// by it keeps its best verified plan and says so.
     #[arg(long, value_parser = |s: &str| tagger::tagging::millis("--time-limit", s))]
     pub time_limit: Option<u64>,
     #[command(flatten)]

@@ -101,10 +101,13 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         .transpose()?;
     let r = if matches!(
         cfg.algo,
-        Algo::Search { .. } | Algo::Exact { .. } | Algo::Auto
+        Algo::Search { .. } | Algo::Exact { .. } | Algo::Auto { .. }
     ) {
         let (control, bar) = progress::watch_search();
         let r = pipeline::run_with(&cfg, &control);
+        // Past the search, a signal removes the temporaries and exits
+        // (writing to a pipe nobody reads would never see a stop request).
+        progress::search_over();
         bar.finish_and_clear();
         r
     } else {

@@ -56,6 +56,15 @@ pub fn watch_search() -> (Control, ProgressBar) {
     (control, bar)
 }
 
+/// The search is over: a signal from now on quits (see
+/// [`install_signal_handler`]).
+pub fn search_over() {
+    SEARCH
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take();
+}
+
 /// The search a first Ctrl-C stops, if one runs.
 static SEARCH: std::sync::Mutex<Option<Control>> = std::sync::Mutex::new(None);
 

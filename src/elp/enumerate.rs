@@ -312,48 +312,97 @@ fn shortest_leaves(
 /// longer one, which is kept or is itself a tail: following the chain ends
 /// at a kept path that dominates them all.
 ///
-/// The paths are sorted (by content, then index) as a list of path ids, and
-/// each tail is found by binary search in it; the paths are then compacted
-/// in place. Hash sets of the paths and their tails did the same with
-/// 16-byte slice references in tables sized to powers of two, which was
-/// the largest moment of a `search` run on Jellyfish 2000 (17.3M paths:
-/// about 1.1 GB of sets against 86 MB of ids and marks).
+/// Paths and tails are matched by [`fingerprint`]: the paths' prints are
+/// sorted once, the tails' a slice at a time, and the two merged, each
+/// match confirmed channel by channel. Sorting path ids by content and
+/// finding each tail by binary search did the same in 86 MB but cost two
+/// cache misses per comparison, about 3 s of a `search` run's set-up on
+/// Jellyfish 2000 (17.3M paths); hash sets of slices held 1.1 GB. The
+/// prints take 16 bytes a path, the tails' slice 32 MB.
 ///
-/// Complexity: O(n log n) path comparisons for n paths, in parallel.
+/// Complexity: O(n log n) fingerprint comparisons and O(total length)
+/// hashing for n paths, in parallel.
 fn drop_suffixes(all: ChannelPaths) -> ChannelPaths {
     use rayon::prelude::*;
     use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
     let n = all.len();
-    let mut order: Vec<u32> = (0..n as u32).collect();
-    order.par_sort_unstable_by(|&a, &b| {
-        all.path(a as usize)
-            .cmp(all.path(b as usize))
-            .then(a.cmp(&b))
-    });
+    let prints = sorted_prints(&all);
     let dropped: Vec<AtomicBool> = (0..n).map(|_| AtomicBool::new(false)).collect();
-    // Duplicates: every copy after the first (lowest index) of a run.
-    order.par_windows(2).for_each(|w| {
-        if all.path(w[0] as usize) == all.path(w[1] as usize) {
-            dropped[w[1] as usize].store(true, Relaxed);
+    // Duplicates: within a run of one print (by index), every path equal
+    // to an earlier one of the run.
+    prints.par_chunk_by(|a, b| a.0 == b.0).for_each(|run| {
+        for (k, &(_, q)) in run.iter().enumerate().skip(1) {
+            let p = all.path(q as usize);
+            if run[..k].iter().any(|&(_, j)| all.path(j as usize) == p) {
+                dropped[q as usize].store(true, Relaxed);
+            }
         }
     });
     // Tails: every path equal to another path's tail.
-    (0..n).into_par_iter().for_each(|q| {
-        let p = all.path(q);
-        if p.len() < 2 {
-            return;
-        }
-        let tail = &p[1..];
-        let from = order.partition_point(|&x| all.path(x as usize) < tail);
-        for &x in order[from..]
-            .iter()
-            .take_while(|&&x| all.path(x as usize) == tail)
-        {
-            dropped[x as usize].store(true, Relaxed);
+    for from in (0..n).step_by(PRINT_SLICE) {
+        let mut tails: Vec<(u64, u32)> = (from..n.min(from + PRINT_SLICE))
+            .into_par_iter()
+            .filter(|&q| all.path(q).len() >= 2)
+            .map(|q| (fingerprint(all.path(q)[1..].iter().copied()), q as u32))
+            .collect();
+        tails.par_sort_unstable();
+        equal_prints(&prints, &tails, |x, q| {
+            if all.path(x as usize) == &all.path(q as usize)[1..] {
+                dropped[x as usize].store(true, Relaxed);
+            }
+        });
+    }
+    drop(prints);
+    all.compact(|i, _| !dropped[i].load(Relaxed))
+}
+
+/// Paths whose tails (or reverses) are fingerprinted per slice: 32 MB of
+/// prints at a time.
+pub(crate) const PRINT_SLICE: usize = 1 << 21;
+
+/// A 64-bit fingerprint of a channel sequence, the same on every machine.
+/// Equal sequences have equal prints; callers confirm equal prints by
+/// comparing the sequences.
+pub(crate) fn fingerprint(channels: impl Iterator<Item = ChannelId>) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = K;
+    let mut len = 0u64;
+    for c in channels {
+        h = (h ^ u64::from(c)).wrapping_mul(K);
+        h ^= h >> 29;
+        len += 1;
+    }
+    (h ^ len).wrapping_mul(0xBF58_476D_1CE4_E5B9) ^ (h >> 31)
+}
+
+/// Every path's (fingerprint, id), sorted.
+pub(crate) fn sorted_prints(paths: &ChannelPaths) -> Vec<(u64, u32)> {
+    use rayon::prelude::*;
+    let mut prints: Vec<(u64, u32)> = (0..paths.len())
+        .into_par_iter()
+        .map(|i| (fingerprint(paths.path(i).iter().copied()), i as u32))
+        .collect();
+    prints.par_sort_unstable();
+    prints
+}
+
+/// Calls `found(a_id, b_id)` for every pair of entries of the sorted
+/// lists `a` and `b` with one fingerprint, in parallel over pieces of `b`.
+pub(crate) fn equal_prints(a: &[(u64, u32)], b: &[(u64, u32)], found: impl Fn(u32, u32) + Sync) {
+    use rayon::prelude::*;
+    // A run of one print split between two pieces still meets all of
+    // `a`'s run from each: every pair is found once.
+    b.par_chunks(1 << 12).for_each(|piece| {
+        let mut i = a.partition_point(|x| x.0 < piece[0].0);
+        for &(h, y) in piece {
+            while i < a.len() && a[i].0 < h {
+                i += 1;
+            }
+            for &(_, x) in a[i..].iter().take_while(|x| x.0 == h) {
+                found(x, y);
+            }
         }
     });
-    drop(order);
-    all.compact(|i, _| !dropped[i].load(Relaxed))
 }
 
 #[cfg(test)]

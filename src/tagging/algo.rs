@@ -51,7 +51,11 @@ pub enum Algo {
     /// (docs/formats.md): `clos` where the topology has levels, `greedy`,
     /// then `search` while the plan is above the lower bound; ranked by
     /// priorities, then traffic classes, then rules.
-    Auto,
+    Auto {
+        /// Time its `search` may take, in milliseconds (`--time-limit`;
+        /// `None`: its work budget alone bounds it).
+        time_ms: Option<u64>,
+    },
     /// The fewest priorities, proven: `search`'s plan, then SAT under one
     /// priority fewer until the solver says impossible ([`exact`]). Stops
     /// after `timeout_ms` with the best plan and bound.
@@ -121,10 +125,13 @@ impl Algo {
             Algo::Exact { timeout_ms } => Algo::Exact {
                 timeout_ms: timeout_ms.min(ms),
             },
+            Algo::Auto { time_ms } => Algo::Auto {
+                time_ms: Some(time_ms.map_or(ms, |t| t.min(ms))),
+            },
             other => {
                 return Err(Error::Algo {
                     algo: other.name(),
-                    reason: "a time limit applies to search and exact only".into(),
+                    reason: "a time limit applies to auto, search and exact only".into(),
                 });
             }
         })
@@ -134,7 +141,8 @@ impl Algo {
     pub fn name(&self) -> String {
         match self {
             Algo::Brute => "brute".into(),
-            Algo::Auto => "auto".into(),
+            Algo::Auto { time_ms: None } => "auto".into(),
+            Algo::Auto { time_ms: Some(ms) } => format!("auto:time={}", *ms as f64 / 1000.0),
             Algo::Greedy { restarts: 1, .. } => "greedy".into(),
             Algo::Greedy { restarts, seed } => format!("greedy:restarts={restarts},seed={seed}"),
             Algo::GreedyTtl => "greedy-ttl".into(),
@@ -190,9 +198,8 @@ impl FromStr for Algo {
             None => Ok(()),
         };
         match name {
-            "brute" | "greedy-ttl" | "clos" | "auto" if rest.is_empty() => Ok(match name {
+            "brute" | "greedy-ttl" | "clos" if rest.is_empty() => Ok(match name {
                 "brute" => Algo::Brute,
-                "auto" => Algo::Auto,
                 "greedy-ttl" => Algo::GreedyTtl,
                 _ => Algo::Clos { k: None },
             }),
@@ -220,6 +227,12 @@ impl FromStr for Algo {
                     restarts: restarts as u32,
                     seed,
                 })
+            }
+            "auto" => {
+                let mut p = params(rest)?;
+                let time_ms = p.take("time").map(|v| millis("time", &v).map_err(bad)).transpose()?;
+                unknown(&p, "time")?;
+                Ok(Algo::Auto { time_ms })
             }
             "exact" => {
                 let mut p = params(rest)?;
@@ -252,7 +265,7 @@ impl FromStr for Algo {
                 Ok(Algo::Search { budget, seed, time_ms, max_paths, symmetric })
             }
             _ => Err(bad(
-                "unknown algorithm (expected auto, brute, greedy, greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K, search[:budget=N,seed=X,time=S,paths=N,symmetric=0] or exact[:timeout=S])".into(),
+                "unknown algorithm (expected auto[:time=S], brute, greedy, greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K, search[:budget=N,seed=X,time=S,paths=N,symmetric=0] or exact[:timeout=S])".into(),
             )),
         }
     }

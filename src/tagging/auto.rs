@@ -25,13 +25,28 @@ use std::time::Instant;
 /// # Errors
 /// A memory budget or stop request from any algorithm; [`Error::Algo`]
 /// when none produced a plan (each one's reason in the message).
-pub(super) fn plan(cx: &Context<'_>) -> Result<Tagging> {
+pub(super) fn plan(cx: &Context<'_>, time_ms: Option<u64>) -> Result<Tagging> {
     let mut candidates = Vec::new();
     if cx.topo.has_levels() {
         candidates.push(Algo::Clos { k: None });
     }
     candidates.push(Algo::GREEDY);
-    candidates.push(Algo::SEARCH);
+    candidates.push(match Algo::SEARCH {
+        Algo::Search {
+            budget,
+            seed,
+            max_paths,
+            symmetric,
+            ..
+        } => Algo::Search {
+            budget,
+            seed,
+            time_ms,
+            max_paths,
+            symmetric,
+        },
+        other => other,
+    });
     let mut tried: Vec<Attempt> = Vec::new();
     let mut best: Option<Tagging> = None;
     let mut bound = 0;
@@ -68,7 +83,7 @@ pub(super) fn plan(cx: &Context<'_>) -> Result<Tagging> {
     }
     let Some(mut best) = best else {
         return Err(Error::Algo {
-            algo: Algo::Auto.name(),
+            algo: Algo::Auto { time_ms }.name(),
             reason: tried
                 .iter()
                 .map(|a| format!("{}: {}", a.algo, a.error.as_deref().unwrap_or("no plan")))

@@ -113,7 +113,7 @@ pub fn tag_within(
 pub fn tag_in(cx: &Context<'_>, algo: Algo) -> Result<Tagging> {
     let t = checked(match algo {
         // Each algorithm `auto` runs is checked and fitted on its own.
-        Algo::Auto => return auto::plan(cx),
+        Algo::Auto { time_ms } => return auto::plan(cx, time_ms),
         Algo::Brute => brute::plan(cx)?,
         Algo::Clos { k } => clos::plan(cx, k)?,
         Algo::Greedy { restarts, seed } => greedy::plan(cx, restarts, seed)?,

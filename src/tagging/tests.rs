@@ -397,7 +397,18 @@ fn auto_keeps_the_best_of_what_it_ran() {
             assert_eq!(again.algo, auto.algo);
         }
     }
-    assert_eq!("auto".parse::<Algo>().unwrap(), Algo::Auto);
-    assert_eq!(Algo::Auto.name(), "auto");
+    assert_eq!(
+        "auto".parse::<Algo>().unwrap(),
+        Algo::Auto { time_ms: None }
+    );
+    assert_eq!(Algo::Auto { time_ms: None }.name(), "auto");
+    let timed = "auto:time=2.5".parse::<Algo>().unwrap();
+    assert_eq!(
+        timed,
+        Algo::Auto {
+            time_ms: Some(2500)
+        }
+    );
+    assert_eq!(timed.name().parse::<Algo>().unwrap(), timed);
     assert!("auto:1".parse::<Algo>().is_err());
 }
