@@ -106,6 +106,9 @@ struct RawNode {
     /// One name per port (links in link-id order, then host ports).
     #[serde(default)]
     port_names: Vec<String>,
+    /// The node's name (every node has one, or none does).
+    #[serde(default)]
+    name: Option<String>,
 }
 
 /// Physical memory this process may use, in bytes: the machine's
@@ -295,11 +298,27 @@ pub fn parse_json(text: &str, origin: &str) -> Result<Topology> {
         links.push([a as u32, b as u32]);
     }
     let name = raw.name.unwrap_or_else(|| origin.to_string());
-    let port_names = raw.nodes.into_iter().map(|n| n.port_names).collect();
+    let named = raw.nodes.iter().filter(|n| n.name.is_some()).count();
+    if named != 0 && named != raw.nodes.len() {
+        let v = raw.nodes.iter().position(|n| n.name.is_none()).unwrap_or(0);
+        return Err(bad(
+            format!("nodes[{v}]"),
+            format!("has no name though {named} other nodes have one (all or none)"),
+        ));
+    }
+    let (port_names, node_names): (Vec<Vec<String>>, Vec<Option<String>>) = raw
+        .nodes
+        .into_iter()
+        .map(|n| (n.port_names, n.name))
+        .unzip();
     let family = generated_family(&name, &nodes, &links).unwrap_or(Family::File);
-    Topology::new(name, family, nodes, links)?
+    let t = Topology::new(name, family, nodes, links)?
         .with_link_props(props)?
-        .with_port_names(port_names)
+        .with_port_names(port_names)?;
+    if named == 0 {
+        return Ok(t);
+    }
+    t.with_node_names(node_names.into_iter().flatten().collect())
 }
 
 /// The family a file's topology was generated as, when its name is a
@@ -347,6 +366,13 @@ pub fn to_json(t: &Topology) -> String {
             n.kind.as_str(),
             n.hosts
         );
+        if let Some(name) = t.node_name(i as u32) {
+            let _ = write!(
+                s,
+                ", \"name\": {}",
+                serde_json::to_string(name).expect("a string serialises")
+            );
+        }
         if let Some(names) = t.port_names(i as u32) {
             let _ = write!(
                 s,
@@ -401,6 +427,42 @@ mod tests {
 
     /// Port names are kept, written back, and checked against the node's
     /// ports (links in link-id order, then host ports).
+    #[test]
+    fn node_names_round_trip_and_are_checked() {
+        let doc = |a: &str, b: &str| {
+            format!(
+                r#"{{"format": "tagger-topology/1", "nodes": [
+ {{"id": 0, "kind": "switch", "level": null, "hosts": 1{a}}},
+ {{"id": 1, "kind": "switch", "level": null, "hosts": 1{b}}}],
+ "links": [[0, 1]]}}"#
+            )
+        };
+        let t = parse_json(&doc(r#", "name": "S-01""#, r#", "name": "leaf 2""#), "t").unwrap();
+        assert_eq!(
+            (t.node_name(0), t.node_name(1)),
+            (Some("S-01"), Some("leaf 2"))
+        );
+        let again = parse_json(&to_json(&t), "t").unwrap();
+        assert_eq!(again.node_name(1), Some("leaf 2"));
+        assert_eq!(parse_json(OK, "t").unwrap().node_name(0), None);
+        for (a, b, want) in [
+            (
+                r#", "name": "x""#,
+                "",
+                "nodes[1]: has no name though 1 other",
+            ),
+            (
+                r#", "name": "x""#,
+                r#", "name": "x""#,
+                "'x' also names node 0",
+            ),
+            (r#", "name": """#, r#", "name": "y""#, "is not a node name"),
+        ] {
+            let e = parse_json(&doc(a, b), "t").unwrap_err().to_string();
+            assert!(e.contains(want), "{e}");
+        }
+    }
+
     #[test]
     fn port_names_round_trip_and_are_checked() {
         let doc = |names: &str| {

@@ -12,6 +12,7 @@ pub mod error;
 pub mod fattree;
 pub mod file;
 pub mod hyperx;
+pub mod ibnet;
 pub mod jellyfish;
 pub mod leafspine;
 pub mod model;

@@ -235,6 +235,8 @@ pub struct Topology {
     /// Per node, the names of its ports (empty: none given; an empty
     /// inner list: that node's were not given).
     port_names: Vec<Vec<String>>,
+    /// Per node, its name (empty: none given).
+    node_names: Vec<String>,
 }
 
 /// The longest cable a link may have, in metres (100 km: past any lossless
@@ -343,6 +345,7 @@ impl Topology {
             endpoint_index,
             link_props: Vec::new(),
             port_names: Vec::new(),
+            node_names: Vec::new(),
         })
     }
 
@@ -433,6 +436,44 @@ impl Topology {
             names
         };
         Ok(self)
+    }
+
+    /// This topology with a name per node (as a fabric names its switches:
+    /// an InfiniBand node description or GUID, a host name).
+    ///
+    /// # Errors
+    /// [`TopologyError::Invalid`] naming the node when the list has the
+    /// wrong length, a name is empty or holds a control character, or two
+    /// nodes share one.
+    pub fn with_node_names(mut self, names: Vec<String>) -> Result<Self> {
+        if names.len() != self.nodes.len() {
+            return Err(TopologyError::Invalid {
+                location: "nodes".into(),
+                reason: format!("names for {} nodes of {}", names.len(), self.nodes.len()),
+            });
+        }
+        let mut seen = std::collections::BTreeMap::new();
+        for (v, n) in names.iter().enumerate() {
+            let bad = |reason: String| TopologyError::Invalid {
+                location: format!("nodes[{v}].name"),
+                reason,
+            };
+            if n.is_empty() || n.contains(char::is_control) {
+                return Err(bad(format!(
+                    "{n:?} is not a node name (non-empty, no control characters)"
+                )));
+            }
+            if let Some(u) = seen.insert(n.as_str(), v) {
+                return Err(bad(format!("'{n}' also names node {u}")));
+            }
+        }
+        self.node_names = names;
+        Ok(self)
+    }
+
+    /// Node `v`'s name, when the topology gave names.
+    pub fn node_name(&self, v: NodeId) -> Option<&str> {
+        self.node_names.get(v as usize).map(String::as_str)
     }
 
     /// Node `v`'s port names, when the topology file gave them: its links

@@ -16,6 +16,12 @@ pub enum TopologySpec {
         /// The file.
         path: PathBuf,
     },
+    /// An InfiniBand fabric as `ibnetdiscover` prints it (or an ibsim net
+    /// file): [`crate::ibnet`].
+    IbNet {
+        /// The file.
+        path: PathBuf,
+    },
 }
 
 /// Key-value parameters of one spec ([`crate::params::Params`]) with the
@@ -181,6 +187,18 @@ impl TopologySpec {
                 path: PathBuf::from(rest.trim()),
             });
         }
+        if family == "ibnet" {
+            if rest.trim().is_empty() {
+                return Err(TopologyError::Spec {
+                    spec: spec.into(),
+                    reason: "ibnet: needs a path, e.g. ibnet:fabric.txt (ibnetdiscover's output)"
+                        .into(),
+                });
+            }
+            return Ok(TopologySpec::IbNet {
+                path: PathBuf::from(rest.trim()),
+            });
+        }
         let fam: &'static str = match family.as_str() {
             "fattree" | "fat-tree" => "fattree",
             "leafspine" | "leaf-spine" => "leafspine",
@@ -294,6 +312,7 @@ impl TopologySpec {
                 Family::File => unreachable!("parse never makes a generated File family"),
             },
             TopologySpec::File { path } => crate::file::read_json_file(path),
+            TopologySpec::IbNet { path } => crate::ibnet::read(path, &self.canonical()),
         }
     }
 
@@ -302,6 +321,7 @@ impl TopologySpec {
         match self {
             TopologySpec::Generated(f) => f.canonical(),
             TopologySpec::File { path } => format!("file:{}", path.display()),
+            TopologySpec::IbNet { path } => format!("ibnet:{}", path.display()),
         }
     }
 
@@ -323,6 +343,7 @@ impl TopologySpec {
         match self {
             TopologySpec::Generated(f) => f.name(),
             TopologySpec::File { .. } => "file",
+            TopologySpec::IbNet { .. } => "ibnet",
         }
     }
 

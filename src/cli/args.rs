@@ -19,7 +19,8 @@ Topology specs:
   bcube:n=N,k=K                        BCube: N^(K+1) forwarding servers (the endpoints), K+1 levels of N^K switches
   hyperx:l=L,s=S[,k=K][,t=T]           S^L switches, all-to-all per dimension, K parallel links, T hosts per switch
   jellyfish:n=N,ports=P,r=R[,seed=X]   random R-regular switch graph, P-R hosts per switch (Singla's construction)
-  file:PATH                            a tagger-topology/1 JSON file";
+  file:PATH                            a tagger-topology/1 JSON file
+  ibnet:PATH                           an InfiniBand fabric: ibnetdiscover's output or an ibsim net file";
 
 const FAIL_HELP: &str = "\
 Failure what-if:
@@ -38,7 +39,8 @@ ELP specs (combine with +, e.g. shortest+random:20000):
   dor                                  dimension-order routing (HyperX, BCube)
   ksp:K[,pairs=N][,seed=X]             K shortest simple paths per endpoint pair (Yen), optionally N sampled pairs
   random:N[,maxlen=M][,seed=X]         N random self-avoiding walks between random endpoint pairs
-  file:PATH                            one path per line, node ids separated by spaces";
+  file:PATH                            one path per line, node ids separated by spaces
+  lfts:PATH                            the routes of OpenSM's forwarding tables (opensm-lfts.dump) on an ibnet: fabric";
 
 #[derive(Debug, Parser)]
 #[command(

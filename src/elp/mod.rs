@@ -27,6 +27,7 @@ pub mod explicit;
 pub mod kbounce;
 mod kbounce_count;
 pub mod ksp;
+pub mod lfts;
 pub mod shortest;
 pub mod sources;
 
@@ -76,6 +77,12 @@ pub enum FamilySpec {
     /// Paths read from a file, one per line.
     File {
         /// The path file.
+        path: PathBuf,
+    },
+    /// The routes of a subnet manager's forwarding-table dump
+    /// (`opensm-lfts.dump`) on an `ibnet:` fabric ([`lfts`]).
+    Lfts {
+        /// The dump.
         path: PathBuf,
     },
 }
@@ -140,7 +147,7 @@ impl ElpSpec {
                     .saturating_mul(*k as u64)
                     .saturating_mul(path_bytes(ecc + 1)),
                 FamilySpec::KBounce { k } => KBounce::estimate_bytes(topo, *k),
-                FamilySpec::Dor | FamilySpec::File { .. } => 0,
+                FamilySpec::Dor | FamilySpec::File { .. } | FamilySpec::Lfts { .. } => 0,
             })
             .fold(0u64, u64::saturating_add)
     }
@@ -171,7 +178,7 @@ impl ElpSpec {
                 "random" => "n",
                 _ => "_",
             };
-            let mut params = if name == "file" {
+            let mut params = if name == "file" || name == "lfts" {
                 Params::default()
             } else {
                 Params::parse(rest, Some(bare)).map_err(|e| bad(format!("{name}: {e}")))?
@@ -262,6 +269,14 @@ impl ElpSpec {
                         path: PathBuf::from(rest.trim()),
                     }
                 }
+                "lfts" => {
+                    if rest.trim().is_empty() {
+                        return Err(bad("lfts: needs a path, e.g. lfts:opensm-lfts.dump".into()));
+                    }
+                    FamilySpec::Lfts {
+                        path: PathBuf::from(rest.trim()),
+                    }
+                }
                 "ksp" => {
                     let p = named(
                         &mut params,
@@ -292,7 +307,10 @@ impl ElpSpec {
                 .any(|f| std::mem::discriminant(f) == std::mem::discriminant(&fam))
                 && !matches!(
                     fam,
-                    FamilySpec::Random { .. } | FamilySpec::File { .. } | FamilySpec::Ksp { .. }
+                    FamilySpec::Random { .. }
+                        | FamilySpec::File { .. }
+                        | FamilySpec::Lfts { .. }
+                        | FamilySpec::Ksp { .. }
                 )
             {
                 return Err(bad(format!("family '{name}' given twice")));
@@ -498,10 +516,10 @@ pub struct ElpCounts {
 }
 
 impl ElpSpec {
-    /// The files its `file:PATH` families read, in order.
+    /// The files its `file:PATH` and `lfts:PATH` families read, in order.
     pub fn files(&self) -> impl Iterator<Item = &std::path::Path> {
         self.families.iter().filter_map(|f| match f {
-            FamilySpec::File { path } => Some(path.as_path()),
+            FamilySpec::File { path } | FamilySpec::Lfts { path } => Some(path.as_path()),
             _ => None,
         })
     }
@@ -577,6 +595,7 @@ impl ElpSet {
                     lists.push(PathList::random(topo, *n, *maxlen, *seed).map_err(bad)?)
                 }
                 FamilySpec::File { path } => lists.push(PathList::read(topo, path)?),
+                FamilySpec::Lfts { path } => lists.push(lfts::read(topo, path)?),
                 FamilySpec::Ksp { k, pairs, seed } => lists.push(ksp::ksp(topo, *k, *pairs, *seed)),
             }
         }

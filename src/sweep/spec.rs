@@ -267,7 +267,7 @@ fn compatible(
     algos: &[Algo],
 ) -> std::result::Result<(), (&'static str, String)> {
     let family = match topo {
-        TopologySpec::File { path } => {
+        TopologySpec::File { path } | TopologySpec::IbNet { path } => {
             return readable_file(path).map_err(|r| ("topology", format!("'{text}': {r}")));
         }
         TopologySpec::Generated(f) => f,
@@ -535,7 +535,9 @@ impl Sweep {
             }
             for e in &parsed_elps {
                 for f in &e.families {
-                    if let crate::elp::FamilySpec::File { path } = f {
+                    if let crate::elp::FamilySpec::File { path }
+                    | crate::elp::FamilySpec::Lfts { path } = f
+                    {
                         readable_file(path)
                             .map_err(|r| err(at("elp"), format!("'{}': {r}", e.text)))?;
                     }
