@@ -27,7 +27,9 @@ use tagger_generators::{NodeId, Topology};
 /// Reads the dump at `path` against `topo`.
 ///
 /// # Errors
-/// [`Error::Io`] when it cannot be read; [`Error::PathFile`] naming the
+/// [`Error::Io`] when it cannot be read; [`Error::ElpSpec`] when the
+/// topology has no switch names and port numbers (not an `ibnet:` one);
+/// [`Error::PathFile`] naming the
 /// line at fault (a switch the topology does not have, a malformed line),
 /// or the switch and LID where a route has no entry, leaves on a port the
 /// topology does not cable, or loops.
@@ -51,10 +53,13 @@ pub fn parse(topo: &Topology, text: &str, origin: &Path) -> Result<PathList> {
         reason,
     };
     if (0..n as NodeId).any(|v| topo.node_name(v).is_none() || topo.port_names(v).is_none()) {
-        return Err(bad(
-            0,
-            "lfts: reads forwarding tables against switch names and port numbers: give the fabric as ibnet:FILE (ibnetdiscover's output)".into(),
-        ));
+        return Err(Error::ElpSpec {
+            spec: format!("lfts:{}", origin.display()),
+            reason: format!(
+                "forwarding tables are read against switch names and port numbers, which {} does not give: give the fabric as ibnet:FILE (ibnetdiscover's output)",
+                topo.name()
+            ),
+        });
     }
     let by_name: BTreeMap<&str, NodeId> = (0..n as NodeId)
         .filter_map(|v| Some((topo.node_name(v)?, v)))

@@ -260,7 +260,9 @@ impl Update {
     /// switches' traffic classes of a ladder that runs from "switches
     /// keep the classes they run" to "each state alone". Where the choice
     /// is not the first, switches whose tables stay take the window's
-    /// classes first (`step-N-prepare`). A step installs the configuration
+    /// classes first (`step-N-prepare`); where it gives no guarantee, the
+    /// window shrinks to the state in place and the next one, and a window
+    /// a drain opens leads with the drained state alone. A step installs the configuration
     /// of its switches and clears those left without lossless entries; the
     /// others keep what they run. After the last step, switches whose
     /// tables stayed but whose classes differ from the new plan's export
@@ -273,7 +275,10 @@ impl Update {
     /// with those of the configuration before it must be acyclic (packets
     /// the old one decided are still in flight). A step that fails this
     /// with only its own switches installed also installs every switch
-    /// whose configuration differs ([`StepExport::switches`]).
+    /// whose configuration differs ([`StepExport::switches`]); one that
+    /// still fails only on the dependencies of before and after together
+    /// is marked [`StepExport::drain`] (the fabric's lossless queues empty
+    /// first) and a new window opens after it.
     ///
     /// # Errors
     /// The export's errors ([`crate::Error::Export`]: a priority without a
