@@ -3,7 +3,7 @@
 
 For each fabric (a tagger topology spec), this writes it as an ibsim net
 file, starts the ibsim fabric simulator, runs OpenSM once per routing
-engine (DFSSSP, LASH, Nue with one virtual lane), reads the engine's
+engine (DFSSSP, LASH, Nue with one and with eight virtual lanes), reads the engine's
 forwarding tables and the virtual lanes (VLs) it reports, then runs tagger
 on exactly those routes (`ibnet:` + `lfts:`) and records how many lossless
 priorities they need. One row per fabric x engine goes to a Parquet file.
@@ -36,7 +36,11 @@ ENGINES = {
     "dfsssp": ["-R", "dfsssp"],
     "lash": ["-R", "lash"],
     "nue-1vl": ["-R", "nue", "--nue_max_num_vls", "1"],
+    # Every VL the fabric has (ibsim: 8); Nue does not say how many it used.
+    "nue-8vl": ["-R", "nue", "--nue_max_num_vls", "8"],
 }
+# The VLs each Nue run was given.
+NUE_VLS = {"nue-1vl": 1, "nue-8vl": 8}
 DEFAULT_FABRICS = [
     "jellyfish:n=8,ports=4,r=3,seed=1",
     "jellyfish:n=32,ports=6,r=4,seed=1",
@@ -72,8 +76,8 @@ def run(cmd, cwd, env, timeout, log):
 
 
 def lanes(engine, log_text, max_vls):
-    """The VLs the engine reports (Nue: the ones it was given), and whether
-    it failed or fell back to another engine."""
+    """The VLs the engine reports (Nue given one: that one; given more, it
+    does not say), and whether it failed or fell back to another engine."""
     name = ENGINES[engine][1]
     configured = re.findall(r"(\w+) tables configured on all switches", log_text)
     fell_back = bool(configured) and configured[-1] != name
@@ -84,7 +88,7 @@ def lanes(engine, log_text, max_vls):
         m = re.findall(r"Lanes needed: (\d+)|Lane requirements \((\d+)\) exceed", log_text)
         m = [a or b for a, b in m]
     else:
-        m = [str(max_vls)]
+        m = [str(max_vls)] if max_vls == 1 else []
     vls = int(m[-1]) if m else None
     return vls, fell_back or not configured
 
@@ -153,7 +157,7 @@ def engine_row(spec, engine, topology, net, work, env, args):
            "--dump_files_dir", dump]
     code, osm_secs = run(cmd, work, osm_env, args.timeout, os.path.join(dump, "opensm.out"))
     text = open(log).read() if os.path.exists(log) else ""
-    vls, failed = lanes(engine, text, 1)
+    vls, failed = lanes(engine, text, NUE_VLS.get(engine))
     row = {
         "fabric": spec, "switches": len(topology["nodes"]), "links": len(topology["links"]),
         "hcas": sum(n["hosts"] for n in topology["nodes"]), "engine": engine,
