@@ -48,8 +48,12 @@ DEFAULT_FABRICS = [
 
 
 def need(tool):
-    if shutil.which(tool) is None:
+    """The tool's path: on PATH, or in the sbin directories Debian puts
+    opensm in (not on every user's PATH)."""
+    found = shutil.which(tool) or shutil.which(tool, path="/usr/sbin:/sbin:/usr/bin")
+    if found is None:
         sys.exit(f"{tool} is missing: apt-get install opensm ibsim-utils infiniband-diags")
+    return found
 
 
 def kill_group(p):
@@ -130,7 +134,7 @@ def fabric_rows(spec, args, index):
             f.write(to_net(topology))
         switches = len(topology["nodes"])
         env = dict(os.environ, IBSIM_SOCKNAME=f"tagger{os.getpid()}x{index}")
-        sim_cmd = ["ibsim", "-s", "-n", net] + (["-S", "512"] if switches > 256 else [])
+        sim_cmd = [args.ibsim, "-s", "-n", net] + (["-S", "512"] if switches > 256 else [])
         sim = subprocess.Popen(sim_cmd, cwd=work, env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
                                start_new_session=True)
@@ -153,7 +157,7 @@ def engine_row(spec, engine, topology, net, work, env, args):
     os.makedirs(dump, exist_ok=True)
     log = os.path.join(dump, "opensm.log")
     osm_env = dict(env, LD_PRELOAD=SIM)
-    cmd = ["opensm", "-o", *ENGINES[engine], "-Q", "-D", "0x43", "-f", log,
+    cmd = [args.opensm, "-o", *ENGINES[engine], "-Q", "-D", "0x43", "-f", log,
            "--dump_files_dir", dump]
     code, osm_secs = run(cmd, work, osm_env, args.timeout, os.path.join(dump, "opensm.out"))
     text = open(log).read() if os.path.exists(log) else ""
@@ -227,8 +231,7 @@ def main():
     for e in args.engines:
         if e not in ENGINES:
             sys.exit(f"unknown engine {e} (expected {', '.join(ENGINES)})")
-    for tool in ["ibsim", "opensm"]:
-        need(tool)
+    args.ibsim, args.opensm = need("ibsim"), need("opensm")
     if not os.path.exists(SIM):
         sys.exit(f"{SIM} is missing: apt-get install ibsim-utils")
     try:
