@@ -25,6 +25,10 @@ const RULES: &str = r#"{"format": "tagger-rules/1", "topology": "t", "algo": "gr
 
 const PATHS: &str = "# a comment\n0 1 2\n2 1 0\n";
 
+const IBNET: &str = "# ibnetdiscover-style\nswitchguid=0x200001(200001)\nSwitch\t8 \"S-0000000000200001\"\t# \"sw1\"\n[1]\t\"H-0000000000100000\"[1](100001)\t# \"h1\"\n[3]\t\"S-0000000000200002\"[3]\n\nSwitch 8 \"S-0000000000200002\"\n[1] \"H-0000000000100002\"[1]\n[3] \"S-0000000000200001\"[3] w=4\n\nCa 1 \"H-0000000000100000\"\n[1](100001) \"S-0000000000200001\"[1]\n\nHca 1 \"H-0000000000100002\"\n[1] \"S-0000000000200002\"[1]\n";
+
+const LFTS: &str = "Unicast lids [0-3] of switch Lid 1 guid 0x0000000000200001 ('sw1'):\n0x0001 000 # Switch portguid 0x0000000000200001: 'sw1'\n0x0002 001 # Channel Adapter portguid 0x0000000000100001: 'h1'\n0x0003 003 # Channel Adapter portguid 0x0000000000100003: 'h2'\n3 lids dumped\nUnicast lids [0-3] of switch Lid 4 guid 0x0000000000200002 ('sw2'):\n0x0002 003 # Channel Adapter portguid 0x0000000000100001: 'h1'\n0x0003 001 # Channel Adapter portguid 0x0000000000100003: 'h2'\n";
+
 const SPEC: &str = "name = \"f\"\nseed = 1\n[[group]]\nname = \"g\"\ntopology = \"fattree\"\nparams = { k = [4, 6] }\nelp = [\"kbounce:1\", \"shortest+random:10\"]\nalgo = [\"greedy\", \"search:budget=1e3\"]\ntrials = 2\nmemory_budget = \"1GiB\"\n";
 
 /// A valid input with up to four edits (replace, insert or cut a byte).
@@ -156,6 +160,17 @@ proptest! {
     }
 
     #[test]
+    fn ibnetdiscover_files(s in prop_oneof![bytes(), mutated(IBNET)]) {
+        let _ = tagger::topo::ibnet::parse(&s, "fuzz");
+    }
+
+    #[test]
+    fn forwarding_table_dumps(s in prop_oneof![bytes(), mutated(LFTS)]) {
+        let t = tagger::topo::ibnet::parse(IBNET, "t").unwrap();
+        let _ = tagger::elp::lfts::parse(&t, &s, Path::new("fuzz.dump"));
+    }
+
+    #[test]
     fn sweep_specs(s in prop_oneof![bytes(), mutated(SPEC)]) {
         let _ = Sweep::parse(&s, "fuzz.toml", 1000);
     }
@@ -176,6 +191,10 @@ fn the_seeds_are_valid() {
     let r = RuleSet::parse(RULES, Path::new("r.json")).unwrap();
     assert!(tagger::verify::verify(&t, &r, None).ok());
     PathList::parse(&t, PATHS, Path::new("p.txt")).unwrap();
+    let ib = tagger::topo::ibnet::parse(IBNET, "t").unwrap();
+    assert_eq!((ib.node_count(), ib.link_count()), (2, 1));
+    let routes = tagger::elp::lfts::parse(&ib, LFTS, Path::new("d")).unwrap();
+    assert_eq!(routes.len(), 2);
     assert_eq!(
         Sweep::parse(SPEC, "s.toml", 1000).unwrap().scenarios.len(),
         16
