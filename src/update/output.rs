@@ -780,6 +780,7 @@ impl Running {
         }
         Ok(back)
     }
+
     /// [`Running::judged`]; failing only on the dependencies of before
     /// and after together, judged as a drain (`true` with it: what runs
     /// after passes alone, so it needs the fabric's lossless queues to
