@@ -429,8 +429,7 @@ impl Update {
             let mut switches = step.switches.clone();
             let mut after = running.clone();
             after.install(&ex, &switches);
-            let mut judged =
-                after.judged_or_drained(topo, &ex.summary, &label, state, &before, step.drain);
+            let mut judged = after.judged(topo, &ex.summary, &label, state, &before, step.drain);
             if judged.is_err() {
                 let more: Vec<NodeId> = running
                     .differing(&ex)
@@ -442,16 +441,16 @@ impl Update {
                     switches.sort_unstable();
                     after = running.clone();
                     after.install(&ex, &switches);
-                    judged = after.judged_or_drained(
-                        topo,
-                        &ex.summary,
-                        &label,
-                        state,
-                        &before,
-                        step.drain,
-                    );
+                    judged = after.judged(topo, &ex.summary, &label, state, &before, step.drain);
                 }
             }
+            // A drain only where no choice of switches avoids it.
+            let judged = match judged {
+                Ok(back) => Ok((back, false)),
+                Err(e) => after
+                    .judged_or_drained(topo, &ex.summary, &label, state, &before, step.drain)
+                    .map_err(|_| e),
+            };
             let (back, drained) = judged.map_err(|e| crate::Error::Update {
                 reason: format!(
                     "the switches' configuration after step {} ({label}) does not pass the read-back: {e}",
