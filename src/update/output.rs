@@ -444,11 +444,14 @@ impl Update {
                     judged = after.judged(topo, &ex.summary, &label, state, &before, step.drain);
                 }
             }
-            // A drain only where no choice of switches avoids it.
+            // A drain only where no choice of switches avoids it (the plain
+            // judgment already failed: only the drained one is left).
             let judged = match judged {
                 Ok(back) => Ok((back, false)),
+                Err(e) if step.drain => Err(e),
                 Err(e) => after
-                    .judged_or_drained(topo, &ex.summary, &label, state, &before, step.drain)
+                    .judged(topo, &ex.summary, &label, state, &before, true)
+                    .map(|back| (back, true))
                     .map_err(|_| e),
             };
             let (back, drained) = judged.map_err(|e| crate::Error::Update {
