@@ -212,9 +212,31 @@ impl Change {
                 let names = port_names(topo, &t, &links);
                 t = t.with_port_names(names)?;
             }
+            if topo.node_count() > 0 && topo.node_name(0).is_some() {
+                let names = node_names(topo, t.node_count());
+                t = t.with_node_names(names)?;
+            }
             Ok(t)
         })
     }
+}
+
+/// Node names of the changed topology: a change keeps every old node's id,
+/// and so its name; a node it adds is `added-ID` (with a `+` per clash
+/// with an old name).
+fn node_names(old: &Topology, nodes: usize) -> Vec<String> {
+    let mut names: Vec<String> = (0..old.node_count() as NodeId)
+        .map(|v| old.node_name(v).unwrap_or_default().to_string())
+        .collect();
+    let taken: std::collections::BTreeSet<String> = names.iter().cloned().collect();
+    for v in old.node_count()..nodes {
+        let mut n = format!("added-{v}");
+        while taken.contains(&n) {
+            n.push('+');
+        }
+        names.push(n);
+    }
+    names
 }
 
 /// A link of the changed topology and the old link it is made from: the
@@ -493,6 +515,28 @@ mod tests {
         let t = build("leafspine:leaves=2,spines=1,hosts=1").unwrap();
         let e = Change::Drain { links: 1, seed: 1 }.apply(&t).unwrap_err();
         assert!(e.to_string().contains("only 0 of 1"), "{e}");
+    }
+
+    /// Node names stay with their nodes; added ones get fresh names.
+    #[test]
+    fn node_names_stay_with_their_nodes() {
+        let t = build("jellyfish:n=10,ports=6,r=4,seed=3").unwrap();
+        let mut names: Vec<String> = (0..10).map(|v| format!("sw{v}")).collect();
+        names[9] = "added-10".into();
+        let t = t.with_node_names(names).unwrap();
+        for change in ["grow:switches=2", "drain:links=2"] {
+            let c = Change::parse(change).unwrap().unwrap().apply(&t).unwrap();
+            for v in 0..10 {
+                assert_eq!(c.node_name(v), t.node_name(v), "{change}");
+            }
+            if change.starts_with("grow") {
+                assert_eq!(c.node_name(10), Some("added-10+"));
+                assert_eq!(c.node_name(11), Some("added-11"));
+            }
+        }
+        let plain = build("fattree:k=4").unwrap();
+        let c = Change::AddLeaves { leaves: 1 }.apply(&plain).unwrap();
+        assert_eq!(c.node_name(0), None, "no names where the input had none");
     }
 
     /// Port names and cable lengths follow the ports: a taken-over link's

@@ -39,6 +39,15 @@ pub trait IncrementalDag: Send {
     /// when the edge would close a cycle. Adding an existing edge is a no-op
     /// that returns true.
     fn try_add_edge(&mut self, a: u32, b: u32) -> bool;
+    /// [`IncrementalDag::try_add_edge`] where the check may give up: past
+    /// about `work` arcs scanned it returns false, graph unchanged, as for
+    /// a cycle. For callers to whom a refusal is safe (a heuristic choosing
+    /// among valid answers), so that an adversarial graph (a long chain
+    /// walked once per insertion) costs O(work) per edge. The default
+    /// checks in full.
+    fn try_add_edge_within(&mut self, a: u32, b: u32, _work: usize) -> bool {
+        self.try_add_edge(a, b)
+    }
     /// [`IncrementalDag::try_add_edge`] of each edge in turn; the answers in
     /// the same order. A backend may decide some of them in parallel, as
     /// long as every answer is the one the edges in turn would get.

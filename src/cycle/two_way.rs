@@ -91,6 +91,16 @@ pub struct OrderedDag {
     anc_epoch: u32,
 }
 
+/// What [`OrderedDag::search`] found.
+enum Search {
+    /// `b` reaches `a`: the edge closes a cycle.
+    Cycle,
+    /// The search ran past its bound of work.
+    GaveUp,
+    /// No cycle; the reorder pivots on this vertex.
+    Pivot(u32),
+}
+
 impl OrderedDag {
     fn label(&self, v: u32) -> u64 {
         self.slot[v as usize].label
@@ -253,8 +263,8 @@ impl OrderedDag {
     }
 
     /// Two-way ordered search for `a -> b` with `label(b) < label(a)`:
-    /// `None` when `b` reaches `a`, else the vertex the reorder pivots on
-    /// (`a` itself, or the lowest forward vertex left unexpanded).
+    /// [`Search::Cycle`] when `b` reaches `a`, else the vertex the reorder
+    /// pivots on (`a` itself, or the lowest forward vertex left unexpanded).
     ///
     /// Greedy asks a run of edges out of the same tail `a` (its keys are
     /// sorted), and every vertex a backward search reaches is an ancestor of
@@ -262,7 +272,11 @@ impl OrderedDag {
     /// cycle), so ancestors found by earlier searches of the run stay
     /// ancestors: they are kept as a mark, and a forward search that meets
     /// one has found a cycle (Jellyfish-10000 replay: 0.90x the time).
-    fn search(&mut self, a: u32, b: u32) -> Option<u32> {
+    ///
+    /// A search that has scanned more than `work` arcs without an answer
+    /// stops with [`Search::GaveUp`]; the graph is as it was (the ancestors
+    /// it marked are ancestors still).
+    fn search(&mut self, a: u32, b: u32, work: usize) -> Search {
         if self.stamp >= u32::MAX - 2 {
             for x in &mut self.slot {
                 x.stamp = 0;
@@ -283,7 +297,7 @@ impl OrderedDag {
         }
         let anc = self.anc_epoch;
         if self.slot[b as usize].anc == anc {
-            return None;
+            return Search::Cycle;
         }
         let (la, lb) = (self.label(a), self.label(b));
         self.fheap.clear(lb);
@@ -305,6 +319,9 @@ impl OrderedDag {
             if fl > !bl {
                 break;
             }
+            if fscan + bscan > work {
+                return Search::GaveUp;
+            }
             if fscan <= bscan {
                 self.fheap.pop();
                 self.fe.push(u);
@@ -313,7 +330,7 @@ impl OrderedDag {
                 for &w in l {
                     let x = &mut slot[w as usize];
                     if x.stamp == sb || x.anc == anc {
-                        return None;
+                        return Search::Cycle;
                     }
                     if x.stamp != sf && x.label < la {
                         x.stamp = sf;
@@ -328,7 +345,7 @@ impl OrderedDag {
                 for &y in l {
                     let x = &mut slot[y as usize];
                     if x.stamp == sf {
-                        return None;
+                        return Search::Cycle;
                     }
                     if x.stamp != sb && x.label > lb {
                         x.stamp = sb;
@@ -338,7 +355,7 @@ impl OrderedDag {
                 }
             }
         }
-        Some(match self.fheap.peek() {
+        Search::Pivot(match self.fheap.peek() {
             Some((fl, u)) if fl < la => u,
             _ => a,
         })
@@ -503,6 +520,10 @@ impl IncrementalDag for OrderedDag {
     }
 
     fn try_add_edge(&mut self, a: u32, b: u32) -> bool {
+        self.try_add_edge_within(a, b, usize::MAX)
+    }
+
+    fn try_add_edge_within(&mut self, a: u32, b: u32, work: usize) -> bool {
         if a == b {
             return false;
         }
@@ -518,7 +539,7 @@ impl IncrementalDag for OrderedDag {
             }
             return true;
         }
-        let Some(t) = self.search(a, b) else {
+        let Search::Pivot(t) = self.search(a, b, work) else {
             return false;
         };
         let mut moved = std::mem::take(&mut self.moved);
@@ -672,6 +693,36 @@ mod tests {
                 assert!(d.label(a) < d.label(b), "edge {a} -> {b} points down");
             }
         }
+    }
+
+    /// A bounded check gives up on a long walk, with the graph as it was,
+    /// and answers as the full check does when the walk is short.
+    #[test]
+    fn bounded_checks_give_up_with_the_graph_unchanged() {
+        // Two paths, q = 0 -> ... -> m-1 laid out before p = m -> ... ->
+        // 2m-1: an edge from p's end to q's start closes no cycle, and
+        // its check walks both paths.
+        let m = 500u32;
+        let mut d = OrderedDag::with_vertices(2 * m as usize);
+        let rank: Vec<u32> = (0..2 * m).collect();
+        d.hint_order(&rank);
+        for v in (1..2 * m).filter(|&v| v != m) {
+            assert!(d.try_add_edge(v - 1, v));
+        }
+        let edges = d.edge_count();
+        assert!(!d.try_add_edge_within(2 * m - 1, 0, 64), "gave up");
+        assert!(!d.has_edge(2 * m - 1, 0));
+        assert_eq!(d.edge_count(), edges);
+        check_order(&d);
+        assert!(d.try_add_edge_within(2 * m - 1, 0, 1 << 20));
+        assert!(d.has_edge(2 * m - 1, 0));
+        check_order(&d);
+        // Short checks answer as in full: a cycle of three, an edge
+        // present already, a forward edge.
+        assert!(!d.try_add_edge_within(3, 1, 64));
+        assert!(d.try_add_edge_within(0, 1, 64));
+        assert!(d.try_add_edge_within(m, m + 5, 64));
+        check_order(&d);
     }
 
     /// Moving vertex after vertex into the gap behind one vertex halves the

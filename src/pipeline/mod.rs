@@ -365,8 +365,11 @@ pub fn run_with(cfg: &RunConfig, control: &crate::tagging::Control) -> Result<Ru
         "rules",
         crate::tagging::traffic::estimate_bytes(&topo, installed.keys.len(), installed.priorities),
     )?;
-    let tcs =
-        crate::tagging::traffic::classify(&topo, &installed.keys)?.per_node(topo.node_count());
+    // Fitting the plan to the classes classified these keys already.
+    let tcs = match (&shared, &tagging.class_fit) {
+        (None, Some(f)) if f.per_node.len() == topo.node_count() => f.per_node.clone(),
+        _ => crate::tagging::traffic::classify(&topo, &installed.keys)?.per_node(topo.node_count()),
+    };
     if shared.is_some()
         && let Some(n) = cfg.max_tcs
         && let Some((v, &k)) = tcs

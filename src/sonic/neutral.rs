@@ -400,12 +400,24 @@ fn decode(
     }
     // The entries are what the classes do on the plan's transitions.
     for e in t["entries"].as_array().into_iter().flatten() {
+        // Each port once: a list naming one twice is refused, so that an
+        // entry costs at most ports x ports checks, not its length squared.
         let list = |k: &str| -> Result<Vec<usize>> {
-            e[k].as_array()
+            let mut l: Vec<usize> = e[k]
+                .as_array()
                 .ok_or_else(|| bad(format!("entry {}: no {k}", excerpt(&e.to_string()))))?
                 .iter()
                 .map(&port_of)
-                .collect()
+                .collect::<Result<_>>()?;
+            l.sort_unstable();
+            if let Some(w) = l.windows(2).find(|w| w[0] == w[1]) {
+                return Err(bad(format!(
+                    "entry {}: {k} names port {} twice",
+                    excerpt(&e.to_string()),
+                    ports[w[0]].name
+                )));
+            }
+            Ok(l)
         };
         let tag = field(e, "tag", VALUES - 1)?;
         let want = (
@@ -413,8 +425,9 @@ fn decode(
             field(e, "priority", VALUES - 1)?,
             field(e, "next_priority", VALUES - 1)?,
         );
-        for i in list("in_ports")? {
-            for o in list("out_ports")? {
+        let (ins, outs) = (list("in_ports")?, list("out_ports")?);
+        for &i in &ins {
+            for &o in &outs {
                 let a = ingress[i][tag as usize];
                 let out = egress[&a.class][o];
                 let got = (

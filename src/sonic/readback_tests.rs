@@ -430,7 +430,7 @@ fn table_ports_and_entries_must_match() {
     let (t, _, r) = plan_fitted("fattree:k=4", "kbounce:1", "clos");
     let tb = table(&t, &r, None).unwrap();
     type Mutation = fn(&mut Value);
-    let cases: [(Mutation, &str); 5] = [
+    let cases: [(Mutation, &str); 6] = [
         (
             |db| db["ports"][0]["name"] = json!("Ethernet99"),
             "the topology names that port",
@@ -454,6 +454,16 @@ fn table_ports_and_entries_must_match() {
         (
             |db| db["entries"][0]["next_tag"] = json!(7),
             "its classes give next tag",
+        ),
+        // One port 20,000 times on both sides had cost 4 x 10^8 checks.
+        (
+            |db| {
+                for k in ["in_ports", "out_ports"] {
+                    let p = db["entries"][0][k][0].clone();
+                    db["entries"][0][k] = json!(vec![p; 20_000]);
+                }
+            },
+            "names port Ethernet",
         ),
     ];
     for (mutate, want) in cases {

@@ -472,6 +472,7 @@ pub(super) fn plan(cx: &super::Context<'_>, timeout_ms: u64) -> Result<Tagging> 
         unconstrained_priorities: unconstrained,
         forced_keys: 0,
         rounds: 0,
+        per_node: c.per_node(cx.topo.node_count()),
     });
     Ok(t)
 }

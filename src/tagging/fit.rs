@@ -50,6 +50,10 @@ pub struct ClassFit {
     pub forced_keys: u64,
     /// Repair rounds run.
     pub rounds: u32,
+    /// Classes each switch needs for the plan, by node id (what
+    /// [`super::traffic::Classification::per_node`] gives for its keys):
+    /// kept so that the rules stage does not classify the plan again.
+    pub per_node: Vec<u32>,
 }
 
 /// Why no plan within the budget was found.
@@ -150,6 +154,7 @@ pub(crate) fn fit_moving(
                 unconstrained_priorities: unconstrained,
                 forced_keys: forced.len() as u64,
                 rounds,
+                per_node: c.per_node(topo.node_count()),
             };
             return Ok(Ok((plan, fit)));
         }

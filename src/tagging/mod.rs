@@ -158,6 +158,7 @@ fn fitted(cx: &Context<'_>, algo: Algo, t: Tagging, max_tcs: u32) -> Result<Tagg
                 unconstrained_priorities: t.priorities,
                 forced_keys: 0,
                 rounds: 0,
+                per_node: c.per_node(topo.node_count()),
             });
             return Ok(t);
         }

@@ -1128,6 +1128,7 @@ pub(super) fn plan(
             unconstrained_priorities: fewest,
             forced_keys: 0,
             rounds: 0,
+            per_node: c.per_node(topo.node_count()),
         });
     }
     Ok(t)

@@ -416,3 +416,32 @@ fn auto_keeps_the_best_of_what_it_ran() {
     assert_eq!(timed.name().parse::<Algo>().unwrap(), timed);
     assert!("auto:1".parse::<Algo>().is_err());
 }
+
+/// The classes a fitted plan records per switch are its keys' classes:
+/// the rules stage counts them from there instead of classifying again.
+#[test]
+fn fitted_plans_record_their_classes() {
+    for (spec, elp, algo, max_tcs) in [
+        ("fattree:k=4", "kbounce:1", "clos", 7),
+        ("fattree:k=4", "kbounce:1", "greedy", 7),
+        ("jellyfish:n=40,ports=8,r=4,seed=2", "shortest", "greedy", 5),
+        ("jellyfish:n=40,ports=8,r=4,seed=2", "shortest", "search", 7),
+        ("jellyfish:n=40,ports=8,r=4,seed=2", "shortest", "auto", 7),
+        ("jellyfish:n=16,ports=6,r=3,seed=1", "shortest", "exact", 7),
+    ] {
+        let t = topo(spec);
+        let e = ElpSet::build(&t, &ElpSpec::parse(elp).unwrap()).unwrap();
+        let budget = Budget::unlimited();
+        let control = Control::new();
+        let cx = Context::new(&t, &e, &budget, &control).with_max_tcs(Some(max_tcs));
+        let tg = tag_in(&cx, algo.parse().unwrap()).unwrap();
+        let fit = tg.class_fit.as_ref().expect("fitted");
+        let fresh = traffic::classify(&t, &tg.keys).unwrap();
+        assert_eq!(
+            fit.per_node,
+            fresh.per_node(t.node_count()),
+            "{spec} {algo}"
+        );
+        assert_eq!(fit.tcs_max, fresh.max() as u32, "{spec} {algo}");
+    }
+}

@@ -30,6 +30,9 @@ pub struct Correspondence {
     /// so every dropped link at a switch that gains one counts: its entries
     /// must go, and the routing off it, before the new link carries any.
     pub recabled: Vec<bool>,
+    /// Whether nodes were matched by name (both topologies name them)
+    /// rather than by kind, tier and rank.
+    pub by_name: bool,
 }
 
 /// How a node is told apart from its peers: its kind and, on a tiered
@@ -44,17 +47,42 @@ fn class(t: &Topology, v: NodeId, tiered: bool) -> (u8, Option<u32>) {
     (kind, if tiered { t.level(v) } else { None })
 }
 
-/// Matches `old` into `new`.
-///
-/// Nodes match by kind (and level, when both topologies have levels) and
-/// rank among the nodes of that kind, i.e. by id where the change appends
-/// nodes; links by their matched ends, parallel links in id order.
-///
-/// # Errors
-/// [`Error::Update`] when an old node has no counterpart (the new topology
-/// has fewer nodes of its kind): a switch is taken out by draining its
-/// links, not by deleting it.
-pub fn correspond(old: &Topology, new: &Topology) -> Result<Correspondence> {
+/// Whether every node of `t` has a name (a topology names all or none).
+fn names_all(t: &Topology) -> bool {
+    t.node_count() > 0 && t.node_name(0).is_some()
+}
+
+/// Per old node, the new node of its name.
+fn match_by_name(old: &Topology, new: &Topology) -> Result<Vec<NodeId>> {
+    let index: std::collections::BTreeMap<&str, NodeId> = (0..new.node_count() as NodeId)
+        .filter_map(|w| Some((new.node_name(w)?, w)))
+        .collect();
+    (0..old.node_count() as NodeId)
+        .map(|v| {
+            let name = old.node_name(v).unwrap_or_default();
+            let kind = old.node(v).kind;
+            match index.get(name) {
+                Some(&w) if new.node(w).kind == kind => Ok(w),
+                Some(&w) => Err(Error::Update {
+                    reason: format!(
+                        "old node {v} '{name}' is a {} and new node {w} of that name a {}",
+                        kind.as_str(),
+                        new.node(w).kind.as_str()
+                    ),
+                }),
+                None => Err(Error::Update {
+                    reason: format!(
+                        "old node {v} '{name}' ({}) has no node of that name in the new topology: take a switch out by draining its links",
+                        kind.as_str()
+                    ),
+                }),
+            }
+        })
+        .collect()
+}
+
+/// Per old node, the new node of its class and rank ([`class`]).
+fn match_by_rank(old: &Topology, new: &Topology) -> Result<Vec<NodeId>> {
     let tiered = old.has_levels() && new.has_levels();
     let mut by_class: std::collections::BTreeMap<(u8, Option<u32>), Vec<NodeId>> =
         Default::default();
@@ -63,7 +91,6 @@ pub fn correspond(old: &Topology, new: &Topology) -> Result<Correspondence> {
     }
     let mut taken: std::collections::BTreeMap<(u8, Option<u32>), usize> = Default::default();
     let mut node = Vec::with_capacity(old.node_count());
-    let mut old_node = vec![None; new.node_count()];
     for v in 0..old.node_count() as NodeId {
         let c = class(old, v, tiered);
         let rank = taken.entry(c).or_default();
@@ -79,7 +106,33 @@ pub fn correspond(old: &Topology, new: &Topology) -> Result<Correspondence> {
         };
         *rank += 1;
         node.push(w);
-        old_node[w as usize] = Some(v);
+    }
+    Ok(node)
+}
+
+/// Matches `old` into `new`.
+///
+/// Where both topologies name their nodes, nodes match by name (a fabric
+/// numbered anew is the same fabric). Otherwise they match by kind (and
+/// level, when both topologies have levels) and rank among the nodes of
+/// that kind, i.e. by id where the change appends nodes. Links match by
+/// their matched ends, parallel links in id order.
+///
+/// # Errors
+/// [`Error::Update`] when an old node has no counterpart (no node of its
+/// name, or the new topology has fewer nodes of its kind): a switch is
+/// taken out by draining its links, not by deleting it; or when a name
+/// names a node of another kind.
+pub fn correspond(old: &Topology, new: &Topology) -> Result<Correspondence> {
+    let by_name = names_all(old) && names_all(new);
+    let node = if by_name {
+        match_by_name(old, new)?
+    } else {
+        match_by_rank(old, new)?
+    };
+    let mut old_node = vec![None; new.node_count()];
+    for (v, &w) in node.iter().enumerate() {
+        old_node[w as usize] = Some(v as NodeId);
     }
     // New links by their ends, parallel ones in id order.
     let key = |[a, b]: [NodeId; 2]| (a.min(b), a.max(b));
@@ -115,6 +168,12 @@ pub fn correspond(old: &Topology, new: &Topology) -> Result<Correspondence> {
     )?;
     let names = union_port_names(old, new, &union, &old_node, &old_link);
     union = union.with_port_names(names)?;
+    if names_all(new) {
+        let names = (0..new.node_count() as NodeId)
+            .map(|w| new.node_name(w).unwrap_or_default().to_string())
+            .collect();
+        union = union.with_node_names(names)?;
+    }
     let mut gains = vec![false; union.node_count()];
     for (u, &[a, b]) in union.links()[..new.link_count()].iter().enumerate() {
         if old_link[u].is_none() {
@@ -136,6 +195,7 @@ pub fn correspond(old: &Topology, new: &Topology) -> Result<Correspondence> {
         old_link,
         union,
         new_links: new.link_count(),
+        by_name,
     })
 }
 
@@ -216,14 +276,21 @@ impl Correspondence {
     }
 
     /// A warning when the new topology keeps under half the old links:
-    /// nodes are matched by kind, tier and rank as the files number them,
-    /// so the same fabric numbered anew reads as a rebuild.
+    /// without node names, nodes are matched by kind, tier and rank as the
+    /// files number them, so the same fabric numbered anew reads as a
+    /// rebuild.
     pub fn mismatch(&self) -> Option<String> {
         let (kept, old) = (self.links_kept(), self.link.len());
         (old > 0 && 2 * kept < old).then(|| {
-            format!(
-                "the new topology keeps only {kept} of the old topology's {old} links (nodes are matched by kind, tier and their order in the file, not by name): if it is the same fabric numbered anew, number it as the old one, or this plans a rebuild"
-            )
+            if self.by_name {
+                format!(
+                    "the new topology keeps only {kept} of the old topology's {old} links between the nodes of the same names: this plans a rebuild"
+                )
+            } else {
+                format!(
+                    "the new topology keeps only {kept} of the old topology's {old} links (nodes are matched by kind, tier and their order in the file where not both files name their nodes): if it is the same fabric numbered anew, give both files node names (\"name\") or number it as the old one, or this plans a rebuild"
+                )
+            }
         })
     }
 

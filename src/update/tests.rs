@@ -552,6 +552,41 @@ fn a_renumbered_fabric_is_named_as_such() {
         "{w}"
     );
     assert_eq!(correspond::correspond(&old, &old).unwrap().mismatch(), None);
+    // Named nodes match by name: node v of the old ring is named sv, and
+    // in the renumbered file node 3v mod 8 carries that name.
+    let name = |t: Topology, f: fn(NodeId) -> NodeId| {
+        let mut names = vec![String::new(); 8];
+        for v in 0..8 {
+            names[f(v) as usize] = format!("s{v}");
+        }
+        t.with_node_names(names).unwrap()
+    };
+    let old_named = name(old.clone(), |v| v);
+    let new_named = name(renumbered.clone(), |v| (3 * v) % 8);
+    let c = correspond::correspond(&old_named, &new_named).unwrap();
+    assert_eq!((c.links_kept(), c.mismatch()), (8, None));
+    assert_eq!(c.node, (0..8).map(|v| (3 * v) % 8).collect::<Vec<_>>());
+    assert_eq!(
+        c.union.node_name(3),
+        Some("s1"),
+        "the union keeps the names"
+    );
+    // A name the new file lacks is an error naming it; one file without
+    // names matches by rank, and the warning says how to match by name.
+    let mut other: Vec<String> = (0..8).map(|v| format!("s{v}")).collect();
+    other[5] = "spare".into();
+    let e = correspond::correspond(
+        &old_named,
+        &renumbered.clone().with_node_names(other).unwrap(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("old node 5 's5'") && e.contains("no node of that name"),
+        "{e}"
+    );
+    let c = correspond::correspond(&old_named, &renumbered).unwrap();
+    assert!(c.mismatch().unwrap().contains("give both files node names"));
     let old = crate::TopologySpec::parse("fattree:k=4")
         .unwrap()
         .build()
