@@ -253,11 +253,15 @@ pub fn fit(s: &Summary, fit: &Fit) -> String {
     let switches = fit.nodes.iter().flatten().count();
     line!(
         l,
-        "switch        {} ({} headroom), {} Gb/s, {} m cables: at most {} of {} priorities at one switch, headroom up to {}",
+        "switch        {} ({} headroom), {} Gb/s, {}: at most {} of {} priorities at one switch, headroom up to {}",
         f.switch_profile,
         f.headroom_model,
         f.port_speed_gbps,
-        f.cable_m,
+        match fit.cable_m_used {
+            Some((lo, hi)) if lo != hi => format!("{lo}-{hi} m cables (per link)"),
+            Some((lo, _)) if lo != f.cable_m => format!("{lo} m cables (per link)"),
+            _ => format!("{} m cables", f.cable_m),
+        },
         f.priorities_per_switch_max,
         f.queues_shared,
         human(f.headroom_total_max_bytes)
@@ -712,6 +716,25 @@ pub fn update(u: &crate::update::Update, old: &str, new: &str, elp: &str) -> Str
     let mut l = Lines::new();
     let c = &u.churn;
     line!(l, "change        {old} -> {new}, ELP {elp}");
+    let co = &u.correspondence;
+    for (what, links) in [("dropped", co.dropped()), ("added", co.added())] {
+        if links.is_empty() {
+            continue;
+        }
+        const SHOWN: usize = 6;
+        let mut names: Vec<String> = links.iter().take(SHOWN).map(|&x| co.link_name(x)).collect();
+        if links.len() > SHOWN {
+            names.push(format!(
+                "and {} more (--json lists them)",
+                links.len() - SHOWN
+            ));
+        }
+        let count = match what {
+            "dropped" => format!("{} of {} old links", links.len(), co.link.len()),
+            _ => format!("{} new links", links.len()),
+        };
+        line!(l, "links {what:<8}{count}: {}", names.join("; "));
+    }
     if let Some(w) = u.correspondence.mismatch() {
         line!(l, "warning       {w}");
     }

@@ -829,3 +829,50 @@ fn every_running_configuration_of_an_update_reads_back() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The summary names the links a change drops and adds by their ends and
+/// ports (a random `drain` had said nothing of which link went), in the
+/// text and in `--json`.
+#[test]
+fn updates_name_the_links_they_drop_and_add() {
+    let dir = tmp("links");
+    let topo = "leafspine:leaves=4,spines=2";
+    let j = update(&dir, topo, "drain:links=1,seed=3", "kbounce:1", &[]);
+    let dropped = j["links_dropped"].as_array().unwrap();
+    assert_eq!(dropped.len(), 1, "{j}");
+    let name = dropped[0].as_str().unwrap();
+    assert!(
+        name.starts_with("switch ") && name.contains(" Ethernet") && name.contains(" -- "),
+        "{name}"
+    );
+    assert_eq!(j["links_added"].as_array().unwrap().len(), 0);
+    // The text says the same.
+    let o = tagger(&[
+        "update",
+        "--topology",
+        topo,
+        "--rules",
+        s(&dir.join("old.rules.json")),
+        "--to",
+        "drain:links=1,seed=3",
+        "--elp",
+        "kbounce:1",
+    ]);
+    let out = text(&o);
+    assert!(
+        out.contains(&format!("links dropped 1 of 8 old links: {name}")),
+        "{out}"
+    );
+    let j = update(&dir, topo, "grow:leaves=1", "kbounce:1", &[]);
+    let added: Vec<&str> = j["links_added"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap())
+        .collect();
+    assert_eq!(added.len(), 2, "the new leaf's two uplinks: {added:?}");
+    assert!(
+        added.iter().all(|a| a.starts_with("switch 6 ")),
+        "{added:?}"
+    );
+}

@@ -85,6 +85,10 @@ pub struct Fit {
     /// at which every switch still fits its buffer, to 0.1 m and at most
     /// [`MAX_CABLE_M`]; `None` when some switch does not fit even at 0 m.
     pub max_cable_m_fit: Option<f64>,
+    /// The shortest and longest switch-to-switch cables the sizing used,
+    /// in metres: the profile's `cable_m`, its per-level lengths or the
+    /// topology file's per-link ones (`None`: no switch-to-switch link).
+    pub cable_m_used: Option<(f64, f64)>,
 }
 
 /// Longest cable the solver tries.
@@ -158,9 +162,16 @@ pub fn fit(topo: &Topology, tagging: &Tagging, counts: &[NodeCounts], p: &Profil
     let host_h = port_headroom(p, p.host_speed_gbps, p.host_cable_m);
     // Per link its port headroom; links share few (speed, cable) pairs.
     let mut by_link: std::collections::BTreeMap<(u64, u64), PortHeadroom> = Default::default();
+    let mut cable_m_used: Option<(f64, f64)> = None;
     let link_h: Vec<(f64, PortHeadroom)> = (0..topo.link_count() as u32)
         .map(|l| {
             let (speed, cable) = p.link(topo, l);
+            let [a, b] = topo.links()[l as usize];
+            let switch = |v: u32| topo.node(v).kind == NodeKind::Switch;
+            if switch(a) && switch(b) {
+                let (lo, hi) = cable_m_used.unwrap_or((cable, cable));
+                cable_m_used = Some((lo.min(cable), hi.max(cable)));
+            }
             let h = *by_link
                 .entry((speed.to_bits(), cable.to_bits()))
                 .or_insert_with(|| port_headroom(p, speed, cable));
@@ -278,6 +289,7 @@ pub fn fit(topo: &Topology, tagging: &Tagging, counts: &[NodeCounts], p: &Profil
                 .count() as u64
         }),
         max_cable_m_fit,
+        cable_m_used,
         tcs_max: 0,
         switches_over_tcs: 0,
         nodes,
@@ -509,6 +521,10 @@ mod tests {
             fit_levels.headroom_total_max_bytes,
             fit_flat.headroom_total_max_bytes
         );
+        // The cables used are reported: the levels' 10 m and the
+        // profile's 300 m, or 300 m throughout.
+        assert_eq!(fit_levels.cable_m_used, Some((10.0, 300.0)));
+        assert_eq!(fit_flat.cable_m_used, Some((300.0, 300.0)));
     }
 
     /// The cable solver's answer fits, and 0.1 m more does not.

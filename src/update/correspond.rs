@@ -275,6 +275,43 @@ impl Correspondence {
             .count()
     }
 
+    /// Links the change drops (union links past the new topology's), in
+    /// union id order.
+    pub fn dropped(&self) -> Vec<LinkId> {
+        (self.new_links..self.union.link_count())
+            .map(|u| u as LinkId)
+            .collect()
+    }
+
+    /// Links the change adds (new links with no old counterpart), in id
+    /// order.
+    pub fn added(&self) -> Vec<LinkId> {
+        (0..self.new_links)
+            .filter(|&u| self.old_link[u].is_none())
+            .map(|u| u as LinkId)
+            .collect()
+    }
+
+    /// Union link `u` named by its ends as the running switches know them:
+    /// `A PORT -- B PORT`, a node by its name where the topology names
+    /// nodes (else `switch N` with N its new id), a port by its installed
+    /// name.
+    pub fn link_name(&self, u: LinkId) -> String {
+        let t = &self.union;
+        let end = |v: NodeId| {
+            let node = t
+                .node_name(v)
+                .map_or_else(|| format!("switch {v}"), str::to_string);
+            let pos = t.out_channels(v).iter().position(|&c| c >> 1 == u);
+            match (pos, t.port_names(v)) {
+                (Some(p), Some(names)) => format!("{node} {}", names[p]),
+                _ => node,
+            }
+        };
+        let [a, b] = t.links()[u as usize];
+        format!("{} -- {}", end(a), end(b))
+    }
+
     /// A warning when the new topology keeps under half the old links:
     /// without node names, nodes are matched by kind, tier and rank as the
     /// files number them, so the same fabric numbered anew reads as a

@@ -112,6 +112,8 @@ impl Update {
             "switches_touched": c.switches_touched,
             "links_kept": self.correspondence.links_kept(),
             "old_links": self.correspondence.link.len(),
+            "links_dropped": self.correspondence.dropped().iter().map(|&x| self.correspondence.link_name(x)).collect::<Vec<_>>(),
+            "links_added": self.correspondence.added().iter().map(|&x| self.correspondence.link_name(x)).collect::<Vec<_>>(),
             "warning": self.correspondence.mismatch(),
             "scratch_algo": scratch.map(|s| s.algo.clone()),
             "scratch_priorities": scratch.map(|s| s.priorities),
