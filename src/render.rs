@@ -327,17 +327,20 @@ pub fn fit(s: &Summary, fit: &Fit) -> String {
 /// `tagger failures`' table: the plan, then per routing model the CBD rate
 /// of plain PFC, the lossless shares of routes and pairs, fallback hops,
 /// replanned and failure-aware priorities (`secs`: the what-if's seconds).
-pub fn failures(plan: &Summary, reports: &[FailureReport], secs: f64) -> String {
+pub fn failures(plan: &crate::failures::Installed, reports: &[FailureReport], secs: f64) -> String {
     let mut l = Lines::new();
     let s = plan;
     line!(
         l,
-        "plan          {} {} {}: {} lossless priorities (lower bound {}), verified",
+        "plan          {} {} {}: {} lossless priorities (lower bound {}), verified{}",
         s.topology,
         s.elp,
         s.algo,
-        s.figures.priorities,
-        s.figures.priorities_lower_bound
+        s.priorities,
+        s.priorities_lower_bound,
+        s.rules
+            .as_ref()
+            .map_or(String::new(), |r| format!(" (rules {r})"))
     );
     let Some(first) = reports.first() else {
         return l.done();

@@ -1153,6 +1153,81 @@ fn failures_what_if_from_the_command_line() {
     );
 }
 
+/// `failures --rules` judges the rules the operator installed instead of
+/// planning: the same trials as the run that wrote them, the file named;
+/// rules that do not verify on the topology are refused.
+#[test]
+fn failures_judge_the_installed_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let (t, r) = (dir.path().join("t.json"), dir.path().join("r.json"));
+    let (ts, rs) = (t.to_str().unwrap(), r.to_str().unwrap());
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:1",
+        "--algo",
+        "clos",
+        "--topology-out",
+        ts,
+        "--rules-out",
+        rs,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let what_if = |extra: &[&str]| {
+        let mut a = vec![
+            "failures",
+            ts,
+            "--elp",
+            "kbounce:1",
+            "--fail",
+            "links:2,trials=4",
+            "--json",
+        ];
+        a.extend(extra);
+        let o = tagger(&a);
+        assert!(o.status.success(), "{a:?}: {}", text(&o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let planned = what_if(&["--algo", "clos"]);
+    let given = what_if(&["--algo", "clos", "--rules", rs]);
+    assert_eq!(given["plan"]["rules"], rs);
+    assert_eq!(given["plan"]["algo"], "installed: clos");
+    assert_eq!(given["plan"]["priorities"], 2);
+    assert_eq!(given["failures"], planned["failures"]);
+    // Greedy's plan judged as installed, while --algo replans with clos:
+    // the trials' lossless shares are the installed rules'.
+    let g = dir.path().join("g.json");
+    let o = tagger(&[
+        "run",
+        ts,
+        "--elp",
+        "kbounce:1",
+        "--algo",
+        "greedy",
+        "--rules-out",
+        g.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let greedy = what_if(&["--algo", "clos", "--rules", g.to_str().unwrap()]);
+    assert_eq!(greedy["plan"]["algo"], "installed: greedy");
+    let o = tagger(&[
+        "failures",
+        "fattree:k=8",
+        "--elp",
+        "kbounce:1",
+        "--rules",
+        rs,
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("the installed rules")
+            && text(&o).contains("the topology is 'fattree:k=8'"),
+        "{}",
+        text(&o)
+    );
+}
+
 /// `run --export sonic:DIR`, `export` and `verify --sonic`: the exported
 /// directory verifies on its own, and a broken reference is named.
 #[test]

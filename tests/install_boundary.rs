@@ -611,9 +611,18 @@ fn no_subcommand_writes_over_its_inputs() {
             vec![&t, &paths],
         ),
         (
-            vec!["failures", &tf, "--elp", "kbounce:1", "--fail", &ff],
+            vec![
+                "failures",
+                &tf,
+                "--elp",
+                "kbounce:1",
+                "--fail",
+                &ff,
+                "--rules",
+                &r,
+            ],
             vec!["--out"],
-            vec![&t, &fail],
+            vec![&t, &fail, &r],
         ),
         (
             vec!["run", &tf, "--elp", &pf, "--algo", "clos"],

@@ -257,10 +257,15 @@ pub struct FailuresArgs {
     /// (converged,local).
     #[arg(long, default_value = "converged", value_delimiter = ',')]
     pub routing: Vec<Routing>,
-    /// Algorithm of the installed plan, and of the replanned and
-    /// failure-aware plans.
+    /// Algorithm of the installed plan (unless --rules gives it), and of
+    /// the replanned and failure-aware plans.
     #[arg(long, default_value = "greedy")]
     pub algo: Algo,
+    /// The installed plan to judge, as `run --rules-out` wrote it
+    /// (tagger-rules/1), instead of planning one: it must verify on the
+    /// topology (the file it was planned on) with --elp first.
+    #[arg(long)]
+    pub rules: Option<PathBuf>,
     /// Cycle detection inside greedy: ordered (the fast default); pk,
     /// petgraph and naive are there to benchmark against.
     #[arg(long, default_value = "ordered")]
@@ -278,6 +283,10 @@ pub struct FailuresArgs {
     /// Skip the failure-aware plan.
     #[arg(long)]
     pub no_aware: bool,
+    /// The switch model the plan's summary is fitted to (no traffic-class
+    /// limit on the plans unless --max-tcs gives one).
+    #[command(flatten)]
+    pub switch: SwitchArgs,
     /// Fail if the run's estimated memory exceeds this (e.g. 8GiB);
     /// `none` lifts it (default: half the machine's memory).
     #[arg(long, value_parser = parse_budget)]

@@ -186,7 +186,8 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `tagger failures`: plan the scenario, then replay it under failures.
+/// `tagger failures`: plan the scenario (or take the installed rules),
+/// then replay it under failures.
 pub fn failures(a: FailuresArgs) -> Result<ExitCode> {
     let out = claim_stdout(&[("--out", a.out.as_deref())], a.json)?;
     let inputs: Vec<(&str, PathBuf)> = topology_file(&a.topology)
@@ -194,26 +195,45 @@ pub fn failures(a: FailuresArgs) -> Result<ExitCode> {
         .into_iter()
         .chain(a.elp.files().map(|p| ("--elp", p.to_path_buf())))
         .chain(a.fail.file().map(|p| ("--fail", p.to_path_buf())))
+        .chain(a.rules.iter().map(|p| ("--rules", p.clone())))
+        .chain(a.switch.file().map(|p| ("--switch", p)))
         .collect();
     check_outputs(&[("--out", a.out.as_deref())], &[], &inputs)?;
-    let cfg = RunConfig {
-        topology: a.topology,
-        elp: a.elp,
-        algo: a.algo,
-        cycle: a.cycle,
-        memory_budget: MemoryBudget::resolve(a.memory_budget),
-        switch: tagger::capacity::Profile::resolve(tagger::capacity::profile::DEFAULT_PROFILE)?,
-        max_tcs: None,
-        classes: 1,
-        limits: Default::default(),
+    let switch = a.switch.profile()?;
+    let budget = Budget::new(MemoryBudget::resolve(a.memory_budget));
+    let (topo, rules, installed, plan_json) = match &a.rules {
+        Some(path) => {
+            let topo = pipeline::build_topology(&a.topology, &budget)?;
+            let rules = RuleSet::read(path)?;
+            let elp = pipeline::build_elp(&topo, &a.elp, &budget)?;
+            let installed = tagger::failures::Installed::of_rules(&topo, &rules, &elp, path)?;
+            let v = serde_json::to_value(&installed)?;
+            (topo, rules, installed, v)
+        }
+        None => {
+            let cfg = RunConfig {
+                topology: a.topology,
+                elp: a.elp.clone(),
+                algo: a.algo,
+                cycle: a.cycle,
+                memory_budget: MemoryBudget::resolve(a.memory_budget),
+                switch,
+                max_tcs: a.switch.max_tcs.and_then(|m| m.0),
+                classes: 1,
+                limits: Default::default(),
+            };
+            let r = pipeline::run(&cfg)?;
+            let installed = tagger::failures::Installed::of(&r.summary);
+            let v = serde_json::to_value(&r.summary)?;
+            (r.topo, r.rules, installed, v)
+        }
     };
     let mut routing = a.routing;
     routing.dedup();
-    let r = pipeline::run(&cfg)?;
     let plan = tagger::failures::Plan {
-        topo: &r.topo,
-        elp: &cfg.elp,
-        rules: &r.rules,
+        topo: &topo,
+        elp: &a.elp,
+        rules: &rules,
         algo: a.algo,
         cycle: a.cycle,
     };
@@ -222,7 +242,6 @@ pub fn failures(a: FailuresArgs) -> Result<ExitCode> {
         aware: !a.no_aware,
     };
     let t0 = std::time::Instant::now();
-    let budget = Budget::new(MemoryBudget::resolve(a.memory_budget));
     let bar = progress::bar(0, "{bar:40} {pos}/{len} trial steps [{elapsed} < {eta}]");
     let reports = tagger::failures::what_if_with_progress(
         &plan,
@@ -239,17 +258,17 @@ pub fn failures(a: FailuresArgs) -> Result<ExitCode> {
     let reports = reports?;
     let secs = t0.elapsed().as_secs_f64();
     if let Some(p) = &a.out {
-        tagger::failures::write_trials(p, &reports, &r.summary)?;
+        tagger::failures::write_trials(p, &reports, &installed)?;
     }
     if a.json {
         let v = serde_json::json!({
-            "plan": r.summary,
+            "plan": plan_json,
             "failures": reports,
             "seconds": secs,
         });
         say!(out, "{}", serde_json::to_string_pretty(&v)?);
     } else {
-        say!(out, "{}", render::failures(&r.summary, &reports, secs));
+        say!(out, "{}", render::failures(&installed, &reports, secs));
     }
     Ok(exit(reports.iter().all(|x| x.figures.verified)))
 }

@@ -157,6 +157,70 @@ pub struct Plan<'a> {
     pub cycle: CycleBackend,
 }
 
+/// The installed plan as a what-if's outputs name it: planned by the run
+/// (its summary), or a rules file given as installed.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Installed {
+    /// The topology's name.
+    pub topology: String,
+    /// The ELP spec the plan is judged with.
+    pub elp: String,
+    /// The algorithm that planned it (`installed: ALGO` for a rules file).
+    pub algo: String,
+    /// Lossless priorities of the plan.
+    pub priorities: u32,
+    /// A proven lower bound on the priorities the ELP needs.
+    pub priorities_lower_bound: u32,
+    /// The rules file, when the plan was given as one.
+    pub rules: Option<String>,
+}
+
+impl Installed {
+    /// The plan a run made.
+    pub fn of(s: &crate::pipeline::Summary) -> Self {
+        Installed {
+            topology: s.topology.clone(),
+            elp: s.elp.clone(),
+            algo: s.algo.clone(),
+            priorities: s.figures.priorities,
+            priorities_lower_bound: s.figures.priorities_lower_bound,
+            rules: None,
+        }
+    }
+
+    /// A rule set given as installed, after it verifies on `topo` with
+    /// `elp` replayed (the lower bound is what its own dependencies prove).
+    ///
+    /// # Errors
+    /// [`Error::Verification`] when it does not verify; the rules' own
+    /// errors (an entry off the topology).
+    pub fn of_rules(
+        topo: &Topology,
+        rules: &RuleSet,
+        elp: &ElpSet,
+        path: &std::path::Path,
+    ) -> Result<Self> {
+        let report = crate::verify::verify_within(topo, rules, Some(elp), &Default::default());
+        if !report.ok() {
+            return Err(Error::Verification(format!(
+                "the installed rules {} on {} with ELP {}: {report}",
+                path.display(),
+                topo.name(),
+                elp.spec
+            )));
+        }
+        let keys = rules.keys(topo)?;
+        Ok(Installed {
+            topology: topo.name().to_string(),
+            elp: elp.spec.clone(),
+            algo: format!("installed: {}", rules.algo),
+            priorities: rules.priorities,
+            priorities_lower_bound: crate::tagging::dependency_lower_bound(&keys),
+            rules: Some(path.display().to_string()),
+        })
+    }
+}
+
 /// One routing model's result.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
@@ -303,11 +367,7 @@ pub fn what_if_with_progress(
 ///
 /// # Errors
 /// [`Error::Parquet`] or [`Error::Io`] naming the path.
-pub fn write_trials(
-    path: &std::path::Path,
-    reports: &[Report],
-    plan: &crate::pipeline::Summary,
-) -> Result<()> {
+pub fn write_trials(path: &std::path::Path, reports: &[Report], plan: &Installed) -> Result<()> {
     let mut table = crate::output::parquet::Table::with_columns(TrialRow::COLUMNS);
     for r in reports {
         for row in &r.trials {
@@ -320,7 +380,7 @@ pub fn write_trials(
             ("tagger.topology", plan.topology.clone()),
             ("tagger.elp", plan.elp.clone()),
             ("tagger.algo", plan.algo.clone()),
-            ("tagger.priorities", plan.figures.priorities.to_string()),
+            ("tagger.priorities", plan.priorities.to_string()),
             (
                 "tagger.failures",
                 reports
