@@ -2,7 +2,7 @@
 # Renders a sweep's report.html in headless Chromium at 1280 px wide, as a
 # person opening it in a browser sees it, and fails on a render error:
 # Chromium failing, a page whose charts did not all become SVG in the
-# browser's DOM, or an empty screenshot. CI runs it on the default,
+# browser's DOM, text drawn under 11 px, or an empty screenshot. CI runs it on the default,
 # capacity and failures reports; docs/report.png is its output for the
 # default sweep:
 #
@@ -31,10 +31,49 @@ if (( want == 0 || got != want || figures == 0 )); then
     echo "render-report.sh: $1: the browser's page holds $got of $want charts' SVG panels ($figures figures)" >&2
     exit 1
 fi
+# The smallest text as rendered: a copy of the page with a script that,
+# once laid out, writes the least font size on screen (an SVG label's size
+# scaled by the panel's drawn width) into the DOM.
+probe=$(mktemp --suffix=.html)
+trap 'rm -f "$dom" "$probe"' EXIT
+python3 - "$report" "$probe" <<'PY'
+import sys
+page = open(sys.argv[1], encoding="utf-8").read()
+js = """<script>
+window.addEventListener('load', function () {
+  var min = 1e9, what = '';
+  document.querySelectorAll('body *').forEach(function (e) {
+    var own = Array.prototype.some.call(e.childNodes, function (n) {
+      return n.nodeType == 3 && n.textContent.trim() != '';
+    });
+    if (!own) return;
+    var r = e.getBoundingClientRect();
+    if (r.width == 0 || r.height == 0) return;
+    var fs = parseFloat(getComputedStyle(e).fontSize);
+    if (e instanceof SVGElement) {
+      var m = e.getScreenCTM();
+      fs = fs * Math.sqrt(Math.abs(m.a * m.d - m.b * m.c));
+    }
+    if (fs < min) { min = fs; what = e.tagName + ' "' + e.textContent.trim().slice(0, 40) + '"'; }
+  });
+  var d = document.createElement('div');
+  d.id = 'tagger-min-font';
+  d.textContent = min.toFixed(2) + ' px: ' + what;
+  document.body.appendChild(d);
+});
+</script>"""
+i = page.rindex("</body>")
+open(sys.argv[2], "w", encoding="utf-8").write(page[:i] + js + page[i:])
+PY
+min=$("$browser" "${flags[@]}" --dump-dom "file://$probe" 2>/dev/null | grep -o '<div id="tagger-min-font">[^<]*' | sed 's/.*>//')
+if [[ -z $min ]] || ! awk -v m="${min%% *}" 'BEGIN { exit !(m >= 11) }'; then
+    echo "render-report.sh: $1: the smallest text on the page is ${min:-unmeasured} at 1280 px (at least 11 px wanted)" >&2
+    exit 1
+fi
 "$browser" "${flags[@]}" --screenshot="$(realpath -m "$out")" "file://$report" 2>/dev/null
 size=$(stat -c %s "$out")
 if (( size < 20000 )); then
     echo "render-report.sh: $out is $size bytes: nothing was drawn" >&2
     exit 1
 fi
-echo "rendered $1: $figures charts, $got panels -> $out ($size bytes)"
+echo "rendered $1: $figures charts, $got panels, smallest text $min -> $out ($size bytes)"

@@ -73,6 +73,22 @@ fn tick(v: &f64) -> String {
     }
 }
 
+/// Whether an axis's ticks go below 0.001: its labels under 1 are then
+/// all written `1e-3`, `1e-4`, ..., so that one axis never mixes 0.0001
+/// with 1e-5.
+fn sci(ticks: &[f64]) -> bool {
+    ticks.iter().any(|&v| v > 0.0 && v < 1e-3)
+}
+
+/// [`tick`], in scientific notation under 1 on an axis where [`sci`].
+fn tick_on(v: &f64, sci: bool) -> String {
+    if sci && v.abs() < 1.0 && *v != 0.0 {
+        format!("{v:.0e}")
+    } else {
+        tick(v)
+    }
+}
+
 /// Round tick values for an axis over `lo..hi`: 1-2-5 steps on linear
 /// axes (whole numbers only on an integer axis), 1-2-5 per decade on log
 /// axes (decades alone when that is too many). Never two ticks with the
@@ -94,6 +110,14 @@ fn ticks(lo: f64, hi: f64, scale: Scale) -> Vec<f64> {
             if out.len() > 8 {
                 // Many decades: every other one.
                 out = out.into_iter().step_by(2).collect();
+            }
+            if out.len() < 3 {
+                // Under a decade (a family measured at one size): every
+                // whole multiple, so the points sit between labelled ticks.
+                out = (a..=b)
+                    .flat_map(|e| (1..10).map(move |m| f64::from(m) * 10f64.powi(e)))
+                    .filter(|&v| v >= lo && v <= hi)
+                    .collect();
             }
         }
         Scale::Linear | Scale::Integer => {
@@ -258,13 +282,17 @@ fn range(v: impl Iterator<Item = f64>, scale: Scale) -> (f64, f64) {
     }
 }
 
-/// Panel size in SVG units; the page shows three across at 1280 px, so
-/// 14-unit text stays above 11 px.
+/// Panel size in SVG units. The page shows three across at 1280 px (about
+/// 400 px each), and plotters writes a size-N font as N / 1.24 units: the
+/// labels' 18 are 14.5 units, 12 px on the page (`scripts/render-report.sh`
+/// measures it in the browser and fails under 11 px).
 const PANEL: (u32, u32) = (480, 330);
+/// Font size of tick labels and axis names, in plotters' units.
+const LABEL: u32 = 18;
 
 /// Draws one panel as SVG: circles for the points (the only circles, so
-/// they can be counted), joined as `join` says, over grey crosses and a
-/// reference line.
+/// they can be counted), joined as `join` says, over a reference line and
+/// under grey crosses (bounds and limits stay visible).
 fn draw_panel(p: &Panel) -> std::result::Result<String, String> {
     let mut svg = String::new();
     {
@@ -277,10 +305,12 @@ fn draw_panel(p: &Panel) -> std::result::Result<String, String> {
             .unwrap_or_else(|| range(xs().map(|q| q.1).chain(p.hline), p.axes.ys));
         let (tx, ty) = (ticks(x0, x1, p.axes.xs), ticks(y0, y1, p.axes.ys));
         let mut b = ChartBuilder::on(&root);
-        b.caption(&p.title, ("sans-serif", 16))
+        b.caption(&p.title, ("sans-serif", 20))
             .margin(10)
-            .x_label_area_size(46)
-            .y_label_area_size(62);
+            // A last x tick label centred on the edge stays whole.
+            .margin_right(26)
+            .x_label_area_size(52)
+            .y_label_area_size(72);
         macro_rules! body {
             ($chart:expr) => {{
                 let mut chart = $chart.map_err(|e| e.to_string())?;
@@ -288,13 +318,13 @@ fn draw_panel(p: &Panel) -> std::result::Result<String, String> {
                     .configure_mesh()
                     .x_desc(p.axes.x)
                     .y_desc(p.axes.y)
-                    .label_style(("sans-serif", 14))
+                    .label_style(("sans-serif", LABEL))
                     .light_line_style(WHITE)
-                    .axis_desc_style(("sans-serif", 14))
+                    .axis_desc_style(("sans-serif", LABEL))
                     .x_labels(tx.len())
                     .y_labels(ty.len())
-                    .x_label_formatter(&|v| tick(v))
-                    .y_label_formatter(&|v| tick(v))
+                    .x_label_formatter(&|v| tick_on(v, sci(&tx)))
+                    .y_label_formatter(&|v| tick_on(v, sci(&ty)))
                     .draw()
                     .map_err(|e| e.to_string())?;
                 if let Some(h) = p.hline {
@@ -307,13 +337,6 @@ fn draw_panel(p: &Panel) -> std::result::Result<String, String> {
                         ))
                         .map_err(|e| e.to_string())?;
                 }
-                chart
-                    .draw_series(
-                        p.crosses
-                            .iter()
-                            .map(|&q| Cross::new(q, 5, GREY.stroke_width(2))),
-                    )
-                    .map_err(|e| e.to_string())?;
                 for l in &p.lines {
                     let (color, filled) = style(l.idx);
                     let mut sorted = l.pts.clone();
@@ -346,6 +369,14 @@ fn draw_panel(p: &Panel) -> std::result::Result<String, String> {
                         .draw_series(l.pts.iter().map(|&q| Circle::new(q, 4, shape)))
                         .map_err(|e| e.to_string())?;
                 }
+                // Bounds and limits over the circles, so that none hides.
+                chart
+                    .draw_series(
+                        p.crosses
+                            .iter()
+                            .map(|&q| Cross::new(q, 5, GREY.stroke_width(2))),
+                    )
+                    .map_err(|e| e.to_string())?;
             }};
         }
         let log = |s: Scale| s == Scale::Log;
@@ -428,6 +459,24 @@ fn same_sweep(runs: &Path, other: &Path) -> Result<()> {
     }
 }
 
+/// An algorithm as a legend names it: without the options that only bound
+/// its effort or restate what the ELP implies (`clos:1`,
+/// `exact:timeout=120`, `search:budget=1e6` are clos, exact, search);
+/// options that change the plan it finds stay (`greedy:restarts=8,seed=1`
+/// is `greedy restarts=8`).
+fn algo_label(spec: &str) -> String {
+    let (name, opts) = spec.split_once(':').unwrap_or((spec, ""));
+    let kept: Vec<&str> = opts
+        .split(',')
+        .filter(|o| o.starts_with("restarts=") || o.starts_with("symmetric"))
+        .collect();
+    if kept.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name} {}", kept.join(","))
+    }
+}
+
 /// Series names in first-seen order, each with its legend index.
 #[derive(Default)]
 struct Names(Vec<String>);
@@ -478,7 +527,11 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
     let status = runs.str("status");
     let ok: Vec<bool> = status.iter().map(|s| s.as_deref() == Some("ok")).collect();
     let family = runs.str("family");
-    let algo = runs.str("algo");
+    let algo: Vec<Option<String>> = runs
+        .str("algo")
+        .into_iter()
+        .map(|a| a.map(|a| algo_label(&a)))
+        .collect();
     let elp = runs.str("elp");
     let topo = runs.str("topology_grid");
     let switches = runs.num("switches");
@@ -557,10 +610,30 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
     let shared = range(ys.iter().copied(), Scale::Integer);
     let shared = (shared.0.max(0.5), shared.1);
     let mut panels = Vec::new();
-    for f in &family_panels {
-        let rows: Vec<usize> = (0..n)
-            .filter(|&i| ok[i] && s_of(&family, i) == *f && size[i].is_some() && prio[i].is_some())
+    // One panel per family and ELP: how many priorities a plan needs
+    // depends on the paths as much as on the network.
+    let family_elp: Vec<(String, String)> = {
+        let mut v: Vec<(String, String)> = (0..n)
+            .filter(|&i| ok[i])
+            .map(|i| (s_of(&family, i), s_of(&elp, i)))
             .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    for (f, e) in &family_elp {
+        let rows: Vec<usize> = (0..n)
+            .filter(|&i| {
+                ok[i]
+                    && s_of(&family, i) == *f
+                    && s_of(&elp, i) == *e
+                    && size[i].is_some()
+                    && prio[i].is_some()
+            })
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
         let here: Vec<usize> = {
             let mut v: Vec<usize> = rows.iter().map(|&i| names.idx(&s_of(&algo, i))).collect();
             v.sort();
@@ -586,7 +659,7 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
         crosses.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
         crosses.dedup();
         panels.push(Panel {
-            title: f.clone(),
+            title: format!("{f}, {e}"),
             axes: Axes {
                 x: "switches and servers",
                 y: "lossless priorities",
@@ -605,7 +678,7 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
     }
     push(
         "Which algorithm needs the fewest lossless priorities?",
-        "One panel per topology family: one circle per scenario, coloured by algorithm and set side by side around its network size; grey crosses mark the proven lower bound. A circle on a cross is proven optimal: no plan can use fewer.".into(),
+        "One panel per topology family and ELP: one circle per scenario, coloured by algorithm and set side by side around its network size; grey crosses mark the proven lower bound. A circle on a cross is proven optimal: no plan can use fewer. The lowest circle of a colour at a size is that algorithm's fewest priorities there.".into(),
         panels,
         &names,
         &[("proven lower bound", "cross")],
@@ -635,9 +708,25 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
         BTreeMap::<usize, Vec<(f64, f64)>>::new(),
     );
     let mut limits = Vec::new();
+    // One switch model (the default sweep): colour by algorithm instead,
+    // which then says whose plans do not fit.
+    let one_model = (0..n)
+        .filter(|&i| ok[i])
+        .map(|i| s_of(&profile, i))
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
+        <= 1;
+    if one_model {
+        // The algorithms' colours of the first chart.
+        for a in &all_algos {
+            names.idx(a);
+        }
+    }
+    let trial = runs.num("trial");
     let mut table = vec![
         [
             "topology",
+            "trial",
             "ELP",
             "algorithm",
             "switch",
@@ -659,7 +748,11 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
         if !ok[i] {
             continue;
         }
-        let idx = names.idx(&s_of(&profile, i));
+        let idx = names.idx(&if one_model {
+            s_of(&algo, i)
+        } else {
+            s_of(&profile, i)
+        });
         let x = if cables_vary { cable[i] } else { size[i] };
         if let (Some(x), Some(m)) = (x, margin[i]) {
             buf.entry(idx).or_default().push((x, mib(m)));
@@ -677,6 +770,7 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
                 (-failing, margin[i].unwrap_or(0.0)),
                 vec![
                     s_of(&topo, i),
+                    num(trial[i]),
                     s_of(&elp, i),
                     s_of(&algo, i),
                     s_of(&profile, i),
@@ -744,8 +838,8 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
     push(
         "Which switches do not fit, and by how much?",
         format!(
-            "Coloured by switch model, one circle per scenario in each panel. Left: the lossless buffer left after PFC headroom at the tightest switch; below the dashed zero line some switch does not fit. Right: the most lossless priorities at one switch; above the grey cross (the model's lossless queues) it does not fit. {}",
-            if misfits == 0 {
+            "{colour} One circle per scenario in each panel. Left: the lossless buffer left after PFC headroom at the tightest switch; below the dashed zero line some switch does not fit. Right: the most lossless priorities at one switch; above the grey cross (the model's lossless queues) it does not fit. {misfit}",
+            misfit = if misfits == 0 {
                 "Every switch of every scenario fits.".to_string()
             } else if misfits <= MISFITS_SHOWN {
                 format!(
@@ -755,6 +849,14 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
                 format!(
                     "In {misfits} scenarios some switch does not fit; the table lists the {MISFITS_SHOWN} worst (most switches failing, then the least buffer left), and DuckDB lists them all: SELECT * FROM 'runs.parquet' WHERE switches_over_buffer + switches_over_queues + coalesce(switches_over_acl, 0) > 0."
                 )
+            },
+            colour = if one_model {
+                format!(
+                    "Every scenario uses the {} switch model: coloured by algorithm.",
+                    s_of(&profile, (0..n).find(|&i| ok[i]).unwrap_or(0))
+                )
+            } else {
+                "Coloured by switch model.".to_string()
             }
         ),
         panels,
@@ -788,11 +890,17 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
                 per_scenario.entry(id as u64).or_default().push(r);
             }
         }
+        // The algorithms' colours of the first chart.
         let mut names = Names::default();
+        for a in &all_algos {
+            names.idx(a);
+        }
         let mut panels = Vec::new();
-        for f in &family_panels {
+        for (f, e) in &family_elp {
             let rows: Vec<usize> = (0..n)
-                .filter(|&i| ok[i] && s_of(&family, i) == *f && size[i].is_some())
+                .filter(|&i| {
+                    ok[i] && s_of(&family, i) == *f && s_of(&elp, i) == *e && size[i].is_some()
+                })
                 .collect();
             let Some(largest) = rows.iter().filter_map(|&i| size[i]).reduce(f64::max) else {
                 continue;
@@ -808,7 +916,7 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
             let mut lines = Vec::new();
             let mut seen = std::collections::BTreeSet::new();
             for &i in rows.iter().filter(|&&i| s_of(&topo, i) == t) {
-                let label = format!("{} {}", s_of(&elp, i), s_of(&algo, i));
+                let label = s_of(&algo, i);
                 let Some(v) = ids[i].and_then(|id| per_scenario.get(&(id as u64))) else {
                     continue;
                 };
@@ -830,8 +938,11 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
                     pts,
                 });
             }
+            if lines.is_empty() {
+                continue;
+            }
             panels.push(Panel {
-                title: t,
+                title: format!("{t}, {e}"),
                 axes: Axes {
                     x: "rules per switch",
                     y: "share of switches",
@@ -847,7 +958,7 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
         }
         push(
             "How many rules does each switch hold?",
-            "One panel per family, on its largest network: the share of switches holding at most that many rules (compressed ACL entries plus ingress map entries), a step line per ELP and algorithm. Further left holds fewer rules; a circle marks each distinct count.".into(),
+            "One panel per family and ELP, on the family's largest network: the share of switches holding at most that many rules (compressed ACL entries plus ingress map entries), a step line per algorithm (coloured as above). Further left holds fewer rules; a circle marks each distinct count.".into(),
             panels,
             &names,
             &[],
@@ -858,14 +969,17 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
     // 4. Stage seconds per stage and family, with growth exponents where
     // a family has several sizes.
     let mut names = Names::default();
-    let stages = ["generate", "elp", "tag", "rules", "verify", "failures"];
-    for s in stages {
+    // The stages some scenario spent time in (a sweep without failures
+    // has no failures stage to list).
+    let (stages, secs): (Vec<&str>, Vec<Vec<Option<f64>>>) =
+        ["generate", "elp", "tag", "rules", "verify", "failures"]
+            .into_iter()
+            .map(|s| (s, runs.num(&format!("seconds_{s}"))))
+            .filter(|(_, v)| (0..n).any(|i| ok[i] && v[i].is_some_and(|x| x > 0.0)))
+            .unzip();
+    for s in &stages {
         names.idx(s);
     }
-    let secs: Vec<Vec<Option<f64>>> = stages
-        .iter()
-        .map(|s| runs.num(&format!("seconds_{s}")))
-        .collect();
     let mut panels = Vec::new();
     let mut slopes = Vec::new();
     for f in &family_panels {

@@ -145,6 +145,16 @@ fn report_charts_every_point_and_stands_alone() {
     assert_eq!(with_failures, 8);
     assert_eq!(figs[5].0, with_failures);
     assert!((4..=with_failures).contains(&figs[4].0));
+    // The priorities chart: a panel per family and ELP (fat-tree's
+    // kbounce:2 rows all failed, so it has none), and its legend names
+    // algorithms without their effort options (`clos:1` is clos).
+    let prio = html.split("<figure").nth(1).unwrap();
+    for panel in ["fattree, kbounce:1", "jellyfish, shortest"] {
+        assert!(prio.contains(&format!("title=\"{panel}\"")), "{panel}");
+    }
+    assert!(!prio.contains("title=\"fattree, kbounce:2\""));
+    assert!(prio.contains("></span>clos</li>"), "clos in the legend");
+    assert!(!prio.contains("clos:1</li>"));
     // Failed scenarios are listed with their errors; the spec is quoted.
     assert!(html.contains("<h2>Failed scenarios</h2>"));
     assert!(html.contains("not within kbounce:1"));
