@@ -63,6 +63,9 @@ fn pair_at(eps: &[NodeId], i: u64) -> (NodeId, NodeId) {
 }
 
 /// Shortest path from `s` to `d` avoiding `blocked` nodes and `cut` edges.
+/// Not [`Topology::bfs`]: Yen's spur search needs the path (parents) and
+/// removes nodes and directed edges, which that distance search does not
+/// take.
 fn bfs(
     nbrs: &[Vec<NodeId>],
     s: NodeId,

@@ -220,19 +220,10 @@ pub fn rankings(topo: &Topology) -> Vec<(String, Vec<u64>)> {
     out
 }
 
+/// Hops from `s` to every node ([`Topology::bfs`]).
 fn bfs(topo: &Topology, s: NodeId) -> Vec<u32> {
-    let n = topo.node_count();
-    let mut dist = vec![u32::MAX; n];
-    dist[s as usize] = 0;
-    let mut queue = std::collections::VecDeque::from([s]);
-    while let Some(v) = queue.pop_front() {
-        for w in topo.neighbors(v) {
-            if dist[w as usize] == u32::MAX {
-                dist[w as usize] = dist[v as usize] + 1;
-                queue.push_back(w);
-            }
-        }
-    }
+    let (mut dist, mut queue) = (Vec::new(), Vec::new());
+    topo.bfs(s, &mut dist, &mut queue);
     // Unreachable nodes count as one step past the farthest.
     let far = dist
         .iter()
