@@ -1047,6 +1047,54 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
         Vec::new(),
     )?;
 
+    // 4b. The tag stage per algorithm: the one stage the algorithm
+    // decides, in the first chart's colours.
+    let tag_secs = runs.num("seconds_tag");
+    let mut names = Names::default();
+    for a in &all_algos {
+        names.idx(a);
+    }
+    let mut panels = Vec::new();
+    for f in &family_panels {
+        let mut lines: BTreeMap<usize, Vec<(f64, f64)>> = BTreeMap::new();
+        for i in (0..n).filter(|&i| ok[i] && s_of(&family, i) == *f) {
+            if let (Some(x), Some(y)) = (size[i], tag_secs[i].filter(|&y| y > 0.0)) {
+                lines
+                    .entry(names.idx(&s_of(&algo, i)))
+                    .or_default()
+                    .push((x, y));
+            }
+        }
+        if lines.is_empty() {
+            continue;
+        }
+        panels.push(Panel {
+            title: f.clone(),
+            axes: Axes {
+                x: "switches and servers",
+                y: "seconds to tag",
+                xs: Scale::Log,
+                ys: Scale::Log,
+            },
+            lines: lines
+                .into_iter()
+                .map(|(idx, pts)| Line { idx, pts })
+                .collect(),
+            join: Join::None,
+            crosses: Vec::new(),
+            hline: None,
+            y_range: None,
+        });
+    }
+    push(
+        "How long does each algorithm take to tag?",
+        "One panel per family: the tag stage's seconds (the stage the algorithm is; the others are the same for every algorithm on a scenario) against network size, log-log, one circle per scenario, coloured by algorithm as in the first chart. `search` and `exact` run until their budget, stall rule or proof, so their times are budgets more than costs.".into(),
+        panels,
+        &names,
+        &[],
+        Vec::new(),
+    )?;
+
     // 5. Failures: plain PFC's deadlocks, and what Tagger keeps lossless,
     // per routing model.
     let fspec = runs.str("failures_spec");

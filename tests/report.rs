@@ -102,6 +102,7 @@ fn report_charts_every_point_and_stands_alone() {
             "Which switches do not fit, and by how much?",
             "How many rules does each switch hold?",
             "Where does the time go as networks grow?",
+            "How long does each algorithm take to tag?",
             "Does plain PFC deadlock after failures?",
             "How much traffic does Tagger keep lossless after failures?",
         ]
@@ -143,8 +144,8 @@ fn report_charts_every_point_and_stands_alone() {
     // trials), here seeded Jellyfish differing per scenario.
     let with_failures = done.rows.iter().filter(|r| r.failures.is_some()).count();
     assert_eq!(with_failures, 8);
-    assert_eq!(figs[5].0, with_failures);
-    assert!((4..=with_failures).contains(&figs[4].0));
+    assert_eq!(figs[6].0, with_failures);
+    assert!((4..=with_failures).contains(&figs[5].0));
     // The priorities chart: a panel per family and ELP (fat-tree's
     // kbounce:2 rows all failed, so it has none), and its legend names
     // algorithms without their effort options (`clos:1` is clos).
