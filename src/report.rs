@@ -459,16 +459,17 @@ fn same_sweep(runs: &Path, other: &Path) -> Result<()> {
     }
 }
 
-/// An algorithm as a legend names it: without the options that only bound
-/// its effort or restate what the ELP implies (`clos:1`,
-/// `exact:timeout=120`, `search:budget=1e6` are clos, exact, search);
-/// options that change the plan it finds stay (`greedy:restarts=8,seed=1`
-/// is `greedy restarts=8`).
+/// An algorithm as a legend names it: without wall-clock limits and
+/// without `clos`'s K, which the ELP implies (`clos:1`,
+/// `exact:timeout=120`, `auto:time=60` are clos, exact, auto); every other
+/// option changes the plan found and stays (`greedy:restarts=8,seed=1` is
+/// `greedy restarts=8,seed=1`).
 fn algo_label(spec: &str) -> String {
     let (name, opts) = spec.split_once(':').unwrap_or((spec, ""));
     let kept: Vec<&str> = opts
         .split(',')
-        .filter(|o| o.starts_with("restarts=") || o.starts_with("symmetric"))
+        .filter(|o| !o.is_empty() && name != "clos")
+        .filter(|o| !o.starts_with("timeout=") && !o.starts_with("time="))
         .collect();
     if kept.is_empty() {
         name.to_string()
@@ -851,10 +852,12 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
                 )
             },
             colour = if one_model {
-                format!(
-                    "Every scenario uses the {} switch model: coloured by algorithm.",
-                    s_of(&profile, (0..n).find(|&i| ok[i]).unwrap_or(0))
-                )
+                (0..n).find(|&i| ok[i]).map_or(String::new(), |i| {
+                    format!(
+                        "Every scenario uses the {} switch model: coloured by algorithm.",
+                        s_of(&profile, i)
+                    )
+                })
             } else {
                 "Coloured by switch model.".to_string()
             }

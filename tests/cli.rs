@@ -1211,6 +1211,26 @@ fn failures_judge_the_installed_rules() {
     assert!(o.status.success(), "{}", text(&o));
     let greedy = what_if(&["--algo", "clos", "--rules", g.to_str().unwrap()]);
     assert_eq!(greedy["plan"]["algo"], "installed: greedy");
+    // Rules shared by two application classes: the what-if replays one
+    // class's hosts, so it says so instead of judging half of them.
+    let c2 = dir.path().join("c2.json");
+    let c2s = c2.to_str().unwrap();
+    let o = tagger(&[
+        "run",
+        ts,
+        "--elp",
+        "kbounce:1",
+        "--algo",
+        "clos",
+        "--classes",
+        "2",
+        "--rules-out",
+        c2s,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = tagger(&["failures", ts, "--elp", "kbounce:1", "--rules", c2s]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("2 application classes"), "{}", text(&o));
     let o = tagger(&[
         "failures",
         "fattree:k=8",

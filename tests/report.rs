@@ -156,6 +156,14 @@ fn report_charts_every_point_and_stands_alone() {
     assert!(!prio.contains("title=\"fattree, kbounce:2\""));
     assert!(prio.contains("></span>clos</li>"), "clos in the legend");
     assert!(!prio.contains("clos:1</li>"));
+    // An empty runs table (a shard that got no scenario) gives a page
+    // without charts, not a panic.
+    let empty = tempfile::tempdir().unwrap();
+    let file = std::fs::File::create(empty.path().join("runs.parquet")).unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(file, batches[0].schema(), None).unwrap();
+    w.write(&batches[0].slice(0, 0)).unwrap();
+    w.close().unwrap();
+    assert!(figures(&tagger::report::html(empty.path()).unwrap()).is_empty());
     // Failed scenarios are listed with their errors; the spec is quoted.
     assert!(html.contains("<h2>Failed scenarios</h2>"));
     assert!(html.contains("not within kbounce:1"));

@@ -283,8 +283,10 @@ pub struct FailuresArgs {
     /// Skip the failure-aware plan.
     #[arg(long)]
     pub no_aware: bool,
-    /// The switch model the plan's summary is fitted to (no traffic-class
-    /// limit on the plans unless --max-tcs gives one).
+    /// The switch model the planned plan's summary is fitted to; --max-tcs
+    /// limits the plan made here (default: none). Replanned and
+    /// failure-aware plans have no traffic-class limit, and --rules plans
+    /// nothing.
     #[command(flatten)]
     pub switch: SwitchArgs,
     /// Fail if the run's estimated memory exceeds this (e.g. 8GiB);

@@ -192,14 +192,23 @@ impl Installed {
     /// `elp` replayed (the lower bound is what its own dependencies prove).
     ///
     /// # Errors
-    /// [`Error::Verification`] when it does not verify; the rules' own
-    /// errors (an entry off the topology).
+    /// [`Error::Verification`] when it does not verify, or holds several
+    /// application classes (the what-if replays hosts sending one tag);
+    /// the rules' own errors (an entry off the topology).
     pub fn of_rules(
         topo: &Topology,
         rules: &RuleSet,
         elp: &ElpSet,
         path: &std::path::Path,
     ) -> Result<Self> {
+        if rules.classes.len() > 1 {
+            return Err(Error::Verification(format!(
+                "the installed rules {} hold {} application classes (host tags {:?}); the failure what-if replays one class's hosts: give the rules of one class (`run --classes 1`)",
+                path.display(),
+                rules.classes.len(),
+                rules.classes
+            )));
+        }
         let report = crate::verify::verify_within(topo, rules, Some(elp), &Default::default());
         if !report.ok() {
             return Err(Error::Verification(format!(
