@@ -720,11 +720,19 @@ pub fn update(u: &crate::update::Update, old: &str, new: &str, elp: &str) -> Str
     let c = &u.churn;
     line!(l, "change        {old} -> {new}, ELP {elp}");
     let co = &u.correspondence;
-    for (what, links) in [("dropped", co.dropped()), ("added", co.added())] {
+    let (dropped, added) = (co.dropped(), co.added());
+    for (what, count, links) in [
+        (
+            "dropped",
+            format!("{} of {} old links", dropped.len(), co.link.len()),
+            dropped,
+        ),
+        ("added", format!("{} new links", added.len()), added),
+    ] {
+        const SHOWN: usize = 6;
         if links.is_empty() {
             continue;
         }
-        const SHOWN: usize = 6;
         let mut names: Vec<String> = links.iter().take(SHOWN).map(|&x| co.link_name(x)).collect();
         if links.len() > SHOWN {
             names.push(format!(
@@ -732,10 +740,6 @@ pub fn update(u: &crate::update::Update, old: &str, new: &str, elp: &str) -> Str
                 links.len() - SHOWN
             ));
         }
-        let count = match what {
-            "dropped" => format!("{} of {} old links", links.len(), co.link.len()),
-            _ => format!("{} new links", links.len()),
-        };
         line!(l, "links {what:<8}{count}: {}", names.join("; "));
     }
     if let Some(w) = u.correspondence.mismatch() {

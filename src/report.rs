@@ -304,6 +304,7 @@ fn draw_panel(p: &Panel) -> std::result::Result<String, String> {
             .y_range
             .unwrap_or_else(|| range(xs().map(|q| q.1).chain(p.hline), p.axes.ys));
         let (tx, ty) = (ticks(x0, x1, p.axes.xs), ticks(y0, y1, p.axes.ys));
+        let (sx, sy) = (sci(&tx), sci(&ty));
         let mut b = ChartBuilder::on(&root);
         b.caption(&p.title, ("sans-serif", 20))
             .margin(10)
@@ -323,8 +324,8 @@ fn draw_panel(p: &Panel) -> std::result::Result<String, String> {
                     .axis_desc_style(("sans-serif", LABEL))
                     .x_labels(tx.len())
                     .y_labels(ty.len())
-                    .x_label_formatter(&|v| tick_on(v, sci(&tx)))
-                    .y_label_formatter(&|v| tick_on(v, sci(&ty)))
+                    .x_label_formatter(&|v| tick_on(v, sx))
+                    .y_label_formatter(&|v| tick_on(v, sy))
                     .draw()
                     .map_err(|e| e.to_string())?;
                 if let Some(h) = p.hline {
@@ -483,6 +484,12 @@ fn algo_label(spec: &str) -> String {
 struct Names(Vec<String>);
 
 impl Names {
+    /// Names in this order first: every chart coloured by algorithm
+    /// seeds them with the same sorted list, so an algorithm keeps its
+    /// colour from chart to chart.
+    fn seeded(first: &[String]) -> Names {
+        Names(first.to_vec())
+    }
     fn idx(&mut self, name: &str) -> usize {
         match self.0.iter().position(|n| n == name) {
             Some(i) => i,
@@ -596,13 +603,10 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
     // 1. Priorities per algorithm against the proven bound, per family.
     let prio = runs.num("priorities");
     let bound = runs.num("priorities_lower_bound");
-    let mut names = Names::default();
     let mut all_algos: Vec<String> = (0..n).filter(|&i| ok[i]).map(|i| s_of(&algo, i)).collect();
     all_algos.sort();
     all_algos.dedup();
-    for a in &all_algos {
-        names.idx(a);
-    }
+    let mut names = Names::seeded(&all_algos);
     let ys: Vec<f64> = (0..n)
         .filter(|&i| ok[i])
         .flat_map(|i| [prio[i], bound[i]])
@@ -703,7 +707,6 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
         .collect::<std::collections::BTreeSet<_>>()
         .len()
         > 1;
-    let mut names = Names::default();
     let (mut buf, mut que) = (
         BTreeMap::<usize, Vec<(f64, f64)>>::new(),
         BTreeMap::<usize, Vec<(f64, f64)>>::new(),
@@ -717,12 +720,7 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
         .collect::<std::collections::BTreeSet<_>>()
         .len()
         <= 1;
-    if one_model {
-        // The algorithms' colours of the first chart.
-        for a in &all_algos {
-            names.idx(a);
-        }
-    }
+    let mut names = Names::seeded(if one_model { &all_algos } else { &[] });
     let trial = runs.num("trial");
     let mut table = vec![
         [
@@ -893,11 +891,7 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
                 per_scenario.entry(id as u64).or_default().push(r);
             }
         }
-        // The algorithms' colours of the first chart.
-        let mut names = Names::default();
-        for a in &all_algos {
-            names.idx(a);
-        }
+        let mut names = Names::seeded(&all_algos);
         let mut panels = Vec::new();
         for (f, e) in &family_elp {
             let rows: Vec<usize> = (0..n)
@@ -1053,10 +1047,7 @@ fn charts_of(dir: &Path, runs_b: &[RecordBatch]) -> Result<Vec<Chart>> {
     // 4b. The tag stage per algorithm: the one stage the algorithm
     // decides, in the first chart's colours.
     let tag_secs = runs.num("seconds_tag");
-    let mut names = Names::default();
-    for a in &all_algos {
-        names.idx(a);
-    }
+    let mut names = Names::seeded(&all_algos);
     let mut panels = Vec::new();
     for f in &family_panels {
         let mut lines: BTreeMap<usize, Vec<(f64, f64)>> = BTreeMap::new();

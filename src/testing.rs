@@ -10,6 +10,18 @@ pub(crate) fn topo(spec: &str) -> Topology {
     TopologySpec::parse(spec).unwrap().build().unwrap()
 }
 
+/// A path of `n` switches, one host each: the long-chain worst case.
+pub(crate) fn chain(n: u32) -> Topology {
+    use tagger_generators::model::{Family, Node};
+    Topology::new(
+        "chain",
+        Family::File,
+        vec![Node::switch(None, 1); n as usize],
+        (0..n - 1).map(|i| [i, i + 1]).collect(),
+    )
+    .unwrap()
+}
+
 /// `topo` with its ELP and the rules `algo` tags it with, verified, the
 /// plan held to `max_tcs` traffic classes per switch
 /// (`None`: no limit), as `tagger run` holds it to a switch's.

@@ -256,15 +256,8 @@ mod tests {
     /// estimate is as before.
     #[test]
     fn long_chains_skip_the_diameter() {
-        use tagger_generators::model::{Family, Node};
         let n = 20_000u32;
-        let chain = Topology::new(
-            "chain",
-            Family::File,
-            vec![Node::switch(None, 1); n as usize],
-            (0..n - 1).map(|i| [i, i + 1]).collect(),
-        )
-        .unwrap();
+        let chain = crate::testing::chain(n);
         let s = Summary::of(&chain);
         assert!(s.diameter_skipped && s.diameter.is_none());
         let t = TopologySpec::parse("fattree:k=8").unwrap().build().unwrap();

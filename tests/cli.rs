@@ -1159,21 +1159,8 @@ fn failures_what_if_from_the_command_line() {
 #[test]
 fn failures_judge_the_installed_rules() {
     let dir = tempfile::tempdir().unwrap();
-    let (t, r) = (dir.path().join("t.json"), dir.path().join("r.json"));
-    let (ts, rs) = (t.to_str().unwrap(), r.to_str().unwrap());
-    let o = tagger(&[
-        "run",
-        "fattree:k=4",
-        "--elp",
-        "kbounce:1",
-        "--algo",
-        "clos",
-        "--topology-out",
-        ts,
-        "--rules-out",
-        rs,
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
+    let (t, r) = common::plan_files(dir.path());
+    let (ts, rs) = (t.as_str(), r.as_str());
     let what_if = |extra: &[&str]| {
         let mut a = vec![
             "failures",

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{tagger, text};
+use common::{plan_files, tagger, text};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -107,30 +107,6 @@ fn a_closed_pipe_is_a_quiet_exit() {
     ] {
         closed_pipe(args, dir);
     }
-}
-
-/// Writes a fat-tree k=4 `kbounce:1` clos plan into `dir` (t.json,
-/// r.json) and returns the two paths as strings.
-fn plan_files(dir: &Path) -> (String, String) {
-    let t = dir.join("t.json").to_str().unwrap().to_string();
-    let r = dir.join("r.json").to_str().unwrap().to_string();
-    let paths = dir.join("elp.paths").to_str().unwrap().to_string();
-    let o = tagger(&[
-        "run",
-        "fattree:k=4",
-        "--elp",
-        "kbounce:1",
-        "--algo",
-        "clos",
-        "--topology-out",
-        &t,
-        "--rules-out",
-        &r,
-        "--paths-out",
-        &paths,
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
-    (t, r)
 }
 
 /// The rules file at `r` rewritten by `edit` into `out`.

@@ -212,7 +212,7 @@ impl Change {
                 let names = port_names(topo, &t, &links);
                 t = t.with_port_names(names)?;
             }
-            if topo.node_count() > 0 && topo.node_name(0).is_some() {
+            if topo.has_node_names() {
                 let names = node_names(topo, t.node_count());
                 t = t.with_node_names(names)?;
             }

@@ -471,6 +471,11 @@ impl Topology {
         Ok(self)
     }
 
+    /// Whether the topology names its nodes (all of them, or none).
+    pub fn has_node_names(&self) -> bool {
+        !self.node_names.is_empty()
+    }
+
     /// Node `v`'s name, when the topology gave names.
     pub fn node_name(&self, v: NodeId) -> Option<&str> {
         self.node_names.get(v as usize).map(String::as_str)

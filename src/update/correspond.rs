@@ -47,11 +47,6 @@ fn class(t: &Topology, v: NodeId, tiered: bool) -> (u8, Option<u32>) {
     (kind, if tiered { t.level(v) } else { None })
 }
 
-/// Whether every node of `t` has a name (a topology names all or none).
-fn names_all(t: &Topology) -> bool {
-    t.node_count() > 0 && t.node_name(0).is_some()
-}
-
 /// Per old node, the new node of its name.
 fn match_by_name(old: &Topology, new: &Topology) -> Result<Vec<NodeId>> {
     let index: std::collections::BTreeMap<&str, NodeId> = (0..new.node_count() as NodeId)
@@ -124,7 +119,7 @@ fn match_by_rank(old: &Topology, new: &Topology) -> Result<Vec<NodeId>> {
 /// taken out by draining its links, not by deleting it; or when a name
 /// names a node of another kind.
 pub fn correspond(old: &Topology, new: &Topology) -> Result<Correspondence> {
-    let by_name = names_all(old) && names_all(new);
+    let by_name = old.has_node_names() && new.has_node_names();
     let node = if by_name {
         match_by_name(old, new)?
     } else {
@@ -168,7 +163,7 @@ pub fn correspond(old: &Topology, new: &Topology) -> Result<Correspondence> {
     )?;
     let names = union_port_names(old, new, &union, &old_node, &old_link);
     union = union.with_port_names(names)?;
-    if names_all(new) {
+    if new.has_node_names() {
         let names = (0..new.node_count() as NodeId)
             .map(|w| new.node_name(w).unwrap_or_default().to_string())
             .collect();

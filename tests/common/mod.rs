@@ -91,3 +91,27 @@ pub fn small_plan() -> impl Strategy<Value = (String, String, String)> {
             (t, elp.to_string(), algo.to_string())
         })
 }
+
+/// Writes a fat-tree k=4 `kbounce:1` clos plan into `dir` (t.json,
+/// r.json, elp.paths) and returns the two paths as strings.
+pub fn plan_files(dir: &std::path::Path) -> (String, String) {
+    let t = dir.join("t.json").to_str().unwrap().to_string();
+    let r = dir.join("r.json").to_str().unwrap().to_string();
+    let paths = dir.join("elp.paths").to_str().unwrap().to_string();
+    let o = tagger(&[
+        "run",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:1",
+        "--algo",
+        "clos",
+        "--topology-out",
+        &t,
+        "--rules-out",
+        &r,
+        "--paths-out",
+        &paths,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    (t, r)
+}

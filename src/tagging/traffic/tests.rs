@@ -245,15 +245,7 @@ fn hubs_and_direct_completions_give_the_same_classes() {
 /// switch as the full checks give here.
 #[test]
 fn long_chains_bound_their_checks_and_stay_valid() {
-    use tagger_generators::model::{Family, Node};
-    let n = 6000u32;
-    let t = Topology::new(
-        "chain",
-        Family::File,
-        vec![Node::switch(None, 1); n as usize],
-        (0..n - 1).map(|i| [i, i + 1]).collect(),
-    )
-    .unwrap();
+    let t = crate::testing::chain(6000);
     let e = ElpSet::build(&t, &ElpSpec::parse("random:60,seed=3").unwrap()).unwrap();
     let tg = tag(&t, &e, "greedy".parse().unwrap(), Default::default()).unwrap();
     let c = classify(&t, &tg.keys).unwrap();
