@@ -74,7 +74,7 @@ def one(tagger: str, out: Path, yang, row):
         # --require-fit off, a switch may have fewer lossless queues than
         # the plan's priorities: the fit is not the question here.
         v = subprocess.run(
-            [tagger, "verify", "--topology", str(topo_file), "--exported", str(directory), "--elp", elp,
+            [tagger, "verify", str(topo_file), "--exported", str(directory), "--elp", elp,
              "--max-priorities", "8"],
             capture_output=True, text=True,
         )
@@ -85,7 +85,7 @@ def one(tagger: str, out: Path, yang, row):
     # The neutral table expresses every plan, within the classes or not.
     n = out / f"{sid}.json"
     e = subprocess.run(
-        [tagger, "export", "--topology", str(topo_file), "--rules", str(rules_file), "--format", "json",
+        [tagger, "export", str(topo_file), "--rules", str(rules_file), "--format", "json",
          "--out", str(n), *switch],
         capture_output=True, text=True,
     )

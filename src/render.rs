@@ -880,7 +880,12 @@ pub fn update(u: &crate::update::Update, old: &str, new: &str, elp: &str) -> Str
     let lossless = |x: &Option<crate::verify::Violation>| if x.is_none() { "yes" } else { "no" };
     for r in u.rows().iter().take(MAX_STEP_LINES) {
         let switches = if r.switches <= 8 {
-            format!("switch {}", r.switch_list.replace(' ', ", "))
+            let names: Vec<String> = u.steps[r.step as usize - 1]
+                .switches
+                .iter()
+                .map(|&v| co.node_label(v))
+                .collect();
+            format!("switch {}", names.join(", "))
         } else {
             format!("{} switches", r.switches)
         };
@@ -912,6 +917,25 @@ pub fn update(u: &crate::update::Update, old: &str, new: &str, elp: &str) -> Str
             l,
             "  ... {} more steps (--json or --out list them all)",
             u.steps.len() - MAX_STEP_LINES
+        );
+    }
+    let moved = co.renumbered();
+    if !u.steps.is_empty() && !co.union.has_node_names() && !moved.is_empty() {
+        let shown: Vec<String> = moved
+            .iter()
+            .take(4)
+            .map(|(v, w)| format!("old {v} is {w}"))
+            .collect();
+        line!(
+            l,
+            "ids           switches are numbered as in the new topology (--topology-out writes it): {} of the old switches have new ids ({}{})",
+            moved.len(),
+            shown.join(", "),
+            if moved.len() > shown.len() {
+                ", ..."
+            } else {
+                ""
+            }
         );
     }
     use crate::update::Action;

@@ -566,7 +566,7 @@ fn error_messages_name_the_fault() {
         assert_eq!(o.status.code(), Some(2), "{spec}: {}", text(&o));
         let t = text(&o);
         assert!(
-            t.contains(&format!("invalid value '{spec}' for '<SPEC>'")) && t.contains(want),
+            t.contains(&format!("invalid value '{spec}' for '[TOPOLOGY]'")) && t.contains(want),
             "{t}"
         );
     }
@@ -1578,4 +1578,83 @@ fn top_level_help_names_every_table() {
     for t in tables {
         assert!(help.contains(t), "tagger --help does not name {t}:\n{help}");
     }
+}
+
+/// Every subcommand takes the network the same way: as its first argument
+/// or as `--topology`, a generator spec or a file alike; both, or
+/// neither, is a usage error.
+#[test]
+fn the_topology_is_given_one_way() {
+    let dir = tempfile::tempdir().unwrap();
+    let (t, r) = common::plan_files(dir.path());
+    let out = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (ex1, ex2) = (out("ex1"), out("ex2"));
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["topo"],
+        vec!["elp", "--elp", "kbounce:1"],
+        vec!["run", "--elp", "kbounce:1", "--algo", "clos"],
+        vec![
+            "failures",
+            "--elp",
+            "kbounce:1",
+            "--fail",
+            "links:1,trials=1",
+            "--no-replan",
+            "--no-aware",
+        ],
+        vec!["verify", "--rules", &r],
+        vec![
+            "update",
+            "--rules",
+            &r,
+            "--elp",
+            "kbounce:1",
+            "--to",
+            "drain:links=1",
+            "--no-compare",
+        ],
+    ];
+    for args in &commands {
+        for topology in [t.as_str(), "fattree:k=4"] {
+            let mut first = vec![args[0], topology];
+            first.extend(&args[1..]);
+            let mut option = vec![args[0], "--topology", topology];
+            option.extend(&args[1..]);
+            let (a, b) = (tagger(&first), tagger(&option));
+            assert!(a.status.success(), "{first:?}: {}", text(&a));
+            assert!(b.status.success(), "{option:?}: {}", text(&b));
+            // Same answer either way (the lines that carry no timing).
+            let lines = |o: &std::process::Output| -> Vec<String> {
+                String::from_utf8_lossy(&o.stdout)
+                    .lines()
+                    .filter(|l| !l.contains("second") && !l.contains("memory"))
+                    .map(str::to_string)
+                    .collect()
+            };
+            assert_eq!(lines(&a), lines(&b), "{first:?}");
+        }
+        let mut both = vec![args[0], &t, "--topology", &t];
+        both.extend(&args[1..]);
+        let o = tagger(&both);
+        assert_eq!(o.status.code(), Some(2), "{both:?}: {}", text(&o));
+        assert!(text(&o).contains("cannot be used with"), "{}", text(&o));
+        let o = tagger(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains("TOPOLOGY"), "{}", text(&o));
+    }
+    for (topology, dest) in [(t.as_str(), &ex1), ("fattree:k=4", &ex2)] {
+        let o = tagger(&["export", topology, "--rules", &r, "--out", dest]);
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    assert_eq!(files_in(Path::new(&ex1)), files_in(Path::new(&ex2)));
+    let o = tagger(&["verify", "fattree:k=4", "--exported", &ex1]);
+    assert!(o.status.success(), "{}", text(&o));
+    // The spec of another network is refused as the rules' header says.
+    let o = tagger(&["verify", "fattree:k=6", "--rules", &r]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("the rules are for topology"),
+        "{}",
+        text(&o)
+    );
 }

@@ -510,7 +510,7 @@ fn outputs_never_overwrite_each_other_or_inputs() {
         a.extend_from_slice(&extra);
         let o = bin().args(&a).current_dir(d.path()).output().unwrap();
         assert_eq!(o.status.code(), Some(1), "{extra:?}: {}", text(&o));
-        assert!(text(&o).contains("the input --topology"), "{}", text(&o));
+        assert!(text(&o).contains("the input TOPOLOGY"), "{}", text(&o));
     }
     assert_eq!(std::fs::read(&r).unwrap(), before);
     // Export: an input inside the directory it would replace.

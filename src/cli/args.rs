@@ -19,7 +19,7 @@ Topology specs:
   bcube:n=N,k=K                        BCube: N^(K+1) forwarding servers (the endpoints), K+1 levels of N^K switches
   hyperx:l=L,s=S[,k=K][,t=T]           S^L switches, all-to-all per dimension, K parallel links, T hosts per switch
   jellyfish:n=N,ports=P,r=R[,seed=X]   random R-regular switch graph, P-R hosts per switch (Singla's construction)
-  file:PATH                            a tagger-topology/1 JSON file
+  file:PATH (or PATH.json)             a tagger-topology/1 JSON file, as --topology-out writes it
   ibnet:PATH                           an InfiniBand fabric: ibnetdiscover's output or an ibsim net file";
 
 const FAIL_HELP: &str = "\
@@ -75,8 +75,13 @@ pub enum Command {
     /// switch profile: what a stock SONiC switch accepts; a plan needing
     /// more traffic classes than the switch has is refused) or the neutral
     /// table; `tagger verify --exported DIR` reads either back.
+    #[command(after_help = TOPO_HELP)]
     Export(ExportArgs),
-    /// Independently verify a rule set against a topology (and paths).
+    /// Independently verify a rule set against a topology (and paths), or
+    /// an exported directory read back as the switches run it. The
+    /// topology is the one the plan was made on (for the steps `update
+    /// --export-steps` writes, their union-topology.json).
+    #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}"))]
     Verify(VerifyArgs),
     /// Change a fabric that runs: a new plan that extends the installed one
     /// (fewest entries changed), and an update schedule with every
@@ -114,11 +119,57 @@ pub enum Command {
     Sweep(SweepArgs),
 }
 
+/// The network a subcommand works on, given the same way by every one:
+/// as its first argument or as `--topology` (one or the other).
+#[derive(Debug, clap::Args)]
+pub struct TopologyArg {
+    /// The network: a generator spec (fattree:k=8,
+    /// jellyfish:n=200,ports=32,r=12,seed=1, ... listed below), a topology
+    /// file (file:PATH, or a path ending in .json or holding a /, as
+    /// `--topology-out` writes it) or an InfiniBand fabric (ibnet:PATH).
+    /// The rules a plan was written with name it; give the same one back.
+    #[arg(
+        value_name = "TOPOLOGY",
+        required_unless_present = "topology_opt",
+        conflicts_with = "topology_opt"
+    )]
+    topology: Option<TopologySpec>,
+    /// TOPOLOGY given as an option instead (the same values).
+    #[arg(long = "topology", value_name = "TOPOLOGY")]
+    topology_opt: Option<TopologySpec>,
+}
+
+impl TopologyArg {
+    /// The topology spec, however it was given.
+    pub fn spec(&self) -> &TopologySpec {
+        self.topology
+            .as_ref()
+            .or(self.topology_opt.as_ref())
+            .expect("clap requires TOPOLOGY or --topology")
+    }
+
+    /// The topology spec, owned.
+    pub fn into_spec(self) -> TopologySpec {
+        self.topology
+            .or(self.topology_opt)
+            .expect("clap requires TOPOLOGY or --topology")
+    }
+
+    /// The file the topology is read from, if it is one (to keep outputs
+    /// off it).
+    pub fn file(&self) -> Option<PathBuf> {
+        match self.spec() {
+            TopologySpec::File { path } | TopologySpec::IbNet { path } => Some(path.clone()),
+            TopologySpec::Generated(_) => None,
+        }
+    }
+}
+
 // `tagger topo`.
 #[derive(Debug, clap::Args)]
 pub struct TopoArgs {
-    /// Topology spec, e.g. fattree:k=8 or jellyfish:n=1000,ports=64,r=12,seed=1
-    pub spec: TopologySpec,
+    #[command(flatten)]
+    pub topology: TopologyArg,
     /// Output format for --out.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
@@ -134,9 +185,8 @@ pub struct TopoArgs {
 // `tagger elp`.
 #[derive(Debug, clap::Args)]
 pub struct ElpArgs {
-    /// The network: a generator spec (fattree:k=8, jellyfish:n=200,...,
-    /// see below) or file:PATH, a topology file as `--topology-out` writes.
-    pub topology: TopologySpec,
+    #[command(flatten)]
+    pub topology: TopologyArg,
     /// The expected lossless paths: shortest, kbounce:K, dor, ksp:K,
     /// random:N or file:PATH (see below); `+` joins several.
     #[arg(long)]
@@ -160,9 +210,8 @@ pub struct ElpArgs {
 // `tagger run`.
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// The network: a generator spec (fattree:k=8, jellyfish:n=200,...,
-    /// see below) or file:PATH, a topology file as `--topology-out` writes.
-    pub topology: TopologySpec,
+    #[command(flatten)]
+    pub topology: TopologyArg,
     /// The expected lossless paths: shortest, kbounce:K, dor, ksp:K,
     /// random:N or file:PATH (see below); `+` joins several.
     #[arg(long)]
@@ -242,9 +291,8 @@ pub fn parse_on_off(s: &str) -> Result<bool, String> {
 // `tagger failures`.
 #[derive(Debug, clap::Args)]
 pub struct FailuresArgs {
-    /// The network: a generator spec (fattree:k=8, jellyfish:n=200,...,
-    /// see below) or file:PATH, a topology file as `--topology-out` writes.
-    pub topology: TopologySpec,
+    #[command(flatten)]
+    pub topology: TopologyArg,
     /// The expected lossless paths: shortest, kbounce:K, dor, ksp:K,
     /// random:N or file:PATH (see below); `+` joins several.
     #[arg(long)]
@@ -298,10 +346,8 @@ pub struct FailuresArgs {
 // `tagger export`.
 #[derive(Debug, clap::Args)]
 pub struct ExportArgs {
-    /// The topology file the rules are for (as `run --topology-out`
-    /// writes it).
-    #[arg(long)]
-    pub topology: PathBuf,
+    #[command(flatten)]
+    pub topology: TopologyArg,
     /// The rule set to export (tagger-rules/1, as `run --rules-out`
     /// writes it); it is verified first.
     #[arg(long)]
@@ -337,11 +383,8 @@ pub struct ExportArgs {
 // `tagger verify`.
 #[derive(Debug, clap::Args)]
 pub struct VerifyArgs {
-    /// The topology file the rules or the export are for (as `run
-    /// --topology-out` writes it; for `update --export-steps`, its
-    /// union-topology.json).
-    #[arg(long)]
-    pub topology: PathBuf,
+    #[command(flatten)]
+    pub topology: TopologyArg,
     /// A tagger-rules/1 file (or use --exported).
     #[arg(
         long,
@@ -374,9 +417,8 @@ const UPDATE_HELP: &str = "Changes (--to): grow:switches=N,seed=S (Jellyfish exp
 // `tagger update`.
 #[derive(Debug, clap::Args)]
 pub struct UpdateArgs {
-    /// The topology the installed plan is for: a spec or a tagger-topology/1 file.
-    #[arg(long)]
-    pub topology: TopologySpec,
+    #[command(flatten)]
+    pub topology: TopologyArg,
     /// The installed plan (tagger-rules/1).
     #[arg(long)]
     pub rules: PathBuf,

@@ -13,13 +13,15 @@ use tagger::topo::{self, Summary};
 /// `tagger topo`: build a topology, write it, summarise it.
 pub fn topo(a: TopoArgs) -> Result<ExitCode> {
     let out = claim_stdout(&[("--out", a.out.as_deref())], false)?;
-    let input: Vec<_> = super::plan::topology_file(&a.spec)
+    let input: Vec<_> = a
+        .topology
+        .file()
         .map(|p| ("TOPOLOGY", p))
         .into_iter()
         .collect();
     check_outputs(&[("--out", a.out.as_deref())], &[], &input)?;
     let t = std::time::Instant::now();
-    let topo = a.spec.build()?;
+    let topo = a.topology.spec().build()?;
     let built = t.elapsed().as_secs_f64();
     // The file first: the summary's figures can take longer than the
     // topology itself, and a user asking for the file should not wait for
@@ -52,14 +54,16 @@ pub fn topo(a: TopoArgs) -> Result<ExitCode> {
 /// `tagger elp`: build an ELP and measure it.
 pub fn elp(a: ElpArgs) -> Result<ExitCode> {
     let out = claim_stdout(&[("--paths-out", a.paths_out.as_deref())], a.json)?;
-    let inputs: Vec<(&str, std::path::PathBuf)> = super::plan::topology_file(&a.topology)
+    let inputs: Vec<(&str, std::path::PathBuf)> = a
+        .topology
+        .file()
         .map(|p| ("TOPOLOGY", p))
         .into_iter()
         .chain(a.elp.files().map(|p| ("--elp", p.to_path_buf())))
         .collect();
     check_outputs(&[("--paths-out", a.paths_out.as_deref())], &[], &inputs)?;
     let budget = Budget::new(MemoryBudget::resolve(a.memory_budget));
-    let topo = pipeline::build_topology(&a.topology, &budget)?;
+    let topo = pipeline::build_topology(a.topology.spec(), &budget)?;
     let (elp, report) = pipeline::elp_report(&topo, &a.elp, &budget)?;
     if let Some(p) = &a.paths_out {
         tagger::output::write_atomic_with(p, |w| {

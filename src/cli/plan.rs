@@ -1,7 +1,9 @@
 //! `tagger run`, `export`, `verify`, `failures` and `update`: plan, install,
 //! check and change.
 
-use super::args::{ExportArgs, FailuresArgs, MemoryBudget, RunArgs, UpdateArgs, VerifyArgs};
+use super::args::{
+    ExportArgs, FailuresArgs, MemoryBudget, RunArgs, TopologyArg, UpdateArgs, VerifyArgs,
+};
 use super::{check_outputs, claim_stdout, exit, progress, write_rules, write_text};
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
@@ -12,14 +14,13 @@ use tagger::output::{Staging, check_distinct};
 use tagger::pipeline::{self, RunConfig};
 use tagger::rules::RuleSet;
 use tagger::tagging::{Algo, Control};
-use tagger::{TopologySpec, render, sonic, topo};
+use tagger::{render, sonic, topo};
 
-/// The file a topology spec reads (`file:PATH`), if any.
-pub(super) fn topology_file(spec: &TopologySpec) -> Option<PathBuf> {
-    match spec {
-        TopologySpec::File { path } => Some(path.clone()),
-        _ => None,
-    }
+/// The topology of `export` and `verify`, within the machine's default
+/// memory budget.
+fn read_topology(arg: &TopologyArg) -> Result<tagger::Topology> {
+    let budget = Budget::new(MemoryBudget::resolve(None));
+    Ok(pipeline::build_topology(arg.spec(), &budget)?)
 }
 
 /// The ELP of a path file (`--paths`), if given.
@@ -56,8 +57,10 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     // Outputs that would overwrite each other or an input are refused
     // before any work, and so is an export directory that holds something
     // else.
-    let inputs: Vec<(&str, PathBuf)> = topology_file(&a.topology)
-        .map(|p| ("--topology", p))
+    let inputs: Vec<(&str, PathBuf)> = a
+        .topology
+        .file()
+        .map(|p| ("TOPOLOGY", p))
         .into_iter()
         .chain(a.elp.files().map(|p| ("--elp", p.to_path_buf())))
         .chain(a.switch.file().map(|p| ("--switch", p)))
@@ -77,7 +80,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     };
     let switch = a.switch.profile()?;
     let cfg = RunConfig {
-        topology: a.topology,
+        topology: a.topology.into_spec(),
         elp: a.elp,
         algo,
         cycle: a.cycle,
@@ -190,7 +193,9 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
 /// then replay it under failures.
 pub fn failures(a: FailuresArgs) -> Result<ExitCode> {
     let out = claim_stdout(&[("--out", a.out.as_deref())], a.json)?;
-    let inputs: Vec<(&str, PathBuf)> = topology_file(&a.topology)
+    let inputs: Vec<(&str, PathBuf)> = a
+        .topology
+        .file()
         .map(|p| ("TOPOLOGY", p))
         .into_iter()
         .chain(a.elp.files().map(|p| ("--elp", p.to_path_buf())))
@@ -203,7 +208,7 @@ pub fn failures(a: FailuresArgs) -> Result<ExitCode> {
     let budget = Budget::new(MemoryBudget::resolve(a.memory_budget));
     let (topo, rules, installed, plan_json) = match &a.rules {
         Some(path) => {
-            let topo = pipeline::build_topology(&a.topology, &budget)?;
+            let topo = pipeline::build_topology(a.topology.spec(), &budget)?;
             let rules = RuleSet::read(path)?;
             let elp = pipeline::build_elp(&topo, &a.elp, &budget)?;
             let installed = tagger::failures::Installed::of_rules(&topo, &rules, &elp, path)?;
@@ -212,7 +217,7 @@ pub fn failures(a: FailuresArgs) -> Result<ExitCode> {
         }
         None => {
             let cfg = RunConfig {
-                topology: a.topology,
+                topology: a.topology.into_spec(),
                 elp: a.elp.clone(),
                 algo: a.algo,
                 cycle: a.cycle,
@@ -275,10 +280,12 @@ pub fn failures(a: FailuresArgs) -> Result<ExitCode> {
 
 /// `tagger export`: verify a rule set, then write it per switch.
 pub fn export(a: ExportArgs) -> Result<ExitCode> {
-    let mut inputs = vec![
-        ("--topology", a.topology.as_path()),
-        ("--rules", a.rules.as_path()),
-    ];
+    let topology_file = a.topology.file();
+    let mut inputs: Vec<(&str, &Path)> = topology_file
+        .iter()
+        .map(|p| ("TOPOLOGY", p.as_path()))
+        .collect();
+    inputs.push(("--rules", a.rules.as_path()));
     if let Some(p) = &a.paths {
         inputs.push(("--paths", p.as_path()));
     }
@@ -291,7 +298,7 @@ pub fn export(a: ExportArgs) -> Result<ExitCode> {
         a.require_fit != Some(false),
         a.elp.as_ref().map(|e| e.text.clone()),
     )?;
-    let topo = topo::file::read_json_file(&a.topology)?;
+    let topo = read_topology(&a.topology)?;
     tagger::capacity::check(&topo, &opts.profile)?;
     let plan = RuleSet::read(&a.rules)?;
     // Only a verified plan leaves: the same verifier as `tagger verify`,
@@ -323,7 +330,7 @@ pub fn export(a: ExportArgs) -> Result<ExitCode> {
 /// An export is read back whole (every packet at every switch) and its
 /// recorded ELP replayed unless --paths or --elp says otherwise.
 pub fn verify(a: VerifyArgs) -> Result<ExitCode> {
-    let topo = topo::file::read_json_file(&a.topology)?;
+    let topo = read_topology(&a.topology)?;
     let out = super::Out::default();
     let (rules, recorded, limits) = match (&a.rules, &a.exported) {
         (Some(r), _) => (RuleSet::read(r)?, None, a.limits.limits()),
@@ -370,8 +377,10 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
     if a.out.as_deref() == Some(Path::new("-")) {
         bail!("--out writes Parquet: give a file, not -");
     }
-    let inputs: Vec<(&str, PathBuf)> = topology_file(&a.topology)
-        .map(|p| ("--topology", p))
+    let inputs: Vec<(&str, PathBuf)> = a
+        .topology
+        .file()
+        .map(|p| ("TOPOLOGY", p))
         .into_iter()
         .chain([("--rules", a.rules.clone())])
         .chain(a.new_rules.clone().map(|p| ("--new-rules", p)))
@@ -406,7 +415,7 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
         Some(a.elp.text.clone()),
     )?;
     let export_opts = a.export_steps.as_ref().map(|_| export_opts);
-    let old = a.topology.build().context("--topology")?;
+    let old = a.topology.spec().build().context("TOPOLOGY")?;
     let installed = RuleSet::read(&a.rules)?;
     let new = tagger::update::resolve_to(&old, &a.to).context("--to")?;
     let target = match &a.new_rules {

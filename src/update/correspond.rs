@@ -307,6 +307,25 @@ impl Correspondence {
         format!("{} -- {}", end(a), end(b))
     }
 
+    /// Union node `v` as the running switches know it: its name where the
+    /// topology names nodes, else its id (the new topology's).
+    pub fn node_label(&self, v: NodeId) -> String {
+        self.union
+            .node_name(v)
+            .map_or_else(|| v.to_string(), str::to_string)
+    }
+
+    /// The old switches whose id differs in the new topology, as (old, new)
+    /// pairs in old id order.
+    pub fn renumbered(&self) -> Vec<(NodeId, NodeId)> {
+        self.node
+            .iter()
+            .enumerate()
+            .map(|(v, &w)| (v as NodeId, w))
+            .filter(|&(v, w)| v != w && self.union.node(w).kind == NodeKind::Switch)
+            .collect()
+    }
+
     /// A warning when the new topology keeps under half the old links:
     /// without node names, nodes are matched by kind, tier and rank as the
     /// files number them, so the same fabric numbered anew reads as a

@@ -597,3 +597,41 @@ fn a_renumbered_fabric_is_named_as_such() {
         None
     );
 }
+
+/// Steps name switches as the new topology does: by name where the files
+/// name nodes, else by new id, with a line saying which old switches
+/// were renumbered (a leaf added ahead of the spines moves them).
+#[test]
+fn steps_name_switches_as_the_new_topology_does() {
+    let build = |s: &str| crate::TopologySpec::parse(s).unwrap().build().unwrap();
+    let old = build("leafspine:leaves=4,spines=2,hosts=2");
+    let new = build("leafspine:leaves=5,spines=2,hosts=2");
+    let elp = ElpSpec::parse("kbounce:1").unwrap();
+    let r = installed(&old, "kbounce:1");
+    let u = plan(&request(&old, &r, &new, &elp), &Control::new()).unwrap();
+    assert!(u.ok());
+    assert_eq!(u.correspondence.renumbered(), vec![(4, 5), (5, 6)]);
+    let text = crate::render::update(&u, "old", "new", "kbounce:1");
+    assert!(
+        text.contains("2 of the old switches have new ids (old 4 is 5, old 5 is 6)"),
+        "{text}"
+    );
+    assert!(text.contains("switch 4, 5, 6:"), "{text}");
+    // Named, the same change lists names and needs no numbering line.
+    let names = |t: Topology, leaves: u32| {
+        let n: Vec<String> = (0..t.node_count() as u32)
+            .map(|v| match v {
+                v if v < leaves => format!("leaf{v}"),
+                v if v < leaves + 2 => format!("spine{}", v - leaves),
+                v => format!("host{v}-{leaves}"),
+            })
+            .collect();
+        t.with_node_names(n).unwrap()
+    };
+    let (old, new) = (names(old, 4), names(new, 5));
+    let r = installed(&old, "kbounce:1");
+    let u = plan(&request(&old, &r, &new, &elp), &Control::new()).unwrap();
+    let text = crate::render::update(&u, "old", "new", "kbounce:1");
+    assert!(text.contains("switch leaf4, spine0, spine1:"), "{text}");
+    assert!(!text.contains("new ids"), "{text}");
+}
