@@ -94,9 +94,16 @@ pub enum Error {
         /// What is wrong there.
         reason: String,
     },
-    /// Verification found the configuration unsafe; the text lists violations.
-    #[error("verification failed: {0}")]
-    Verification(String),
+    /// The independent verifier refused a plan: its report, violations
+    /// typed ([`crate::verify::Violation`]), so a caller can match them.
+    #[error("verification failed: {}{report}", if what.is_empty() { String::new() } else { format!("{what}: ") })]
+    Verification {
+        /// Which plan, where it is not the run's own (e.g. "the installed
+        /// rules r.json on fattree:k=4 with ELP kbounce:1"); may be empty.
+        what: String,
+        /// The verifier's report.
+        report: Box<crate::verify::Report>,
+    },
     /// A change to a running fabric cannot be planned or scheduled safely
     /// (`tagger update`); the reason names the node, switch or check.
     #[error("update: {reason}")]
@@ -217,6 +224,16 @@ pub enum Error {
         /// says.
         holder: String,
     },
+    /// Some switch does not fit the switch model where every one must
+    /// (`--require-fit`): nothing was written.
+    #[error("switches do not fit {profile} ({}): nothing written", over_text(over))]
+    DoesNotFit {
+        /// The switch profile.
+        profile: String,
+        /// Per check failed (buffer, queues, traffic classes, ACL), the
+        /// switches failing it.
+        over: Vec<(&'static str, u64)>,
+    },
     /// A worker pool that could not be built (threads the OS refused).
     #[error("starting {jobs} worker threads: {reason}")]
     Threads {
@@ -225,6 +242,15 @@ pub enum Error {
         /// The operating system's answer.
         reason: String,
     },
+}
+
+/// `3 over buffer, 1 over queues`.
+fn over_text(over: &[(&'static str, u64)]) -> String {
+    let parts: Vec<String> = over
+        .iter()
+        .map(|(check, n)| format!("{n} over {check}"))
+        .collect();
+    parts.join(", ")
 }
 
 /// The library's result type.

@@ -59,11 +59,13 @@ pub mod failures;
 pub mod output;
 pub mod pipeline;
 pub mod render;
+#[cfg(feature = "tables")]
 pub mod report;
 pub mod rules;
 pub(crate) mod seed;
 pub mod sonic;
 pub mod stats;
+#[cfg(feature = "tables")]
 pub mod sweep;
 pub mod tagging;
 pub mod topo;

@@ -191,20 +191,12 @@ pub struct ElpArgs {
     /// random:N or file:PATH (see below); `+` joins several.
     #[arg(long)]
     pub elp: ElpSpec,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    pub json: bool,
-    /// Write every path, one line of node ids each.
-    #[arg(long)]
-    pub paths_out: Option<PathBuf>,
-    /// Refuse --paths-out beyond this many paths.
-    #[arg(long, default_value_t = 10_000_000)]
-    pub max_paths: u64,
-    /// Fail if the ELP tables or the tagged graph are estimated past
-    /// this (e.g. 8GiB), before they are built where they can be;
-    /// `none` lifts it (default: half the machine's memory).
-    #[arg(long, value_parser = parse_budget)]
-    pub memory_budget: Option<MemoryBudget>,
+    #[command(flatten)]
+    pub json: JsonArg,
+    #[command(flatten)]
+    pub paths: PathsOutArgs,
+    #[command(flatten)]
+    pub budget: BudgetArg,
 }
 
 // `tagger run`.
@@ -225,33 +217,19 @@ pub struct RunArgs {
     /// petgraph and naive are there to benchmark against.
     #[arg(long, default_value = "ordered")]
     pub cycle: CycleBackend,
-    /// Print the summary as one JSON object instead of text.
-    #[arg(long)]
-    pub json: bool,
-    /// Write the topology as a file (`-`: standard output), to plan,
-    /// verify or update against later.
-    #[arg(long)]
-    pub topology_out: Option<PathBuf>,
-    /// Write the verified rule set (tagger-rules/1 JSON; `-`: standard
-    /// output): what `tagger export`, `verify` and `update` read.
-    #[arg(long)]
-    pub rules_out: Option<PathBuf>,
+    #[command(flatten)]
+    pub json: JsonArg,
+    #[command(flatten)]
+    pub plan_out: PlanOutArgs,
     /// Also export the verified plan, as `tagger export`: sonic:DIR
     /// writes per-switch SONiC config_db JSON, json:DIR the neutral
     /// per-switch table.
     #[arg(long)]
     pub export: Option<tagger::sonic::Target>,
-    /// Write every ELP path, one line of node ids each (`-`: standard
-    /// output).
-    #[arg(long)]
-    pub paths_out: Option<PathBuf>,
-    /// Refuse --paths-out beyond this many paths.
-    #[arg(long, default_value_t = 10_000_000)]
-    pub max_paths: u64,
-    /// Fail if the run's estimated memory exceeds this (e.g. 8GiB);
-    /// `none` lifts it (default: half the machine's memory).
-    #[arg(long, value_parser = parse_budget)]
-    pub memory_budget: Option<MemoryBudget>,
+    #[command(flatten)]
+    pub paths: PathsOutArgs,
+    #[command(flatten)]
+    pub budget: BudgetArg,
     /// Seconds `search` and `exact` (and `auto`'s search) may run (the
     /// smaller of this and their own `time=` / `timeout=`); a run stopped
     /// by it keeps its best verified plan and says so.
@@ -269,14 +247,97 @@ pub struct RunArgs {
     pub classes: u32,
     #[command(flatten)]
     pub limits: LimitArgs,
-    /// `on` (or the bare flag): fail (exit 1, nothing written) unless
-    /// every switch fits the switch model: its buffer, its lossless queues,
-    /// its traffic classes and, where the profile gives one, its ACL
-    /// capacity; the summary is printed either way. Without the flag a run
-    /// only reports the fit, but --export still refuses switches that do
-    /// not fit; `off` exports them anyway, marked in summary.json.
+    #[command(flatten)]
+    pub fit: FitArg,
+}
+
+/// `--memory-budget`, for every subcommand that builds large tables.
+#[derive(Debug, clap::Args)]
+pub struct BudgetArg {
+    /// Memory the work may take (e.g. 8GiB), checked against estimates
+    /// before each large table is built: past it the run fails with nothing
+    /// written (a sweep records the scenario as failed and goes on, and
+    /// this replaces its spec's budgets); `none` lifts it (default: half
+    /// the machine's memory).
+    #[arg(long, value_parser = parse_budget)]
+    memory_budget: Option<MemoryBudget>,
+}
+
+impl BudgetArg {
+    /// The budget in force, in bytes (`None`: no limit).
+    pub fn bytes(&self) -> Option<u64> {
+        MemoryBudget::resolve(self.memory_budget)
+    }
+
+    /// The budget the option gives, if it was given.
+    pub fn given(&self) -> Option<MemoryBudget> {
+        self.memory_budget
+    }
+}
+
+/// `--json`.
+#[derive(Debug, clap::Args)]
+pub struct JsonArg {
+    /// Print the result as one JSON object instead of text: the same
+    /// figures, keyed as `tagger schema` names the columns.
+    #[arg(long = "json")]
+    pub on: bool,
+}
+
+/// `--paths-out` and its cap.
+#[derive(Debug, clap::Args)]
+pub struct PathsOutArgs {
+    /// Write every ELP path, one line of node ids each (`-`: standard
+    /// output).
+    #[arg(long)]
+    pub paths_out: Option<PathBuf>,
+    /// Refuse --paths-out beyond this many paths.
+    #[arg(long, default_value_t = 10_000_000)]
+    pub max_paths: u64,
+}
+
+/// The plan's files, for `run` (the plan made) and `update` (the new plan,
+/// on the new topology).
+#[derive(Debug, clap::Args)]
+pub struct PlanOutArgs {
+    /// Write the topology (tagger-topology/1; `-`: standard output), to
+    /// export, verify or update against later.
+    #[arg(long)]
+    pub topology_out: Option<PathBuf>,
+    /// Write the verified rule set (tagger-rules/1; `-`: standard output):
+    /// what `tagger export`, `verify` and `update` read.
+    #[arg(long)]
+    pub rules_out: Option<PathBuf>,
+}
+
+/// `--require-fit`: whether switches that do not fit the switch model stop
+/// the work.
+#[derive(Debug, clap::Args)]
+pub struct FitArg {
+    /// `on` (or the bare flag): fail with nothing written unless every
+    /// switch fits the switch model (buffer, lossless queues, traffic
+    /// classes and, where the profile gives one, ACL capacity); the summary
+    /// is printed either way. `off`: write configurations of switches that
+    /// do not fit anyway, each switch's fit recorded in summary.json.
+    /// Without the flag, configurations (export, --export, --export-steps)
+    /// are refused where a switch does not fit and a plan's summary only
+    /// reports it. A switch needing more traffic classes than it has is
+    /// never exported to SONiC.
     #[arg(long, value_name = "on|off", num_args = 0..=1, default_missing_value = "on", value_parser = parse_on_off)]
-    pub require_fit: Option<bool>,
+    require_fit: Option<bool>,
+}
+
+impl FitArg {
+    /// Every switch must fit, or nothing is written (`on`).
+    pub fn strict(&self) -> bool {
+        self.require_fit == Some(true)
+    }
+
+    /// Configurations are refused where a switch does not fit (all but
+    /// `off`).
+    pub fn exports_must_fit(&self) -> bool {
+        self.require_fit != Some(false)
+    }
 }
 
 /// `on` or `off`.
@@ -318,10 +379,8 @@ pub struct FailuresArgs {
     /// petgraph and naive are there to benchmark against.
     #[arg(long, default_value = "ordered")]
     pub cycle: CycleBackend,
-    /// Print one JSON object (the plan's summary, then per routing the
-    /// aggregates and every trial) instead of tables.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub json: JsonArg,
     /// Write one row per (routing, trial) to this Parquet file.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -337,10 +396,8 @@ pub struct FailuresArgs {
     /// nothing.
     #[command(flatten)]
     pub switch: SwitchArgs,
-    /// Fail if the run's estimated memory exceeds this (e.g. 8GiB);
-    /// `none` lifts it (default: half the machine's memory).
-    #[arg(long, value_parser = parse_budget)]
-    pub memory_budget: Option<MemoryBudget>,
+    #[command(flatten)]
+    pub budget: BudgetArg,
 }
 
 // `tagger export`.
@@ -372,12 +429,8 @@ pub struct ExportArgs {
     /// `tagger verify --exported` replays it by default).
     #[arg(long)]
     pub elp: Option<ElpSpec>,
-    /// `on` (the default): refuse the export when a switch's lossless
-    /// queues or headroom do not fit the switch model; `off`: write it
-    /// anyway, each switch's fit recorded in summary.json. A switch needing
-    /// more traffic classes than the model has is refused either way.
-    #[arg(long, value_name = "on|off", num_args = 0..=1, default_missing_value = "on", value_parser = parse_on_off)]
-    pub require_fit: Option<bool>,
+    #[command(flatten)]
+    pub fit: FitArg,
 }
 
 // `tagger verify`.
@@ -450,15 +503,10 @@ pub struct UpdateArgs {
     /// the installed plan has (search:budget=N's unit; 0: do not search).
     #[arg(long, default_value = "1e9", value_parser = parse_evaluations)]
     pub search_budget: u64,
-    /// Print the summary as JSON.
-    #[arg(long)]
-    pub json: bool,
-    /// Write the new plan (tagger-rules/1, on the new topology).
-    #[arg(long)]
-    pub rules_out: Option<PathBuf>,
-    /// Write the new topology (tagger-topology/1).
-    #[arg(long)]
-    pub topology_out: Option<PathBuf>,
+    #[command(flatten)]
+    pub json: JsonArg,
+    #[command(flatten)]
+    pub plan_out: PlanOutArgs,
     /// Write the steps an operator applies into this directory: the union
     /// topology, step-N-ACTION.json per step (entries to add and remove),
     /// summary.json.
@@ -472,11 +520,8 @@ pub struct UpdateArgs {
     /// table), one directory per step.
     #[arg(long)]
     pub export_steps: Option<tagger::sonic::Target>,
-    /// `on` (the default): refuse --export-steps when a switch's lossless
-    /// queues or headroom do not fit the switch model; `off`: write them
-    /// anyway, each switch's fit recorded in the step's summary.json.
-    #[arg(long, value_name = "on|off", num_args = 0..=1, default_missing_value = "on", value_parser = parse_on_off)]
-    pub require_fit: Option<bool>,
+    #[command(flatten)]
+    pub fit: FitArg,
     #[command(flatten)]
     pub switch: SwitchArgs,
     #[command(flatten)]
@@ -506,11 +551,8 @@ pub struct SweepArgs {
     /// runs-shard-I-of-N.parquet, e.g. for a cluster job array.
     #[arg(long)]
     pub shard: Option<sweep::Shard>,
-    /// Per-scenario memory budget (e.g. 8GiB, or none), overriding the
-    /// spec's; a scenario whose estimate exceeds it is recorded as
-    /// failed. Scenarios without one get half the machine's memory.
-    #[arg(long, value_parser = parse_budget)]
-    pub memory_budget: Option<MemoryBudget>,
+    #[command(flatten)]
+    pub budget: BudgetArg,
     /// Do not write DIR/report.html at the end.
     #[arg(long)]
     pub no_report: bool,

@@ -1,7 +1,7 @@
 //! `tagger topo`, `elp` and `schema`: look at a topology, an ELP, the
 //! output columns.
 
-use super::args::{ElpArgs, Format, MemoryBudget, SchemaFormat, TopoArgs};
+use super::args::{ElpArgs, Format, SchemaFormat, TopoArgs};
 use super::{check_outputs, claim_stdout};
 use anyhow::{Context, Result};
 use std::process::ExitCode;
@@ -39,21 +39,18 @@ pub fn topo(a: TopoArgs) -> Result<ExitCode> {
     } else {
         Summary::of(&topo)
     };
-    say!(out, "{summary}");
+    let secs = (built, t.elapsed().as_secs_f64());
     say!(
         out,
-        "seconds    build {built:.3}, summary {:.3}",
-        t.elapsed().as_secs_f64()
+        "{}",
+        tagger::render::topo(&summary, secs, a.out.as_deref())
     );
-    if let Some(path) = a.out {
-        say!(out, "wrote      {}", path.display());
-    }
     Ok(ExitCode::SUCCESS)
 }
 
 /// `tagger elp`: build an ELP and measure it.
 pub fn elp(a: ElpArgs) -> Result<ExitCode> {
-    let out = claim_stdout(&[("--paths-out", a.paths_out.as_deref())], a.json)?;
+    let out = claim_stdout(&[("--paths-out", a.paths.paths_out.as_deref())], a.json.on)?;
     let inputs: Vec<(&str, std::path::PathBuf)> = a
         .topology
         .file()
@@ -61,23 +58,27 @@ pub fn elp(a: ElpArgs) -> Result<ExitCode> {
         .into_iter()
         .chain(a.elp.files().map(|p| ("--elp", p.to_path_buf())))
         .collect();
-    check_outputs(&[("--paths-out", a.paths_out.as_deref())], &[], &inputs)?;
-    let budget = Budget::new(MemoryBudget::resolve(a.memory_budget));
+    check_outputs(
+        &[("--paths-out", a.paths.paths_out.as_deref())],
+        &[],
+        &inputs,
+    )?;
+    let budget = Budget::new(a.budget.bytes());
     let topo = pipeline::build_topology(a.topology.spec(), &budget)?;
     let (elp, report) = pipeline::elp_report(&topo, &a.elp, &budget)?;
-    if let Some(p) = &a.paths_out {
+    if let Some(p) = &a.paths.paths_out {
         tagger::output::write_atomic_with(p, |w| {
             tagger::elp::enumerate::write_paths(
                 w,
                 &topo,
                 &elp,
                 tagger::output::shown(p),
-                a.max_paths,
+                a.paths.max_paths,
             )
         })
         .with_context(|| format!("writing paths to {}", p.display()))?;
     }
-    if a.json {
+    if a.json.on {
         say!(out, "{}", serde_json::to_string_pretty(&report.to_json())?);
     } else {
         say!(out, "{report}");

@@ -49,11 +49,11 @@ fn export_budget(
 /// all or nothing once everything that can refuse the plan has run.
 pub fn run(a: RunArgs) -> Result<ExitCode> {
     let files = [
-        ("--topology-out", a.topology_out.as_deref()),
-        ("--rules-out", a.rules_out.as_deref()),
-        ("--paths-out", a.paths_out.as_deref()),
+        ("--topology-out", a.plan_out.topology_out.as_deref()),
+        ("--rules-out", a.plan_out.rules_out.as_deref()),
+        ("--paths-out", a.paths.paths_out.as_deref()),
     ];
-    let out = claim_stdout(&files, a.json)?;
+    let out = claim_stdout(&files, a.json.on)?;
     // Outputs that would overwrite each other or an input are refused
     // before any work, and so is an export directory that holds something
     // else.
@@ -84,7 +84,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         elp: a.elp,
         algo,
         cycle: a.cycle,
-        memory_budget: MemoryBudget::resolve(a.memory_budget),
+        memory_budget: a.budget.bytes(),
         max_tcs: a.switch.max_tcs(&switch),
         switch,
         classes: a.classes,
@@ -97,7 +97,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         .map(|_| {
             a.mapping.options(
                 cfg.switch.clone(),
-                a.require_fit != Some(false),
+                a.fit.exports_must_fit(),
                 Some(cfg.elp.text.clone()),
             )
         })
@@ -116,27 +116,11 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     } else {
         pipeline::run_with(&cfg, &Control::new())
     }?;
-    if a.require_fit == Some(true) {
-        let f = &r.summary.figures;
-        let over = [
-            ("buffer", f.switches_over_buffer),
-            ("queues", f.switches_over_queues),
-            ("traffic classes", f.switches_over_tcs),
-            ("ACL", f.switches_over_acl.unwrap_or(0)),
-        ];
-        if over.iter().any(|&(_, n)| n > 0) {
-            say!(out, "{}", render::run(&r, pipeline::peak_rss_bytes()));
-            let what: Vec<String> = over
-                .iter()
-                .filter(|&&(_, n)| n > 0)
-                .map(|(check, n)| format!("{n} over {check}"))
-                .collect();
-            bail!(
-                "--require-fit: switches do not fit {} ({}): nothing written",
-                r.summary.figures.switch_profile,
-                what.join(", ")
-            );
-        }
+    if a.fit.strict()
+        && let Err(e) = r.summary.figures.require_fit()
+    {
+        say!(out, "{}", render::run(&r, pipeline::peak_rss_bytes()));
+        return Err(e).context("--require-fit");
     }
     // Everything that can refuse the plan has run; the outputs are
     // written all or nothing.
@@ -148,11 +132,11 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         _ => None,
     };
     let mut staging = Staging::default();
-    if let Some(p) = &a.topology_out {
+    if let Some(p) = &a.plan_out.topology_out {
         let text = topo::file::to_json(&r.topo);
         staging.file(p, move |w| write_text(w, p, &text));
     }
-    if let Some(p) = &a.rules_out {
+    if let Some(p) = &a.plan_out.rules_out {
         let rules = &r.rules;
         staging.file(p, move |w| write_rules(w, p, rules));
     }
@@ -161,8 +145,8 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             sonic::write_files(tmp, ex)
         });
     }
-    if let Some(p) = &a.paths_out {
-        let (topo, elp, max) = (&r.topo, &r.elp, a.max_paths);
+    if let Some(p) = &a.paths.paths_out {
+        let (topo, elp, max) = (&r.topo, &r.elp, a.paths.max_paths);
         staging.file(p, move |w| {
             enumerate::write_paths(w, topo, elp, tagger::output::shown(p), max)
         });
@@ -171,7 +155,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         .commit()
         .with_context(|| "writing the run's outputs (none was changed)")?;
     if let Some((ex, t, opts)) = &export
-        && !a.json
+        && !a.json.on
     {
         say!(
             out,
@@ -179,7 +163,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             render::export(ex, t.format, &opts.profile.name, &t.dir)
         );
     }
-    if a.json {
+    if a.json.on {
         let mut v = serde_json::to_value(&r.summary)?;
         v["peak_rss_bytes"] = pipeline::peak_rss_bytes().into();
         say!(out, "{}", serde_json::to_string_pretty(&v)?);
@@ -192,7 +176,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
 /// `tagger failures`: plan the scenario (or take the installed rules),
 /// then replay it under failures.
 pub fn failures(a: FailuresArgs) -> Result<ExitCode> {
-    let out = claim_stdout(&[("--out", a.out.as_deref())], a.json)?;
+    let out = claim_stdout(&[("--out", a.out.as_deref())], a.json.on)?;
     let inputs: Vec<(&str, PathBuf)> = a
         .topology
         .file()
@@ -205,7 +189,7 @@ pub fn failures(a: FailuresArgs) -> Result<ExitCode> {
         .collect();
     check_outputs(&[("--out", a.out.as_deref())], &[], &inputs)?;
     let switch = a.switch.profile()?;
-    let budget = Budget::new(MemoryBudget::resolve(a.memory_budget));
+    let budget = Budget::new(a.budget.bytes());
     let (topo, rules, installed, plan_json) = match &a.rules {
         Some(path) => {
             let topo = pipeline::build_topology(a.topology.spec(), &budget)?;
@@ -221,7 +205,7 @@ pub fn failures(a: FailuresArgs) -> Result<ExitCode> {
                 elp: a.elp.clone(),
                 algo: a.algo,
                 cycle: a.cycle,
-                memory_budget: MemoryBudget::resolve(a.memory_budget),
+                memory_budget: a.budget.bytes(),
                 switch,
                 max_tcs: a.switch.max_tcs.and_then(|m| m.0),
                 classes: 1,
@@ -265,7 +249,7 @@ pub fn failures(a: FailuresArgs) -> Result<ExitCode> {
     if let Some(p) = &a.out {
         tagger::failures::write_trials(p, &reports, &installed)?;
     }
-    if a.json {
+    if a.json.on {
         let v = serde_json::json!({
             "plan": plan_json,
             "failures": reports,
@@ -295,7 +279,7 @@ pub fn export(a: ExportArgs) -> Result<ExitCode> {
     sonic::replaceable(&a.out)?;
     let opts = a.mapping.options(
         a.switch.profile()?,
-        a.require_fit != Some(false),
+        a.fit.exports_must_fit(),
         a.elp.as_ref().map(|e| e.text.clone()),
     )?;
     let topo = read_topology(&a.topology)?;
@@ -369,11 +353,11 @@ pub fn verify(a: VerifyArgs) -> Result<ExitCode> {
 /// with every state verified; outputs written all or nothing.
 pub fn update(a: UpdateArgs) -> Result<ExitCode> {
     let files = [
-        ("--rules-out", a.rules_out.as_deref()),
-        ("--topology-out", a.topology_out.as_deref()),
+        ("--rules-out", a.plan_out.rules_out.as_deref()),
+        ("--topology-out", a.plan_out.topology_out.as_deref()),
         ("--out", a.out.as_deref()),
     ];
-    let out = claim_stdout(&files, a.json)?;
+    let out = claim_stdout(&files, a.json.on)?;
     if a.out.as_deref() == Some(Path::new("-")) {
         bail!("--out writes Parquet: give a file, not -");
     }
@@ -411,7 +395,7 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
     // a typo fails before any work, not only with --export-steps.
     let export_opts = a.mapping.options(
         a.switch.profile()?,
-        a.require_fit != Some(false),
+        a.fit.exports_must_fit(),
         Some(a.elp.text.clone()),
     )?;
     let export_opts = a.export_steps.as_ref().map(|_| export_opts);
@@ -458,11 +442,11 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
     };
     let summary = u.to_json(old.name(), new.name(), &elp);
     let mut staging = Staging::default();
-    if let Some(p) = &a.rules_out {
+    if let Some(p) = &a.plan_out.rules_out {
         let rules = &u.plan;
         staging.file(p, move |w| write_rules(w, p, rules));
     }
-    if let Some(p) = &a.topology_out {
+    if let Some(p) = &a.plan_out.topology_out {
         // With the ports named as the switches have them after the change,
         // so that a later export from it matches them.
         let text = topo::file::to_json(&u.correspondence.new_named(&new)?);
@@ -487,7 +471,7 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
     staging
         .commit()
         .with_context(|| "writing the update's outputs (none was changed)")?;
-    if a.json {
+    if a.json.on {
         let mut summary = summary;
         if let Some((ex, _)) = &exports {
             summary["export_dirs"] = ex.iter().map(|x| x.dir.clone()).collect();

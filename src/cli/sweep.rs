@@ -24,11 +24,8 @@ pub fn sweep(a: SweepArgs) -> Result<ExitCode> {
         ),
     };
     let mut sw = Sweep::parse(&text, &file, a.max_scenarios)?;
-    if let Some(MemoryBudget(b)) = a.memory_budget {
-        for s in &mut sw.scenarios {
-            s.memory_budget = b;
-            s.default_budget = None;
-        }
+    if let Some(MemoryBudget(b)) = a.budget.given() {
+        sw.override_budget(b);
     }
     let jobs = a.jobs.unwrap_or_else(rayon::current_num_threads);
     if jobs == 0 {
@@ -38,25 +35,13 @@ pub fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let jobs = {
         let j = sweep::effective_jobs(jobs, selected);
         if j < jobs.min(selected.max(1)) {
-            errln!(
-                "--jobs {jobs} capped at {j} ({} per core: more would only compete for cores and memory)",
-                sweep::JOBS_PER_CORE
-            );
+            errln!("{}", render::jobs_capped(jobs, j));
         }
         j
     };
     errln!(
-        "sweep '{}': {} scenarios{}, {} at a time, output in {}",
-        sw.name,
-        selected,
-        a.shard.map_or(String::new(), |s| format!(
-            " (shard {}/{} of {})",
-            s.index,
-            s.count,
-            sw.scenarios.len()
-        )),
-        jobs,
-        a.out.display()
+        "{}",
+        render::sweep_started(&sw, selected, a.shard, jobs, &a.out)
     );
     let bar = progress::bar(
         selected as u64,
@@ -76,29 +61,7 @@ pub fn sweep(a: SweepArgs) -> Result<ExitCode> {
         bar.inc(1);
     })?;
     bar.finish_and_clear();
-    out!("{}", render::sweep_summary(&done.rows));
-    let failures = render::sweep_failures(&done.rows);
-    if !failures.is_empty() {
-        outln!(
-            "\nfailure what-if (lossless shares of routes under the installed rules; pairs% is the worst trial):"
-        );
-        out!("{failures}");
-    }
-    outln!(
-        "{} scenarios: {} ok, {} failed ({} run now, {} resumed); wrote {} and {}{}",
-        done.selected,
-        done.selected - done.failed,
-        done.failed,
-        done.ran,
-        done.skipped,
-        done.runs_path.display(),
-        done.switches_path.display(),
-        [&done.failures_path, &done.growth_path]
-            .iter()
-            .filter_map(|p| p.as_ref())
-            .map(|p| format!(" and {}", p.display()))
-            .collect::<String>()
-    );
+    out!("{}", render::sweep_done(&done));
     // A shard's tables are a slice: its report comes after `tagger merge`.
     if !a.no_report && a.shard.is_none() {
         let page = a.out.join("report.html");
@@ -111,19 +74,7 @@ pub fn sweep(a: SweepArgs) -> Result<ExitCode> {
 /// `tagger merge`: a sweep's shards into one pair of tables.
 pub fn merge(dir: &Path) -> Result<ExitCode> {
     let m = sweep::merge::merge(dir)?;
-    outln!(
-        "{} shards, {} scenarios ({} failed): wrote {} and {}{}",
-        m.shards,
-        m.runs,
-        m.failed,
-        m.runs_path.display(),
-        m.switches_path.display(),
-        [&m.failures_path, &m.growth_path]
-            .iter()
-            .filter_map(|p| p.as_ref())
-            .map(|p| format!(" and {}", p.display()))
-            .collect::<String>()
-    );
+    outln!("{}", render::merged(&m));
     Ok(exit(m.failed == 0))
 }
 

@@ -192,8 +192,9 @@ impl Installed {
     /// `elp` replayed (the lower bound is what its own dependencies prove).
     ///
     /// # Errors
-    /// [`Error::Verification`] when it does not verify, or holds several
-    /// application classes (the what-if replays hosts sending one tag);
+    /// [`Error::Verification`] when it does not verify, [`Error::RulesFile`]
+    /// when it holds several application classes (the what-if replays
+    /// hosts sending one tag);
     /// the rules' own errors (an entry off the topology).
     pub fn of_rules(
         topo: &Topology,
@@ -202,21 +203,27 @@ impl Installed {
         path: &std::path::Path,
     ) -> Result<Self> {
         if rules.classes.len() > 1 {
-            return Err(Error::Verification(format!(
-                "the installed rules {} hold {} application classes (host tags {:?}); the failure what-if replays one class's hosts: give the rules of one class (`run --classes 1`)",
-                path.display(),
-                rules.classes.len(),
-                rules.classes
-            )));
+            return Err(Error::RulesFile {
+                path: path.to_path_buf(),
+                location: "classes".into(),
+                reason: format!(
+                    "{} application classes (host tags {:?}); the failure what-if replays one class's hosts: give the rules of one class (`run --classes 1`)",
+                    rules.classes.len(),
+                    rules.classes
+                ),
+            });
         }
         let report = crate::verify::verify_within(topo, rules, Some(elp), &Default::default());
         if !report.ok() {
-            return Err(Error::Verification(format!(
-                "the installed rules {} on {} with ELP {}: {report}",
-                path.display(),
-                topo.name(),
-                elp.spec
-            )));
+            return Err(Error::Verification {
+                what: format!(
+                    "the installed rules {} on {} with ELP {}",
+                    path.display(),
+                    topo.name(),
+                    elp.spec
+                ),
+                report: Box::new(report),
+            });
         }
         let keys = rules.keys(topo)?;
         Ok(Installed {
@@ -376,6 +383,7 @@ pub fn what_if_with_progress(
 ///
 /// # Errors
 /// [`Error::Parquet`] or [`Error::Io`] naming the path.
+#[cfg(feature = "tables")]
 pub fn write_trials(path: &std::path::Path, reports: &[Report], plan: &Installed) -> Result<()> {
     let mut table = crate::output::parquet::Table::with_columns(TrialRow::COLUMNS);
     for r in reports {
@@ -597,7 +605,10 @@ fn plan_verified(
     let rules = RuleSet::from_tagging(topo, &t);
     let report = crate::verify::verify(topo, &rules, Some(elp));
     if !report.ok() {
-        return Err(Error::Verification(format!("{}: {report}", elp.spec)));
+        return Err(Error::Verification {
+            what: elp.spec.clone(),
+            report: Box::new(report),
+        });
     }
     Ok((t.priorities, true))
 }

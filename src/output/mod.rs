@@ -1,5 +1,6 @@
 //! Output: atomic file writes and the Parquet tables of a sweep.
 
+#[cfg(feature = "tables")]
 pub mod parquet;
 pub mod record;
 pub mod schema;

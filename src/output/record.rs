@@ -7,9 +7,14 @@
 
 pub use super::schema::{ColumnDef, json, markdown};
 
+#[cfg(feature = "tables")]
 use super::parquet::Table;
-use super::schema::{Kind, type_name};
+use super::schema::Kind;
+#[cfg(feature = "tables")]
+use super::schema::type_name;
+#[cfg(feature = "tables")]
 use crate::error::{Error, Result};
+#[cfg(feature = "tables")]
 use arrow_array::{
     Array, ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray, UInt32Array,
     UInt64Array,
@@ -19,13 +24,17 @@ use arrow_array::{
 /// reads it back.
 pub(crate) trait Cell: Sized {
     const KIND: Kind;
+    #[cfg(feature = "tables")]
+    #[cfg(feature = "tables")]
     fn push_to(v: Option<&Self>, name: &'static str, table: &mut Table);
     /// The value at row `i` (`None`: null); `Err` when the column holds
     /// another type.
+    #[cfg(feature = "tables")]
     fn read_from(col: &dyn Array, i: usize) -> std::result::Result<Option<Self>, ()>;
 }
 
 /// Row `i` of `col` through the arrow array type `A`.
+#[cfg(feature = "tables")]
 fn read_as<A: Array + 'static, T>(
     col: &dyn Array,
     i: usize,
@@ -39,6 +48,7 @@ fn read_as<A: Array + 'static, T>(
 ///
 /// # Errors
 /// [`Error::Column`] when `batch` has no such column.
+#[cfg(feature = "tables")]
 pub(crate) fn column<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a ArrayRef> {
     batch.column_by_name(name).ok_or_else(|| Error::Column {
         column: name.to_string(),
@@ -47,6 +57,7 @@ pub(crate) fn column<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a Array
 }
 
 /// The error for a column `name` of `col`'s type where `kind` was declared.
+#[cfg(feature = "tables")]
 pub(crate) fn wrong_type(name: &str, col: &ArrayRef, kind: Kind) -> Error {
     Error::Column {
         column: name.to_string(),
@@ -56,9 +67,11 @@ pub(crate) fn wrong_type(name: &str, col: &ArrayRef, kind: Kind) -> Error {
 
 impl Cell for u64 {
     const KIND: Kind = Kind::U64;
+    #[cfg(feature = "tables")]
     fn push_to(v: Option<&Self>, name: &'static str, table: &mut Table) {
         table.u64(name, v.copied());
     }
+    #[cfg(feature = "tables")]
     fn read_from(col: &dyn Array, i: usize) -> std::result::Result<Option<Self>, ()> {
         read_as(col, i, |a: &UInt64Array, i| a.value(i))
     }
@@ -66,9 +79,11 @@ impl Cell for u64 {
 
 impl Cell for u32 {
     const KIND: Kind = Kind::U32;
+    #[cfg(feature = "tables")]
     fn push_to(v: Option<&Self>, name: &'static str, table: &mut Table) {
         table.u32(name, v.copied());
     }
+    #[cfg(feature = "tables")]
     fn read_from(col: &dyn Array, i: usize) -> std::result::Result<Option<Self>, ()> {
         read_as(col, i, |a: &UInt32Array, i| a.value(i))
     }
@@ -76,9 +91,11 @@ impl Cell for u32 {
 
 impl Cell for i64 {
     const KIND: Kind = Kind::I64;
+    #[cfg(feature = "tables")]
     fn push_to(v: Option<&Self>, name: &'static str, table: &mut Table) {
         table.i64(name, v.copied());
     }
+    #[cfg(feature = "tables")]
     fn read_from(col: &dyn Array, i: usize) -> std::result::Result<Option<Self>, ()> {
         read_as(col, i, |a: &Int64Array, i| a.value(i))
     }
@@ -86,9 +103,11 @@ impl Cell for i64 {
 
 impl Cell for f64 {
     const KIND: Kind = Kind::F64;
+    #[cfg(feature = "tables")]
     fn push_to(v: Option<&Self>, name: &'static str, table: &mut Table) {
         table.f64(name, v.copied());
     }
+    #[cfg(feature = "tables")]
     fn read_from(col: &dyn Array, i: usize) -> std::result::Result<Option<Self>, ()> {
         read_as(col, i, |a: &Float64Array, i| a.value(i))
     }
@@ -96,9 +115,11 @@ impl Cell for f64 {
 
 impl Cell for bool {
     const KIND: Kind = Kind::Bool;
+    #[cfg(feature = "tables")]
     fn push_to(v: Option<&Self>, name: &'static str, table: &mut Table) {
         table.bool(name, v.copied());
     }
+    #[cfg(feature = "tables")]
     fn read_from(col: &dyn Array, i: usize) -> std::result::Result<Option<Self>, ()> {
         read_as(col, i, |a: &BooleanArray, i| a.value(i))
     }
@@ -106,9 +127,11 @@ impl Cell for bool {
 
 impl Cell for String {
     const KIND: Kind = Kind::Str;
+    #[cfg(feature = "tables")]
     fn push_to(v: Option<&Self>, name: &'static str, table: &mut Table) {
         table.str(name, v.map(String::as_str));
     }
+    #[cfg(feature = "tables")]
     fn read_from(col: &dyn Array, i: usize) -> std::result::Result<Option<Self>, ()> {
         read_as(col, i, |a: &StringArray, i| a.value(i).to_string())
     }
@@ -116,9 +139,11 @@ impl Cell for String {
 
 impl<T: Cell> Cell for Option<T> {
     const KIND: Kind = T::KIND;
+    #[cfg(feature = "tables")]
     fn push_to(v: Option<&Self>, name: &'static str, table: &mut Table) {
         T::push_to(v.and_then(Option::as_ref), name, table);
     }
+    #[cfg(feature = "tables")]
     fn read_from(col: &dyn Array, i: usize) -> std::result::Result<Option<Self>, ()> {
         Ok(Some(T::read_from(col, i)?))
     }
@@ -175,6 +200,7 @@ macro_rules! record {
             ];
 
             /// Appends one row to `table` (nulls for `None`).
+            #[cfg(feature = "tables")]
             pub(crate) fn push_row(row: Option<&Self>, table: &mut $crate::output::parquet::Table) {
                 $(
                     <$t as $crate::output::record::Cell>::push_to(
@@ -193,6 +219,7 @@ macro_rules! record {
             /// [`crate::Error::Column`] naming a column that `batch` lacks
             /// or holds with another type.
             #[allow(dead_code)]
+            #[cfg(feature = "tables")]
             pub(crate) fn read_rows(
                 batch: &arrow_array::RecordBatch,
             ) -> $crate::error::Result<Vec<Option<Self>>> {

@@ -303,6 +303,37 @@ record! {
     }
 }
 
+impl Figures {
+    /// The switch-model checks some switch fails, each with how many
+    /// switches fail it (none when every switch fits).
+    pub fn over(&self) -> Vec<(&'static str, u64)> {
+        [
+            ("buffer", self.switches_over_buffer),
+            ("queues", self.switches_over_queues),
+            ("traffic classes", self.switches_over_tcs),
+            ("ACL", self.switches_over_acl.unwrap_or(0)),
+        ]
+        .into_iter()
+        .filter(|&(_, n)| n > 0)
+        .collect()
+    }
+
+    /// Every switch fits the switch model.
+    ///
+    /// # Errors
+    /// [`Error::DoesNotFit`] naming the profile and the checks failed.
+    pub fn require_fit(&self) -> Result<()> {
+        let over = self.over();
+        if over.is_empty() {
+            return Ok(());
+        }
+        Err(Error::DoesNotFit {
+            profile: self.switch_profile.clone(),
+            over,
+        })
+    }
+}
+
 /// Runs the pipeline and verifies the result.
 ///
 /// # Errors
@@ -394,13 +425,15 @@ pub fn run_with(cfg: &RunConfig, control: &crate::tagging::Control) -> Result<Ru
     )?;
     let report = verify::verify_within(&topo, &rules, Some(&elp), &cfg.limits);
     if !report.ok() {
-        return Err(Error::Verification(match &shared {
-            Some(sh) => format!(
-                "the plan shared by {} classes at stride {}: {report}",
-                cfg.classes, sh.stride
-            ),
-            None => report.to_string(),
-        }));
+        return Err(Error::Verification {
+            what: shared.as_ref().map_or(String::new(), |sh| {
+                format!(
+                    "the plan shared by {} classes at stride {}",
+                    cfg.classes, sh.stride
+                )
+            }),
+            report: Box::new(report),
+        });
     }
     lap(&mut tm.verify, &mut since);
     // One priority mask per channel and one record per node.

@@ -8,8 +8,8 @@
 //! check that nothing was dropped; bounds and secondary series are drawn
 //! with other marks.
 //!
-//! One file per chart, each turning the runs table ([`Runs`]) into
-//! [`Draft`]s; [`draw`] draws their panels and this file lays out the page.
+//! One file per chart, each turning the runs table (`Runs`) into `Draft`s;
+//! `draw` draws their panels and this file lays out the page.
 
 mod cols;
 mod draw;

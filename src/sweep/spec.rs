@@ -331,6 +331,15 @@ fn readable_file(path: &std::path::Path) -> std::result::Result<(), String> {
 }
 
 impl Sweep {
+    /// Every scenario's memory budget replaced by `bytes` (`None`: no
+    /// limit), as `--memory-budget` does over the spec's.
+    pub fn override_budget(&mut self, bytes: Option<u64>) {
+        for s in &mut self.scenarios {
+            s.memory_budget = bytes;
+            s.default_budget = None;
+        }
+    }
+
     /// Whether any scenario runs a failure what-if (the sweep then writes
     /// `failures.parquet`).
     pub fn has_failures(&self) -> bool {

@@ -147,6 +147,7 @@ impl Update {
     ///
     /// # Errors
     /// [`crate::Error::Parquet`] or [`crate::Error::Io`] naming the path.
+    #[cfg(feature = "tables")]
     pub fn write_parquet(&self, path: &Path, old: &str, new: &str, elp: &str) -> Result<()> {
         crate::output::write_atomic_with(path, |f| self.write_parquet_to(f, path, old, new, elp))
     }
@@ -156,6 +157,7 @@ impl Update {
     ///
     /// # Errors
     /// As [`Update::write_parquet`].
+    #[cfg(feature = "tables")]
     pub fn write_parquet_to(
         &self,
         f: &mut (dyn std::io::Write + Send),

@@ -1,0 +1,302 @@
+//! `tagger run`'s summary and a plan's fit to its switch model.
+
+use super::Lines;
+use crate::budget::human;
+use crate::capacity::{Fit, MAX_CABLE_M};
+use crate::pipeline::{RunResult, Summary};
+use crate::tagging::Algo;
+
+/// `tagger run`'s summary: the scenario, its priorities against the proven
+/// bound, rule counts, the fit to the switch model, the verifier's verdict,
+/// stage seconds and memory (`peak_rss_bytes` as measured by the caller,
+/// e.g. [`crate::pipeline::peak_rss_bytes`]).
+pub fn run(r: &RunResult, peak_rss_bytes: Option<u64>) -> String {
+    let mut l = Lines::new();
+    let s = &r.summary;
+    line!(
+        l,
+        "topology      {} ({} switches, {} servers, {} links, {} endpoints)",
+        s.topology,
+        s.figures.switches,
+        s.figures.servers,
+        s.figures.links,
+        s.figures.endpoints
+    );
+    line!(
+        l,
+        "elp           {}: {} paths{}, longest {} links, {} / {} pairs",
+        s.elp,
+        s.figures.paths,
+        if s.figures.paths_exact {
+            ""
+        } else {
+            " (upper bound)"
+        },
+        s.figures.longest_elp,
+        s.figures.pairs_covered,
+        s.figures.pairs_total
+    );
+    line!(l, "algorithm     {} (cycle detection: {})", s.algo, s.cycle);
+    if !s.tried.is_empty() {
+        let each: Vec<String> = s
+            .tried
+            .iter()
+            .map(|a| match (a.priorities, &a.error) {
+                (Some(p), _) => format!(
+                    "{} {p} priorities, {} keys ({:.2} s)",
+                    a.algo,
+                    a.keys.unwrap_or(0),
+                    a.seconds
+                ),
+                (None, e) => format!(
+                    "{} no plan: {} ({:.2} s)",
+                    a.algo,
+                    e.as_deref().unwrap_or("none"),
+                    a.seconds
+                ),
+            })
+            .collect();
+        line!(l, "auto          kept {}; ran {}", s.algo, each.join("; "));
+    }
+    priority_lines(&mut l, r);
+    search_lines(&mut l, r);
+    for (i, p) in r.tagging.per_priority.iter().enumerate() {
+        line!(
+            l,
+            "  priority {}: {} channels, {} same-priority dependencies",
+            i + 1,
+            p.channels,
+            p.edges
+        );
+    }
+    line!(
+        l,
+        "ACL entries   exact {} total, {} max; compressed {} total, {} max",
+        s.figures.acl_exact_total,
+        s.figures.acl_exact_max,
+        s.figures.acl_compressed_total,
+        s.figures.acl_compressed_max
+    );
+    line!(
+        l,
+        "rules         {} total, {} at the bottleneck node (p50 {}, p99 {})",
+        s.figures.rules_total,
+        s.figures.rules_max,
+        s.figures.rules_p50,
+        s.figures.rules_p99
+    );
+    if let Some(sh) = &r.shared {
+        line!(
+            l,
+            "classes       {} classes share {} lossless queues ({} with a copy each): class i sends tag 1 + {} x i; deadlock-free (every priority's union acyclic) and verified for every class",
+            sh.classes,
+            sh.queues_shared,
+            sh.queues_separate,
+            sh.stride
+        );
+    }
+    line!(l, "{}", fit(s, &r.fit));
+    line!(l, "{}", r.report);
+    let t = &s.seconds;
+    line!(
+        l,
+        "seconds       generate {:.3}, elp {:.3}, tag {:.3}, rules {:.3}, verify {:.3}, total {:.3}",
+        t.generate,
+        t.elp,
+        t.tag,
+        t.rules,
+        t.verify,
+        t.total
+    );
+    line!(
+        l,
+        "memory        estimated {}{}; peak RSS {}",
+        human(s.memory_estimate_bytes),
+        s.memory_budget_bytes
+            .map_or(String::new(), |b| format!(" of a {} budget", human(b))),
+        peak_rss_bytes.map_or("unknown".into(), human)
+    );
+    l.done()
+}
+
+/// The priorities against the lower bound, and what the traffic-class
+/// limit cost.
+fn priority_lines(l: &mut Lines, r: &RunResult) {
+    let s = &r.summary;
+    line!(
+        l,
+        "priorities    {} lossless; lower bound {}{}",
+        s.figures.priorities,
+        s.figures.priorities_lower_bound,
+        if s.figures.priorities_optimal {
+            " (optimal)"
+        } else if s.algo.starts_with("clos") {
+            // Measured with `exact`: K+1 is the minimum on fat-tree k=4
+            // (K = 2, 3) and leaf-spines with 4 spines, but a 2-spine
+            // leaf-spine needs only 2 for kbounce:2 and 3 for kbounce:3.
+            " (optimality not proven: clos's K+1 for kbounce:K is the minimum on some Clos networks, not all, e.g. leafspine:leaves=4,spines=2 with kbounce:2 needs 2; --algo exact decides)"
+        } else {
+            " (optimality not proven)"
+        }
+    );
+    if let (Some(u), Some(n), Some(k)) = (
+        s.figures.priorities_unconstrained,
+        s.figures.max_tcs,
+        s.figures.tcs_forced_keys,
+    ) && u == s.figures.priorities
+        && k > 0
+    {
+        line!(
+            l,
+            "              within {n} traffic classes per switch: {k} keys moved up a priority to fit (same priorities, more rules)"
+        );
+    }
+    if let (Some(u), Some(n)) = (s.figures.priorities_unconstrained, s.figures.max_tcs)
+        && u < s.figures.priorities
+    {
+        line!(
+            l,
+            "              within {n} traffic classes per switch; without that limit {} found {u}{}",
+            s.algo,
+            match s.figures.tcs_forced_keys {
+                Some(k) if k > 0 => format!(" ({k} keys moved up a priority to fit)"),
+                _ => String::new(),
+            }
+        );
+    }
+}
+
+/// What the local search or the solver did, and the proof of the bound.
+fn search_lines(l: &mut Lines, r: &RunResult) {
+    let s = &r.summary;
+    if let Some(why) = &s.figures.search_skipped {
+        line!(l, "search        local search not run: {why}");
+    }
+    let nothing_to_search = s.figures.search_evaluations == Some(0) && s.figures.priorities_optimal;
+    if nothing_to_search {
+        line!(
+            l,
+            "search        no local search needed: greedy or a construction already meets the lower bound"
+        );
+    } else if let (Some(steps), Some(residue)) = (s.figures.search_steps, s.figures.search_residue)
+    {
+        let exact = s.algo.starts_with("exact");
+        line!(
+            l,
+            "{}{}{}",
+            match (exact, s.figures.search_evaluations) {
+                (true, _) => format!("solver        {steps} SAT calls"),
+                (false, Some(e)) => match r.tagging.algo {
+                    Algo::Search { budget, .. } => format!(
+                        "search        {steps} steps, {e} of a budget of {budget} path evaluations"
+                    ),
+                    _ => format!("search        {steps} steps, {e} path evaluations"),
+                },
+                (false, None) => format!("search        {steps} steps"),
+            },
+            if residue > 0 {
+                format!(
+                    "; {residue} paths still needed priority {} at the lowest target tried",
+                    s.figures.priorities
+                )
+            } else {
+                String::new()
+            },
+            if s.figures.search_stopped_early == Some(true) {
+                "; stopped early (time limit or Ctrl-C)"
+            } else if s.figures.search_stalled == Some(true) {
+                "; gave up there: it had stopped making progress, or at its rate would need more than the budget left"
+            } else if residue > 0 && !exact {
+                "; the budget ran out (search:budget=N raises it)"
+            } else {
+                ""
+            }
+        );
+        if let Some(n) = s.figures.proof_paths {
+            line!(
+                l,
+                "proof         {} priorities are impossible already on {n} of the ELP's paths",
+                s.figures.priorities_lower_bound - 1
+            );
+        }
+    }
+}
+
+/// The fit of a plan to its switch model: the model, then one verdict per
+/// check (buffer, queues, ACL, cable length).
+pub fn fit(s: &Summary, fit: &Fit) -> String {
+    let mut l = Lines::new();
+    let f = &s.figures;
+    let switches = fit.nodes.iter().flatten().count();
+    line!(
+        l,
+        "switch        {} ({} headroom), {} Gb/s, {}: at most {} of {} priorities at one switch, headroom up to {}",
+        f.switch_profile,
+        f.headroom_model,
+        f.port_speed_gbps,
+        match fit.cable_m_used {
+            Some((lo, hi)) if lo != hi => format!("{lo}-{hi} m cables (per link)"),
+            Some((lo, _)) if lo != f.cable_m => format!("{lo} m cables (per link)"),
+            _ => format!("{} m cables", f.cable_m),
+        },
+        f.priorities_per_switch_max,
+        f.queues_shared,
+        human(f.headroom_total_max_bytes)
+    );
+    let verdict = |over: u64| {
+        if over == 0 {
+            format!("all {switches} switches fit")
+        } else {
+            format!("{over} of {switches} switches do NOT fit")
+        }
+    };
+    let margin = f.buffer_margin_min_bytes;
+    line!(
+        l,
+        "  buffer      {}; smallest margin {}{}",
+        verdict(f.switches_over_buffer),
+        if margin < 0 { "-" } else { "" },
+        human(margin.unsigned_abs())
+    );
+    line!(
+        l,
+        "  queues      {} ({} lossless queues per port; the busiest switch needs {})",
+        verdict(f.switches_over_queues),
+        f.lossless_queues,
+        f.priorities_per_switch_max
+    );
+    line!(
+        l,
+        "  classes     {} ({} traffic classes for lossless traffic, one of {} kept lossy; the busiest switch needs {}{})",
+        verdict(f.switches_over_tcs),
+        f.traffic_classes.saturating_sub(1),
+        f.traffic_classes,
+        f.tcs_max,
+        match f.max_tcs {
+            Some(n) => format!("; planned within {n}"),
+            None => "; planned without a limit (--max-tcs none)".into(),
+        }
+    );
+    match f.switches_over_acl {
+        Some(over) => line!(l, "  ACL         {}", verdict(over)),
+        None => line!(
+            l,
+            "  ACL         not checked (the profile gives no ACL capacity)"
+        ),
+    }
+    match f.max_cable_m_fit {
+        Some(c) if c >= MAX_CABLE_M => line!(
+            l,
+            "  cables      every switch fits with cables of any length up to 100 km"
+        ),
+        Some(c) => line!(
+            l,
+            "  cables      every switch fits with switch-to-switch cables up to {c} m"
+        ),
+        None => line!(
+            l,
+            "  cables      some switch does not fit even with 0 m cables"
+        ),
+    }
+    l.done()
+}
