@@ -2,6 +2,19 @@
 //! the ELP prefix sets need (and, or, and-not), which bit-by-bit iteration
 //! would make far slower.
 
+/// Sets bit `i` of a bitset held as words (as [`Bits`] and the failure
+/// replay's public bitsets are).
+pub fn set_bit(words: &mut [u64], i: usize) {
+    words[i / 64] |= 1 << (i % 64);
+}
+
+/// `a |= b`, word by word.
+pub fn or_words(a: &mut [u64], b: &[u64]) {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x |= y;
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Bits {
     words: Box<[u64]>,
@@ -26,7 +39,7 @@ impl Bits {
         &self.words
     }
     pub fn set(&mut self, i: usize) {
-        self.words[i / 64] |= 1 << (i % 64);
+        set_bit(&mut self.words, i);
     }
     pub fn clear(&mut self, i: usize) {
         self.words[i / 64] &= !(1 << (i % 64));
@@ -61,9 +74,7 @@ impl Bits {
         (any != 0).then_some(Bits { words })
     }
     pub fn or_assign(&mut self, other: &Bits) {
-        for (a, b) in self.words.iter_mut().zip(other.words.iter()) {
-            *a |= b;
-        }
+        or_words(&mut self.words, &other.words);
     }
     pub fn iter_ones(&self) -> impl Iterator<Item = usize> + '_ {
         self.words.iter().enumerate().flat_map(|(i, &w)| {
