@@ -1,0 +1,440 @@
+//! `search`'s driver: greedy's plan and the order plans, then a local
+//! search per target below the best plan found, a portfolio of searches
+//! per target.
+
+use super::symmetric::{Halved, one_of_each_reversal};
+use super::{FALLBACK_ROOM, LocalSearch, Outcome, SLICE};
+use crate::elp::enumerate::ChannelPaths;
+use crate::tagging::{
+    Algo, Context, Effort, Error, MAX_TAG, Result, Tagging, checked, control, finish, fit, greedy,
+    order, repair, traffic,
+};
+use rayon::prelude::*;
+
+/// `search`'s options, as [`Algo::Search`] carries them.
+struct Options {
+    work: u64,
+    seed: u64,
+    deadline: Option<std::time::Instant>,
+    max_paths: Option<u64>,
+    symmetric: bool,
+}
+
+/// The plan kept so far, ranked by (fits the traffic classes, priorities,
+/// compressed rules), and the orders that seed the next target.
+struct Best {
+    /// 0 when the plan fits the traffic-class budget (or there is none).
+    misfit: u8,
+    priorities: u32,
+    rules: u64,
+    plan: Tagging,
+    /// The orders with the fewest priorities seen, truncated to them.
+    seed_orders: (u32, order::OrderPlan),
+    /// The fewest priorities of any plan seen, fitting or not.
+    fewest: u32,
+}
+
+/// The search's shared setting: the stage's context and the algorithm as
+/// the plans name it.
+struct Driver<'a, 'c> {
+    cx: &'a Context<'c>,
+    algo: Algo,
+}
+
+/// `search`: see [`Algo::Search`].
+pub(in crate::tagging) fn plan(
+    cx: &Context<'_>,
+    work: u64,
+    seed: u64,
+    time_ms: Option<u64>,
+    max_paths: Option<u64>,
+    symmetric: bool,
+) -> Result<Tagging> {
+    let topo = cx.topo;
+    let d = Driver {
+        cx,
+        algo: Algo::Search {
+            budget: work,
+            seed,
+            time_ms,
+            max_paths,
+            symmetric,
+        },
+    };
+    let opts = Options {
+        work,
+        seed,
+        deadline: time_ms
+            .map(|ms| std::time::Instant::now() + std::time::Duration::from_millis(ms)),
+        max_paths,
+        symmetric,
+    };
+    let greedy = checked(greedy::plan(cx, 1, 0)?)?;
+    let lb = greedy.lower_bound;
+    let levels = (greedy.priorities as usize).max(1);
+    let mut plans = vec![order::OrderPlan::from_keys(
+        topo.channel_count(),
+        &greedy.keys,
+        greedy.priorities,
+    )];
+    for (_, rank) in order::rankings(topo) {
+        plans.push(order::OrderPlan::mountain(topo, &rank, levels));
+        plans.push(order::OrderPlan::alternating(topo, &rank, levels));
+    }
+    // The orders with the fewest priorities seed the local search; the
+    // plan kept is the best by (fits, priorities, compressed rules),
+    // greedy's own first so that ties keep it.
+    let mut best = Best {
+        misfit: d.misfit(&greedy)?,
+        priorities: greedy.priorities,
+        rules: greedy.rule_count(topo),
+        seed_orders: (u32::MAX, plans[0].clone()),
+        fewest: greedy.priorities,
+        plan: greedy,
+    };
+    for plan in &plans {
+        d.consider(plan, &mut best)?;
+    }
+    let mut effort = Effort::default();
+    let counts = cx.elp.counts(topo);
+    let state = state_bytes(&opts, &counts);
+    effort.skipped = d.skip_reason(&opts, &best, lb, (counts.paths, state));
+    if best.priorities > lb && effort.skipped.is_none() {
+        d.lower(&opts, &mut best, &mut effort, lb, state)?;
+    }
+    d.keep(best, lb, effort)
+}
+
+/// The local search's state for the whole ELP: channels, occurrences and
+/// cached tags, about 16 bytes per channel of every path (the count is
+/// known beforehand and bounds the maximal ones); the symmetric search's
+/// halved paths and its own state add about 8 more.
+fn state_bytes(opts: &Options, counts: &crate::elp::ElpCounts) -> u64 {
+    let per_channel = if opts.symmetric { 24 } else { 16 };
+    u64::try_from(counts.paths)
+        .unwrap_or(u64::MAX)
+        .saturating_mul(per_channel * (counts.longest as u64 + 1))
+}
+
+impl Driver<'_, '_> {
+    /// 1 when `t` needs more traffic classes at some switch than the
+    /// budget allows: a plan no switch can install is no answer.
+    fn misfit(&self, t: &Tagging) -> Result<u8> {
+        Ok(match self.cx.max_tcs {
+            None => 0,
+            Some(n) => u8::from(
+                !traffic::classify(self.cx.topo, &t.keys)?
+                    .over(n as usize)
+                    .is_empty(),
+            ),
+        })
+    }
+
+    /// The plan of orders `plan`, kept where it beats `best`; its orders
+    /// seed the next target where they need the fewest priorities yet.
+    fn consider(&self, plan: &order::OrderPlan, best: &mut Best) -> Result<()> {
+        let (topo, elp, budget) = (self.cx.topo, self.cx.elp, self.cx.budget);
+        let t = finish(
+            topo,
+            self.algo,
+            self.cx.cycle,
+            plan.walk(topo, elp, budget)?,
+            budget,
+        )?;
+        if t.priorities < best.seed_orders.0 {
+            best.seed_orders = (t.priorities, plan.truncated(t.priorities as usize));
+        }
+        best.fewest = best.fewest.min(t.priorities);
+        if t.priorities <= MAX_TAG && (best.misfit, best.priorities) >= (0, t.priorities) {
+            let m = self.misfit(&t)?;
+            if (m, t.priorities) <= (best.misfit, best.priorities) {
+                // Compressed rules plus ingress maps: the tie-breaker at
+                // equal priorities.
+                let r = t.rule_count(topo);
+                if (m, t.priorities, r) < (best.misfit, best.priorities, best.rules) {
+                    (best.misfit, best.priorities, best.rules) = (m, t.priorities, r);
+                    best.plan = t;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Why the local search does not run although the plan is above the
+    /// bound, if it does not. It runs where its state fits the memory
+    /// budget, or up to `paths=N` ELPs when that is given. Without a
+    /// budget, the machine's default one decides: an unlimited run still
+    /// cannot hold more than the machine has (fat-tree k=8 `kbounce:2`:
+    /// 1.9x10^9 paths).
+    fn skip_reason(
+        &self,
+        opts: &Options,
+        best: &Best,
+        lb: u32,
+        (paths, state): (u128, u64),
+    ) -> Option<String> {
+        let room = self
+            .cx
+            .budget
+            .left()
+            .or_else(crate::budget::machine_default)
+            .unwrap_or(FALLBACK_ROOM);
+        if best.priorities <= lb {
+            None
+        } else if opts.work == 0 {
+            Some("the budget is 0".into())
+        } else if let Some(max) = opts.max_paths.filter(|&m| paths > m as u128) {
+            Some(format!(
+                "the ELP's {paths} paths pass paths={max} (raise search:paths=N)"
+            ))
+        } else if opts.max_paths.is_none() && state > room {
+            Some(format!(
+                "its state for the ELP's {paths} paths, about {}, does not fit the {} left of the memory budget (--memory-budget raises it)",
+                crate::budget::human(state),
+                crate::budget::human(room)
+            ))
+        } else {
+            None
+        }
+    }
+
+    /// Targets one below the best plan, down to the lower bound, while
+    /// each is reached and work is left.
+    fn lower(
+        &self,
+        opts: &Options,
+        best: &mut Best,
+        effort: &mut Effort,
+        lb: u32,
+        state: u64,
+    ) -> Result<()> {
+        let (topo, elp) = (self.cx.topo, self.cx.elp);
+        self.cx.budget.check("tagging", state)?;
+        let paths = crate::elp::enumerate::maximal_channel_paths(
+            topo,
+            elp,
+            opts.max_paths.unwrap_or(u64::MAX),
+        )?;
+        // A path of L links carries at most L tags: it can never pass a
+        // target of L or more.
+        let floor = lb.max(1) as usize;
+        let paths = paths.retain(|p| p.len() > floor);
+        // The symmetric search needs one of each path and its reverse: a
+        // symmetric plan fits a path exactly when it fits the reverse.
+        let halved = if opts.symmetric {
+            one_of_each_reversal(&paths)
+        } else {
+            Halved::default()
+        };
+        let mut left = opts.work;
+        let mut target = best.priorities - 1;
+        while target >= lb.max(1) && left > 0 {
+            // Greedy's orders (or the last target's) start it: measured
+            // against starting from the plan with the fewest violated
+            // paths (the alternating plans), they left 4 paths instead
+            // of 100 on Jellyfish 300/64 seed 1 and reached 2 on seed 2
+            // where the other stalled at 69.
+            let start = best.seed_orders.1.truncated(target as usize);
+            let Some(pos) = self.portfolio(
+                opts,
+                (&paths, &halved),
+                &start.pos,
+                target,
+                &mut left,
+                effort,
+            ) else {
+                break;
+            };
+            if !self.accept(order::OrderPlan { pos }, best, target)? {
+                break;
+            }
+            target = best.priorities - 1;
+        }
+        Ok(())
+    }
+
+    /// One target's portfolio: with `symmetric`, two searches side by
+    /// side, one per core, a slice of work each per round: the
+    /// reversal-symmetric one (on one of each path and its reverse, with
+    /// half the order variables) and the unrestricted one, which reaches
+    /// plans the symmetric space lacks. Each one's moves depend on its own
+    /// seed and work alone, and the rounds are checked in member order, so
+    /// the winner (the first to reach the target, the symmetric one on a
+    /// tie) depends on the seed and the budget, not on the thread count.
+    /// Measured on Jellyfish 300 and 350/64 r=12 (docs/priorities.md): the
+    /// pair reached 2 in 8.6-21 s where the unrestricted search alone took
+    /// 16-25 s, and left fewer paths at 350 in half the time.
+    ///
+    /// Returns the winner's orders, or `None` (with `effort` saying why)
+    /// when no member reached the target.
+    fn portfolio(
+        &self,
+        opts: &Options,
+        (paths, halved): (&ChannelPaths, &Halved),
+        start: &[Vec<u64>],
+        target: u32,
+        left: &mut u64,
+        effort: &mut Effort,
+    ) -> Option<Vec<Vec<u64>>> {
+        let mix = crate::seed::mix(opts.seed, target as u64);
+        let n = self.cx.topo.channel_count();
+        let mut portfolio = Vec::with_capacity(2);
+        if opts.symmetric {
+            portfolio.push(LocalSearch::new_symmetric(
+                halved,
+                n,
+                start,
+                target,
+                crate::seed::mix(mix, 1),
+            ));
+        }
+        portfolio.push(LocalSearch::new(paths, n, start, target, mix));
+        let mut reached = None;
+        let mut timed_out = false;
+        let mut stalled = vec![false; portfolio.len()];
+        while *left > 0 && stalled.contains(&false) && reached.is_none() && !timed_out {
+            let outs = self.round(opts, &mut portfolio, &stalled, target, *left);
+            for (i, out) in outs.into_iter().enumerate() {
+                let Some(out) = out else { continue };
+                effort.steps += out.steps;
+                effort.evaluations += out.work;
+                stalled[i] = out.stalled;
+                *left = left.saturating_sub(out.work);
+                if out.reached && reached.is_none() {
+                    reached = Some(i);
+                }
+                timed_out |= out.timed_out;
+            }
+            // A member that, at its recent rate, would need more than the
+            // whole budget left is given up too (the stall rule's
+            // projection): Jellyfish 2000/64 r=12 seed 1 `shortest` still
+            // lost 1.76M paths of target 2 by a fiftieth every 10^8
+            // evaluations or so and had spent the default budget 1.38M
+            // paths short (about 30 s).
+            for (i, ls) in portfolio.iter().enumerate() {
+                if !stalled[i] && ls.needs().is_some_and(|n| n > *left) {
+                    stalled[i] = true;
+                }
+            }
+        }
+        let Some(winner) = reached else {
+            // The closest any search came, in paths of the whole ELP.
+            effort.residue = portfolio.iter().map(|ls| ls.best).min().unwrap_or(0);
+            effort.stopped_early = timed_out;
+            effort.stalled = !timed_out && !stalled.contains(&false);
+            return None;
+        };
+        Some(portfolio.swap_remove(winner).pos)
+    }
+
+    /// One round: every member not stalled runs a slice of the work left,
+    /// in parallel; the last member reports progress for all.
+    fn round(
+        &self,
+        opts: &Options,
+        portfolio: &mut [LocalSearch<'_>],
+        stalled: &[bool],
+        target: u32,
+        left: u64,
+    ) -> Vec<Option<Outcome>> {
+        let control = self.cx.control;
+        let reporter = portfolio.len() - 1;
+        let active = stalled.iter().filter(|s| !**s).count() as u64;
+        let each = (left / active).clamp(1, SLICE);
+        let spent = opts.work - left;
+        portfolio
+            .par_iter_mut()
+            .zip(stalled)
+            .enumerate()
+            .map(|(i, (ls, &done))| {
+                (!done).then(|| {
+                    ls.run(
+                        each,
+                        &|| control.expired(opts.deadline),
+                        |steps, violated, now| {
+                            // The members run at about the same pace: the
+                            // reporter's share stands for each.
+                            if i == reporter {
+                                control.report(control::Progress {
+                                    target,
+                                    steps,
+                                    violated: violated as u64,
+                                    evaluations: (spent + now * active).min(opts.work),
+                                    budget: opts.work,
+                                })
+                            }
+                        },
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// Takes the orders a search found for `target` into `best`. Returns
+    /// whether a lower target is worth a try.
+    ///
+    /// # Errors
+    /// [`Error::SelfCheck`] when orders that fit every maximal path need
+    /// more priorities on the whole ELP (a bug).
+    fn accept(&self, plan: order::OrderPlan, best: &mut Best, target: u32) -> Result<bool> {
+        let (topo, elp, budget) = (self.cx.topo, self.cx.elp, self.cx.budget);
+        let before = best.priorities;
+        self.consider(&plan, best)?;
+        if best.priorities > target
+            && let Some(n) = self.cx.max_tcs
+        {
+            // The orders fit every path in `target` priorities but need
+            // more traffic classes than a switch has: fitted by moving keys
+            // up, they may still beat the best plan that fits.
+            let walk = plan.walk(topo, elp, budget)?;
+            let found = finish(topo, self.algo, self.cx.cycle, walk, budget)?;
+            if let Ok((t, _)) = repair(self.cx, self.algo, found, n)?
+                && t.priorities < best.priorities
+            {
+                let r = t.rule_count(topo);
+                (best.misfit, best.priorities, best.rules) = (0, t.priorities, r);
+                best.plan = t;
+            }
+            if best.priorities >= before {
+                // The search reached the target, but no plan with it fits
+                // the traffic classes: lower targets would not fit better.
+                return Ok(false);
+            }
+        }
+        if best.priorities > target {
+            // Every maximal ELP fits the target, so the walk over the whole
+            // ELP must agree; anything else is a bug.
+            return Err(Error::SelfCheck {
+                stage: "tagging",
+                reason: format!(
+                    "search: orders that fit every maximal path in {target} priorities need {} on the ELP",
+                    best.priorities
+                ),
+            });
+        }
+        Ok(true)
+    }
+
+    /// The plan kept, with what the search did.
+    fn keep(&self, best: Best, lb: u32, effort: Effort) -> Result<Tagging> {
+        let topo = self.cx.topo;
+        let mut t = best.plan;
+        t.algo = self.algo;
+        t.lower_bound = lb;
+        t.effort = Some(effort);
+        if let Some(n) = self.cx.max_tcs
+            && best.misfit == 0
+        {
+            let c = traffic::classify(topo, &t.keys)?;
+            t.class_fit = Some(fit::ClassFit {
+                max_tcs: n,
+                tcs_max: c.max() as u32,
+                unconstrained_priorities: best.fewest,
+                forced_keys: 0,
+                rounds: 0,
+                per_node: c.per_node(topo.node_count()),
+            });
+        }
+        Ok(t)
+    }
+}
