@@ -219,11 +219,33 @@ fn decode(
     file: &str,
     bad: &dyn Fn(String) -> Error,
 ) -> Result<SwitchFn> {
+    let table = Table {
+        ports: read_ports(topo, v, t, bad)?,
+        bad,
+    };
+    let (egress, class_priority) = table.classes(t)?;
+    let ingress = table.ingress(t, &class_priority)?;
+    table.check_entries(t, &ingress, &egress)?;
+    Ok(SwitchFn {
+        node: v,
+        file: file.to_string(),
+        ports: table.ports,
+        ingress,
+        egress,
+    })
+}
+
+/// The ports as the file lists them: each link port where the export puts
+/// it (the topology's port name, its link and the peer at the link's other
+/// end), then host ports under the topology's names.
+fn read_ports(
+    topo: &Topology,
+    v: u32,
+    t: &Value,
+    bad: &dyn Fn(String) -> Error,
+) -> Result<Vec<Port>> {
     let outs = topo.out_channels(v);
     let links: Vec<LinkId> = outs.iter().map(|&c| c >> 1).collect();
-    // The ports as the file lists them: each link port where the export
-    // puts it (the topology's port name, its link and the peer at the
-    // link's other end), then host ports under the topology's names.
     let listed = t["ports"].as_array().ok_or_else(|| {
         bad(format!(
             "ports = {} is not a list",
@@ -280,180 +302,206 @@ fn decode(
             link,
         });
     }
-    let port_of = |n: &Value| -> Result<usize> {
+    Ok(ports)
+}
+
+/// Per class, what it sends out of each port.
+type Egress = BTreeMap<u32, Vec<Out>>;
+
+/// A switch's ports while its table is read, and how its faults are told.
+struct Table<'a> {
+    ports: Vec<Port>,
+    bad: &'a dyn Fn(String) -> Error,
+}
+
+impl Table<'_> {
+    fn port_of(&self, n: &Value) -> Result<usize> {
         let n = n.as_str().unwrap_or_default();
-        ports
+        self.ports
             .iter()
             .position(|p| p.name == n)
-            .ok_or_else(|| bad(format!("port {} is not in ports", excerpt(n))))
-    };
-    let field = |x: &Value, k: &str, max: u32| -> Result<u32> {
+            .ok_or_else(|| (self.bad)(format!("port {} is not in ports", excerpt(n))))
+    }
+
+    /// Field `k` of `x`, a number up to `max`.
+    fn field(&self, x: &Value, k: &str, max: u32) -> Result<u32> {
         number(&x[k]).filter(|&n| n <= max).ok_or_else(|| {
-            bad(format!(
+            (self.bad)(format!(
                 "{}: {k} is not a number from 0 to {max}",
                 excerpt(&x.to_string())
             ))
         })
-    };
-    // Class 0 is the lossy one: out on every port lossy, with tag 0.
-    let lossy = Out {
-        queue: 0,
-        value: Some(0),
-        pausable: false,
-    };
-    let mut egress: BTreeMap<u32, Vec<Out>> = BTreeMap::new();
-    let mut class_priority: BTreeMap<u32, u32> = BTreeMap::new();
-    egress.insert(0, vec![lossy; ports.len()]);
-    for c in t["classes"].as_array().into_iter().flatten() {
-        let k = field(c, "class", u32::MAX - 1)?;
-        if k == 0 || egress.contains_key(&k) {
-            return Err(bad(format!(
-                "class {k} is {}",
-                if k == 0 {
-                    "0, the lossy class's"
-                } else {
-                    "defined twice"
-                }
-            )));
-        }
-        let prio = field(c, "priority", VALUES - 1)?;
-        if prio == 0 {
-            return Err(bad(format!("class {k} has priority 0 (lossy)")));
-        }
-        let mut row: Vec<Out> = ports
-            .iter()
-            .map(|p| match p.link {
-                Some(_) => lossy,
-                // A host port delivers in the priority the packet arrived
-                // with, its tag unchanged.
-                None => Out {
-                    queue: prio,
-                    value: None,
-                    pausable: true,
-                },
-            })
-            .collect();
-        for e in c["egress"].as_array().into_iter().flatten() {
-            let o = port_of(&e["port"])?;
-            if ports[o].link.is_none() {
-                return Err(bad(format!(
-                    "class {k}: egress to host port {}",
-                    ports[o].name
-                )));
-            }
-            let (tag, p) = (
-                field(e, "tag", VALUES - 1)?,
-                field(e, "priority", VALUES - 1)?,
-            );
-            if tag == 0 || p == 0 {
-                return Err(bad(format!(
-                    "class {k}: egress to {} with tag {tag} priority {p}: 0 is lossy, so leave the port out",
-                    ports[o].name
-                )));
-            }
-            row[o] = Out {
-                queue: p,
-                value: Some(tag),
-                pausable: true,
-            };
-        }
-        class_priority.insert(k, prio);
-        egress.insert(k, row);
     }
-    let lossless_in = In {
-        class: 0,
-        lossless: None,
-    };
-    let mut ingress: Vec<Vec<In>> = vec![vec![lossless_in; VALUES as usize]; ports.len()];
-    for i in t["ingress"].as_array().into_iter().flatten() {
-        let p = port_of(&i["port"])?;
-        let (tag, prio, k) = (
-            field(i, "tag", VALUES - 1)?,
-            field(i, "priority", VALUES - 1)?,
-            field(i, "class", u32::MAX - 1)?,
-        );
-        let cp = *class_priority
-            .get(&k)
-            .ok_or_else(|| bad(format!("ingress {i}: class {k} is not defined")))?;
-        // A translator may read either; they must agree.
-        if cp != prio {
-            return Err(bad(format!(
-                "ingress {}: priority {prio}, but class {k} has priority {cp}",
-                excerpt(&i.to_string())
-            )));
-        }
-        if tag == 0 || ingress[p][tag as usize].class != 0 {
-            return Err(bad(format!(
-                "ingress {}: {}",
-                excerpt(&i.to_string()),
-                if tag == 0 {
-                    "tag 0 is the lossy class's"
-                } else {
-                    "the port lists this tag twice"
-                }
-            )));
-        }
-        ingress[p][tag as usize] = In {
-            class: k,
-            lossless: Some(prio),
+
+    /// The classes: per class its egress per port, and its priority.
+    fn classes(&self, t: &Value) -> Result<(Egress, BTreeMap<u32, u32>)> {
+        let (ports, bad) = (&self.ports, self.bad);
+        // Class 0 is the lossy one: out on every port lossy, with tag 0.
+        let lossy = Out {
+            queue: 0,
+            value: Some(0),
+            pausable: false,
         };
-    }
-    // The entries are what the classes do on the plan's transitions.
-    for e in t["entries"].as_array().into_iter().flatten() {
-        // Each port once: a list naming one twice is refused, so that an
-        // entry costs at most ports x ports checks, not its length squared.
-        let list = |k: &str| -> Result<Vec<usize>> {
-            let mut l: Vec<usize> = e[k]
-                .as_array()
-                .ok_or_else(|| bad(format!("entry {}: no {k}", excerpt(&e.to_string()))))?
+        let mut egress: BTreeMap<u32, Vec<Out>> = BTreeMap::new();
+        let mut class_priority: BTreeMap<u32, u32> = BTreeMap::new();
+        egress.insert(0, vec![lossy; ports.len()]);
+        for c in t["classes"].as_array().into_iter().flatten() {
+            let k = self.field(c, "class", u32::MAX - 1)?;
+            if k == 0 || egress.contains_key(&k) {
+                return Err(bad(format!(
+                    "class {k} is {}",
+                    if k == 0 {
+                        "0, the lossy class's"
+                    } else {
+                        "defined twice"
+                    }
+                )));
+            }
+            let prio = self.field(c, "priority", VALUES - 1)?;
+            if prio == 0 {
+                return Err(bad(format!("class {k} has priority 0 (lossy)")));
+            }
+            let mut row: Vec<Out> = ports
                 .iter()
-                .map(&port_of)
-                .collect::<Result<_>>()?;
-            l.sort_unstable();
-            if let Some(w) = l.windows(2).find(|w| w[0] == w[1]) {
-                return Err(bad(format!(
-                    "entry {}: {k} names port {} twice",
-                    excerpt(&e.to_string()),
-                    ports[w[0]].name
-                )));
-            }
-            Ok(l)
-        };
-        let tag = field(e, "tag", VALUES - 1)?;
-        let want = (
-            field(e, "next_tag", VALUES - 1)?,
-            field(e, "priority", VALUES - 1)?,
-            field(e, "next_priority", VALUES - 1)?,
-        );
-        let (ins, outs) = (list("in_ports")?, list("out_ports")?);
-        for &i in &ins {
-            for &o in &outs {
-                let a = ingress[i][tag as usize];
-                let out = egress[&a.class][o];
-                let got = (
-                    out.value.unwrap_or(tag),
-                    a.lossless.unwrap_or(0),
-                    if out.pausable { out.queue } else { 0 },
-                );
-                if ports[o].link.is_none() || got != want {
+                .map(|p| match p.link {
+                    Some(_) => lossy,
+                    // A host port delivers in the priority the packet arrived
+                    // with, its tag unchanged.
+                    None => Out {
+                        queue: prio,
+                        value: None,
+                        pausable: true,
+                    },
+                })
+                .collect();
+            for e in c["egress"].as_array().into_iter().flatten() {
+                let o = self.port_of(&e["port"])?;
+                if ports[o].link.is_none() {
                     return Err(bad(format!(
-                        "entry {}: from {} to {} its classes give next tag {}, priority {} to {}, not the entry's",
-                        excerpt(&e.to_string()),
-                        ports[i].name,
-                        ports[o].name,
-                        got.0,
-                        got.1,
-                        got.2
+                        "class {k}: egress to host port {}",
+                        ports[o].name
                     )));
                 }
+                let (tag, p) = (
+                    self.field(e, "tag", VALUES - 1)?,
+                    self.field(e, "priority", VALUES - 1)?,
+                );
+                if tag == 0 || p == 0 {
+                    return Err(bad(format!(
+                        "class {k}: egress to {} with tag {tag} priority {p}: 0 is lossy, so leave the port out",
+                        ports[o].name
+                    )));
+                }
+                row[o] = Out {
+                    queue: p,
+                    value: Some(tag),
+                    pausable: true,
+                };
+            }
+            class_priority.insert(k, prio);
+            egress.insert(k, row);
+        }
+        Ok((egress, class_priority))
+    }
+
+    /// Per port and tag, the class a packet is put in and its lossless
+    /// priority.
+    fn ingress(&self, t: &Value, class_priority: &BTreeMap<u32, u32>) -> Result<Vec<Vec<In>>> {
+        let (ports, bad) = (&self.ports, self.bad);
+        let lossless_in = In {
+            class: 0,
+            lossless: None,
+        };
+        let mut ingress: Vec<Vec<In>> = vec![vec![lossless_in; VALUES as usize]; ports.len()];
+        for i in t["ingress"].as_array().into_iter().flatten() {
+            let p = self.port_of(&i["port"])?;
+            let (tag, prio, k) = (
+                self.field(i, "tag", VALUES - 1)?,
+                self.field(i, "priority", VALUES - 1)?,
+                self.field(i, "class", u32::MAX - 1)?,
+            );
+            let cp = *class_priority
+                .get(&k)
+                .ok_or_else(|| bad(format!("ingress {i}: class {k} is not defined")))?;
+            // A translator may read either; they must agree.
+            if cp != prio {
+                return Err(bad(format!(
+                    "ingress {}: priority {prio}, but class {k} has priority {cp}",
+                    excerpt(&i.to_string())
+                )));
+            }
+            if tag == 0 || ingress[p][tag as usize].class != 0 {
+                return Err(bad(format!(
+                    "ingress {}: {}",
+                    excerpt(&i.to_string()),
+                    if tag == 0 {
+                        "tag 0 is the lossy class's"
+                    } else {
+                        "the port lists this tag twice"
+                    }
+                )));
+            }
+            ingress[p][tag as usize] = In {
+                class: k,
+                lossless: Some(prio),
+            };
+        }
+        Ok(ingress)
+    }
+
+    /// The entries are what the classes do on the plan's transitions.
+    fn check_entries(&self, t: &Value, ingress: &[Vec<In>], egress: &Egress) -> Result<()> {
+        let (ports, bad) = (&self.ports, self.bad);
+        for e in t["entries"].as_array().into_iter().flatten() {
+            // Each port once: a list naming one twice is refused, so that an
+            // entry costs at most ports x ports checks, not its length squared.
+            let list = |k: &str| -> Result<Vec<usize>> {
+                let mut l: Vec<usize> = e[k]
+                    .as_array()
+                    .ok_or_else(|| bad(format!("entry {}: no {k}", excerpt(&e.to_string()))))?
+                    .iter()
+                    .map(|n| self.port_of(n))
+                    .collect::<Result<_>>()?;
+                l.sort_unstable();
+                if let Some(w) = l.windows(2).find(|w| w[0] == w[1]) {
+                    return Err(bad(format!(
+                        "entry {}: {k} names port {} twice",
+                        excerpt(&e.to_string()),
+                        ports[w[0]].name
+                    )));
+                }
+                Ok(l)
+            };
+            let tag = self.field(e, "tag", VALUES - 1)?;
+            let want = (
+                self.field(e, "next_tag", VALUES - 1)?,
+                self.field(e, "priority", VALUES - 1)?,
+                self.field(e, "next_priority", VALUES - 1)?,
+            );
+            let (ins, outs) = (list("in_ports")?, list("out_ports")?);
+            for &i in &ins {
+                for &o in &outs {
+                    let a = ingress[i][tag as usize];
+                    let out = egress[&a.class][o];
+                    let got = (
+                        out.value.unwrap_or(tag),
+                        a.lossless.unwrap_or(0),
+                        if out.pausable { out.queue } else { 0 },
+                    );
+                    if ports[o].link.is_none() || got != want {
+                        return Err(bad(format!(
+                            "entry {}: from {} to {} its classes give next tag {}, priority {} to {}, not the entry's",
+                            excerpt(&e.to_string()),
+                            ports[i].name,
+                            ports[o].name,
+                            got.0,
+                            got.1,
+                            got.2
+                        )));
+                    }
+                }
             }
         }
+        Ok(())
     }
-    Ok(SwitchFn {
-        node: v,
-        file: file.to_string(),
-        ports,
-        ingress,
-        egress,
-    })
 }

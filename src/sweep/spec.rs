@@ -415,243 +415,304 @@ impl Sweep {
                     format!("group name '{}' is used twice", g.name),
                 ));
             }
-            let topos = expand_topologies(g).map_err(|(k, r)| err(at(&k), r))?;
-            let elps = g.elp.list();
-            let algos = g
-                .algo
-                .as_ref()
-                .map_or(vec!["greedy".to_string()], OneOrMany::list);
-            let cycles = g
-                .cycle
-                .as_ref()
-                .map_or(vec!["ordered".to_string()], OneOrMany::list);
-            let trials = g.trials.unwrap_or(raw.trials);
-            for (key, len) in [
-                ("topology", topos.len()),
-                ("elp", elps.len()),
-                ("algo", algos.len()),
-                ("cycle", cycles.len()),
-            ] {
-                if len == 0 {
-                    return Err(err(at(key), "empty list: the grid is empty".into()));
-                }
-            }
-            if trials == 0 {
-                return Err(err(at("trials"), "must be at least 1".into()));
-            }
-            let memory_budget = match &g.memory_budget {
-                Some(b) => Some(b.bytes().map_err(|r| err(at("memory_budget"), r))?),
-                None => default_budget,
-            };
-            let parsed_topos = topos
-                .iter()
-                .map(|t| {
-                    // Labelled canonically, so `bcube:k=1,n=4` and
-                    // `bcube:n=4,k=1` are one grid point in every table.
-                    TopologySpec::parse(t)
-                        .map(|s| {
-                            let label = if t.contains("seed=") {
-                                s.canonical()
-                            } else {
-                                s.canonical_unseeded()
-                            };
-                            (label, s)
-                        })
-                        .map_err(|e| err(at("topology"), e.to_string()))
-                })
-                .collect::<Result<Vec<_>>>()?;
-            let parsed_elps = elps
-                .iter()
-                .map(|e| ElpSpec::parse(e).map_err(|x| err(at("elp"), x.to_string())))
-                .collect::<Result<Vec<_>>>()?;
-            let parsed_algos = algos
-                .iter()
-                .map(|a| {
-                    a.parse::<Algo>()
-                        .map_err(|x| err(at("algo"), x.to_string()))
-                })
-                .collect::<Result<Vec<_>>>()?;
-            let parsed_cycles = cycles
-                .iter()
-                .map(|c| {
-                    c.parse::<CycleBackend>()
-                        .map_err(|x| err(at("cycle"), x.to_string()))
-                })
-                .collect::<Result<Vec<_>>>()?;
-            let switches = switch_grid(g, &raw).map_err(|(k, r)| err(at(k), r))?;
-            let classes: Vec<u32> = match g.classes.as_ref().or(raw.classes.as_ref()) {
-                None => vec![1],
-                Some(list) => list
-                    .list()
-                    .iter()
-                    .map(|v| match v {
-                        toml::Value::Integer(i) if (1..=64).contains(i) => Ok(*i as u32),
-                        other => Err(err(
-                            at("classes"),
-                            format!("{other} must be an integer from 1 to 64"),
-                        )),
-                    })
-                    .collect::<Result<_>>()?,
-            };
-            if classes.is_empty() {
-                return Err(err(at("classes"), "empty list: the grid is empty".into()));
-            }
-            let limits: Vec<TcLimit> = match g.max_tcs.as_ref().or(raw.max_tcs.as_ref()) {
-                None => vec![TcLimit::Profile],
-                Some(list) => list
-                    .list()
-                    .iter()
-                    .map(|v| match v {
-                        toml::Value::Integer(i) if (1..=15).contains(i) => Ok(TcLimit::At(*i as u32)),
-                        toml::Value::String(t) if t == "none" => Ok(TcLimit::None),
-                        toml::Value::String(t) if t == "profile" => Ok(TcLimit::Profile),
-                        other => Err(err(
-                            at("max_tcs"),
-                            format!(
-                                "{other}: expected a number of traffic classes from 1 to 15, \"none\" or \"profile\""
-                            ),
-                        )),
-                    })
-                    .collect::<Result<_>>()?,
-            };
-            if limits.is_empty() {
-                return Err(err(at("max_tcs"), "empty list: the grid is empty".into()));
-            }
-            let failure_runs = failure_grid(g, &raw).map_err(|(k, r)| err(at(k), r))?;
-            let growths = growth_grid(g, &raw, &parsed_topos).map_err(|(k, r)| err(at(k), r))?;
-            // The extension keeps one class's DSCP plan: what else a grid
-            // point would bring is refused now, not as failed rows.
-            if growths.iter().any(Option::is_some) {
-                if let Some(m) = classes.iter().find(|&&m| m > 1) {
-                    return Err(err(
-                        at("growth"),
-                        format!("extends single-class plans, and the group has classes = {m}"),
-                    ));
-                }
-                if parsed_algos.contains(&Algo::GreedyTtl) {
-                    return Err(err(
-                        at("growth"),
-                        "extends DSCP plans (each tag its priority); greedy-ttl's tags are hop counts".into(),
-                    ));
-                }
-            }
-            // Every grid point must be able to run: families the ELP or the
-            // algorithm cannot apply to, and missing files, are spec errors
-            // now rather than failed rows later.
-            for (text, topo) in &parsed_topos {
-                compatible(text, topo, &parsed_elps, &parsed_algos)
-                    .map_err(|(key, reason)| err(at(key), reason))?;
-            }
-            for e in &parsed_elps {
-                for f in &e.families {
-                    if let crate::elp::FamilySpec::File { path }
-                    | crate::elp::FamilySpec::Lfts { path } = f
-                    {
-                        readable_file(path)
-                            .map_err(|r| err(at("elp"), format!("'{}': {r}", e.text)))?;
-                    }
-                }
-            }
-            let count = (parsed_topos.len() as u128)
-                * parsed_elps.len() as u128
-                * parsed_algos.len() as u128
-                * parsed_cycles.len() as u128
-                * switches.len() as u128
-                * classes.len() as u128
-                * limits.len() as u128
-                * failure_runs.len() as u128
-                * growths.len() as u128
-                * trials as u128;
+            let grid = Grid::parse(g, &raw, default_budget).map_err(|(k, r)| err(at(&k), r))?;
+            let count = grid.count();
             if scenarios.len() as u128 + count > max_scenarios as u128 {
                 return Err(err(
                     format!("group {} ('{}')", gi + 1, g.name),
-                    format!(
-                        "{} topologies x {} ELPs x {} algorithms x {} cycle backends{} x {trials} trials = {count} scenarios, {} in the sweep so far: more than the cap of {max_scenarios} (raise the scenario cap to run it)",
-                        parsed_topos.len(),
-                        parsed_elps.len(),
-                        parsed_algos.len(),
-                        parsed_cycles.len(),
-                        if switches.len()
-                            * classes.len()
-                            * limits.len()
-                            * failure_runs.len()
-                            * growths.len()
-                            > 1
-                        {
-                            format!(
-                                " x {} switch, cable, class, traffic-class, failure and growth settings",
-                                switches.len()
-                                    * classes.len()
-                                    * limits.len()
-                                    * failure_runs.len()
-                                    * growths.len()
-                            )
-                        } else {
-                            String::new()
-                        },
-                        scenarios.len() as u128 + count
-                    ),
+                    grid.over_cap(count, scenarios.len(), max_scenarios),
                 ));
             }
-            // Switch and class settings vary fastest after the cycle
-            // backend, so a spec without them keeps its scenario ids.
-            type Setting<'a> = (
-                &'a crate::capacity::Profile,
-                u32,
-                TcLimit,
-                &'a Option<FailureRun>,
-                Option<crate::update::Growth>,
-            );
-            let settings: Vec<Setting> = switches
-                .iter()
-                .flat_map(|p| classes.iter().map(move |&m| (p, m)))
-                .flat_map(|(p, m)| limits.iter().map(move |&l| (p, m, l)))
-                .flat_map(|(p, m, l)| failure_runs.iter().map(move |f| (p, m, l, f)))
-                .flat_map(|(p, m, l, f)| growths.iter().map(move |&g| (p, m, l, f, g)))
-                .collect();
-            for (text, topo) in &parsed_topos {
-                for elp in &parsed_elps {
-                    for &algo in &parsed_algos {
-                        for &cycle in &parsed_cycles {
-                            for &(switch, m, max_tcs, fail, growth) in &settings {
-                                for trial in 0..trials {
-                                    let id = scenarios.len() as u64;
-                                    let seed = crate::seed::mix(raw.seed, id);
-                                    let explicit_seed = text.contains("seed=");
-                                    scenarios.push(Scenario {
-                                        id,
-                                        group: g.name.clone(),
-                                        trial,
-                                        seed,
-                                        topology_text: text.clone(),
-                                        topology: if explicit_seed {
-                                            topo.clone()
-                                        } else {
-                                            topo.with_seed(seed)
-                                        },
-                                        elp: elp.with_seed(seed),
-                                        algo,
-                                        cycle,
-                                        memory_budget,
-                                        default_budget: machine,
-                                        switch: switch.clone(),
-                                        classes: m,
-                                        max_tcs,
-                                        failures: fail.clone(),
-                                        growth,
-                                    });
-                                }
-                            }
-                        }
-                    }
-                }
-            }
+            grid.expand(g, (raw.seed, machine), &mut scenarios);
         }
         Ok(Sweep {
             name: raw.name,
             text: text.to_string(),
             scenarios,
         })
+    }
+}
+
+/// One group's axes, parsed and checked: the grid its scenarios span.
+struct Grid {
+    topos: Vec<(String, TopologySpec)>,
+    elps: Vec<ElpSpec>,
+    algos: Vec<Algo>,
+    cycles: Vec<CycleBackend>,
+    switches: Vec<crate::capacity::Profile>,
+    classes: Vec<u32>,
+    limits: Vec<TcLimit>,
+    failure_runs: Vec<Option<FailureRun>>,
+    growths: Vec<Option<crate::update::Growth>>,
+    trials: u64,
+    memory_budget: Option<u64>,
+}
+
+/// A key at fault in a group, and why.
+type Fault = (String, String);
+
+/// A fault whose key is a fixed name.
+fn owned((key, reason): (&'static str, String)) -> Fault {
+    (key.to_string(), reason)
+}
+
+/// Every element of `list` parsed, or the first error at `key`.
+fn parse_all<T, E: std::fmt::Display>(
+    list: &[String],
+    key: &'static str,
+    parse: impl Fn(&str) -> std::result::Result<T, E>,
+) -> std::result::Result<Vec<T>, Fault> {
+    list.iter()
+        .map(|x| parse(x).map_err(|e| (key.to_string(), e.to_string())))
+        .collect()
+}
+
+/// An integer list key (`classes`, `max_tcs`) parsed element by element,
+/// `default` when neither the group nor the spec gives it.
+fn values<T>(
+    list: Option<&OneOrMany<toml::Value>>,
+    key: &'static str,
+    default: T,
+    parse: impl Fn(&toml::Value) -> std::result::Result<T, String>,
+) -> std::result::Result<Vec<T>, Fault> {
+    let out: Vec<T> = match list {
+        None => vec![default],
+        Some(list) => list
+            .list()
+            .iter()
+            .map(|v| parse(v).map_err(|r| (key.to_string(), r)))
+            .collect::<std::result::Result<_, _>>()?,
+    };
+    if out.is_empty() {
+        return Err((key.to_string(), "empty list: the grid is empty".into()));
+    }
+    Ok(out)
+}
+
+impl Grid {
+    /// Group `g` of spec `top`, its budget `default_budget` unless it
+    /// gives one.
+    fn parse(
+        g: &RawGroup,
+        top: &RawSpec,
+        default_budget: Option<u64>,
+    ) -> std::result::Result<Grid, Fault> {
+        let topos = expand_topologies(g)?;
+        let elps = g.elp.list();
+        let algos = g
+            .algo
+            .as_ref()
+            .map_or(vec!["greedy".to_string()], OneOrMany::list);
+        let cycles = g
+            .cycle
+            .as_ref()
+            .map_or(vec!["ordered".to_string()], OneOrMany::list);
+        let trials = g.trials.unwrap_or(top.trials);
+        for (key, len) in [
+            ("topology", topos.len()),
+            ("elp", elps.len()),
+            ("algo", algos.len()),
+            ("cycle", cycles.len()),
+        ] {
+            if len == 0 {
+                return Err(owned((key, "empty list: the grid is empty".into())));
+            }
+        }
+        if trials == 0 {
+            return Err(owned(("trials", "must be at least 1".into())));
+        }
+        let memory_budget = match &g.memory_budget {
+            Some(b) => Some(b.bytes().map_err(|r| owned(("memory_budget", r)))?),
+            None => default_budget,
+        };
+        // Labelled canonically, so `bcube:k=1,n=4` and `bcube:n=4,k=1` are
+        // one grid point in every table.
+        let topos = parse_all(&topos, "topology", |t| {
+            TopologySpec::parse(t).map(|s| {
+                let label = if t.contains("seed=") {
+                    s.canonical()
+                } else {
+                    s.canonical_unseeded()
+                };
+                (label, s)
+            })
+        })?;
+        let grid = Grid {
+            elps: parse_all(&elps, "elp", ElpSpec::parse)?,
+            algos: parse_all(&algos, "algo", str::parse::<Algo>)?,
+            cycles: parse_all(&cycles, "cycle", str::parse::<CycleBackend>)?,
+            switches: switch_grid(g, top).map_err(owned)?,
+            classes: values(
+                g.classes.as_ref().or(top.classes.as_ref()),
+                "classes",
+                1,
+                |v| match v {
+                    toml::Value::Integer(i) if (1..=64).contains(i) => Ok(*i as u32),
+                    other => Err(format!("{other} must be an integer from 1 to 64")),
+                },
+            )?,
+            limits: values(
+                g.max_tcs.as_ref().or(top.max_tcs.as_ref()),
+                "max_tcs",
+                TcLimit::Profile,
+                |v| match v {
+                    toml::Value::Integer(i) if (1..=15).contains(i) => Ok(TcLimit::At(*i as u32)),
+                    toml::Value::String(t) if t == "none" => Ok(TcLimit::None),
+                    toml::Value::String(t) if t == "profile" => Ok(TcLimit::Profile),
+                    other => Err(format!(
+                        "{other}: expected a number of traffic classes from 1 to 15, \"none\" or \"profile\""
+                    )),
+                },
+            )?,
+            failure_runs: failure_grid(g, top).map_err(owned)?,
+            growths: growth_grid(g, top, &topos).map_err(owned)?,
+            topos,
+            trials,
+            memory_budget,
+        };
+        grid.check().map_err(owned)?;
+        Ok(grid)
+    }
+
+    /// Every grid point must be able to run: growth of what cannot grow,
+    /// families the ELP or the algorithm cannot apply to, and missing
+    /// files are spec errors now rather than failed rows later.
+    fn check(&self) -> std::result::Result<(), (&'static str, String)> {
+        // The extension keeps one class's DSCP plan.
+        if self.growths.iter().any(Option::is_some) {
+            if let Some(m) = self.classes.iter().find(|&&m| m > 1) {
+                return Err((
+                    "growth",
+                    format!("extends single-class plans, and the group has classes = {m}"),
+                ));
+            }
+            if self.algos.contains(&Algo::GreedyTtl) {
+                return Err((
+                    "growth",
+                    "extends DSCP plans (each tag its priority); greedy-ttl's tags are hop counts"
+                        .into(),
+                ));
+            }
+        }
+        for (text, topo) in &self.topos {
+            compatible(text, topo, &self.elps, &self.algos)?;
+        }
+        for e in &self.elps {
+            for f in &e.families {
+                if let crate::elp::FamilySpec::File { path }
+                | crate::elp::FamilySpec::Lfts { path } = f
+                {
+                    readable_file(path).map_err(|r| ("elp", format!("'{}': {r}", e.text)))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Settings varied beside the topology, ELP, algorithm and cycle
+    /// backend: switch, class, traffic-class, failure and growth.
+    fn settings_count(&self) -> usize {
+        self.switches.len()
+            * self.classes.len()
+            * self.limits.len()
+            * self.failure_runs.len()
+            * self.growths.len()
+    }
+
+    /// Scenarios the grid expands to.
+    fn count(&self) -> u128 {
+        (self.topos.len() as u128)
+            * self.elps.len() as u128
+            * self.algos.len() as u128
+            * self.cycles.len() as u128
+            * self.settings_count() as u128
+            * self.trials as u128
+    }
+
+    /// Why `count` scenarios, after `before` of the groups above, pass
+    /// the cap.
+    fn over_cap(&self, count: u128, before: usize, cap: usize) -> String {
+        let settings = self.settings_count();
+        let total = before as u128 + count;
+        format!(
+            "{} topologies x {} ELPs x {} algorithms x {} cycle backends{} x {} trials = {count} scenarios, {total} in the sweep so far: more than the cap of {cap} (raise the scenario cap to run it)",
+            self.topos.len(),
+            self.elps.len(),
+            self.algos.len(),
+            self.cycles.len(),
+            if settings > 1 {
+                format!(
+                    " x {settings} switch, cable, class, traffic-class, failure and growth settings"
+                )
+            } else {
+                String::new()
+            },
+            self.trials,
+        )
+    }
+
+    /// Appends the grid's scenarios to `scenarios`, seeded from the
+    /// sweep's seed and each scenario's id; `machine` is the budget of
+    /// those without one.
+    fn expand(
+        &self,
+        g: &RawGroup,
+        (seed, machine): (u64, Option<u64>),
+        scenarios: &mut Vec<Scenario>,
+    ) {
+        // Switch and class settings vary fastest after the cycle backend,
+        // so a spec without them keeps its scenario ids.
+        type Setting<'a> = (
+            &'a crate::capacity::Profile,
+            u32,
+            TcLimit,
+            &'a Option<FailureRun>,
+            Option<crate::update::Growth>,
+        );
+        let settings: Vec<Setting> = self
+            .switches
+            .iter()
+            .flat_map(|p| self.classes.iter().map(move |&m| (p, m)))
+            .flat_map(|(p, m)| self.limits.iter().map(move |&l| (p, m, l)))
+            .flat_map(|(p, m, l)| self.failure_runs.iter().map(move |f| (p, m, l, f)))
+            .flat_map(|(p, m, l, f)| self.growths.iter().map(move |&g| (p, m, l, f, g)))
+            .collect();
+        for (text, topo) in &self.topos {
+            for elp in &self.elps {
+                for &algo in &self.algos {
+                    for &cycle in &self.cycles {
+                        for &(switch, m, max_tcs, fail, growth) in &settings {
+                            for trial in 0..self.trials {
+                                let id = scenarios.len() as u64;
+                                let seed = crate::seed::mix(seed, id);
+                                scenarios.push(Scenario {
+                                    id,
+                                    group: g.name.clone(),
+                                    trial,
+                                    seed,
+                                    topology_text: text.clone(),
+                                    topology: if text.contains("seed=") {
+                                        topo.clone()
+                                    } else {
+                                        topo.with_seed(seed)
+                                    },
+                                    elp: elp.with_seed(seed),
+                                    algo,
+                                    cycle,
+                                    memory_budget: self.memory_budget,
+                                    default_budget: machine,
+                                    switch: switch.clone(),
+                                    classes: m,
+                                    max_tcs,
+                                    failures: fail.clone(),
+                                    growth,
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 
