@@ -298,209 +298,38 @@ impl Update {
         let mut states = vec![self.installed.clone()];
         states.extend(self.states());
         let first = crate::sonic::build(topo, &self.installed, format, opts)?;
-        let mut running = Running::of(&first);
-        let mut before = running.judge(topo, &first.summary, "the installed export")?;
-        let mut out = Vec::with_capacity(self.steps.len() + 1);
-        // Switches that gain ports: their new ports are bound (lossless
-        // nowhere yet) before the cables carry traffic.
-        let c = &self.correspondence;
-        let gaining: Vec<NodeId> = first
-            .switches
-            .iter()
-            .map(|s| s.node)
-            .filter(|&v| {
-                c.old_node.get(v as usize).is_some_and(Option::is_some)
-                    && topo
-                        .out_channels(v)
-                        .iter()
-                        .any(|&ch| c.old_link[(ch >> 1) as usize].is_none())
-            })
-            .collect();
-        if !gaining.is_empty() {
-            out.push(StepExport::of(
-                first.clone(),
-                None,
-                0,
-                &gaining,
-                Rung::Running,
-                "step-0-ports",
-            ));
-        }
-        let mut window: std::collections::VecDeque<(Classification, usize)> = Default::default();
-        let lossless_tcs = match format {
-            crate::sonic::Format::Sonic => opts.profile.lossless_tcs(),
-            crate::sonic::Format::Json => u32::MAX,
+        let running = Running::of(&first);
+        let before = running.judge(topo, &first.summary, "the installed export")?;
+        let mut walk = StepWalk {
+            u: self,
+            topo,
+            states,
+            format,
+            opts,
+            lossless_tcs: match format {
+                crate::sonic::Format::Sonic => opts.profile.lossless_tcs(),
+                crate::sonic::Format::Json => u32::MAX,
+            },
+            running,
+            before,
+            window: Default::default(),
+            rung: Rung::Running,
+            out: Vec::with_capacity(self.steps.len() + 1),
         };
-        let export_of = |w: &mut std::collections::VecDeque<(Classification, usize)>| {
-            let (c, k) = w.pop_front().expect("a window holds each of its states");
-            crate::sonic::build_classified(topo, &states[k], &c, format, opts)
-        };
-        let mut rung = Rung::Running;
+        walk.ports(&first);
         let mut last = None;
         for (i, step) in self.steps.iter().enumerate() {
-            let state = &states[i + 1];
-            if window.is_empty() || step.drain {
-                // The states up to the next drain, classified together
-                // (packets of any of them may meet) beside what runs; after
-                // a drain nothing the state in place decided is in flight,
-                // before one (the first window) it leads, as a state to
-                // pass through.
-                let current = !step.drain;
-                let end = (i + 1..self.steps.len())
-                    .find(|&j| self.steps[j].drain)
-                    .unwrap_or(self.steps.len());
-                let touched: std::collections::BTreeSet<NodeId> = self.steps[i..end]
-                    .iter()
-                    .flat_map(|s| s.switches.iter().copied())
-                    .collect();
-                let from = if current { i } else { i + 1 };
-                let mut classes = window_classes(
-                    topo,
-                    &before.rules.entries,
-                    &step.switches,
-                    &touched,
-                    &states[from..=end],
-                    lossless_tcs,
-                )?;
-                // A drain window leads with the drained state, not the one
-                // in place, so no prepare step moves the untouched
-                // switches onto its classes: unless they were chosen
-                // beside everything that runs, the drain's state goes
-                // alone and the next step opens a window led by it (with
-                // its prepare step).
-                if !current && classes.1 != Rung::Running && end > from {
-                    classes = window_classes(
-                        topo,
-                        &before.rules.entries,
-                        &step.switches,
-                        &touched,
-                        &states[from..=from],
-                        lossless_tcs,
-                    )?;
-                }
-                // Past the rungs that guarantee anything (beside or within
-                // what runs), a window of fewer states is likelier to be
-                // classified soundly: the state in place and this step's.
-                if current && classes.1 < Rung::Within && end > from + 1 {
-                    let pair = window_classes(
-                        topo,
-                        &before.rules.entries,
-                        &step.switches,
-                        &touched,
-                        &states[from..=from + 1],
-                        lossless_tcs,
-                    )?;
-                    if pair.1 > classes.1 {
-                        classes = pair;
-                    }
-                }
-                let (classes, r) = classes;
-                // Exported one at a time as the steps come (a window can
-                // hold hundreds of states).
-                window = classes.into_iter().zip(from..).collect();
-                rung = rung.min(r);
-                // Classified apart from what runs: the switches whose
-                // classes for the state in place differ take the window's
-                // first (tables unchanged), so that the steps' classes meet
-                // only classes chosen with them.
-                let now = current.then(|| export_of(&mut window)).transpose()?;
-                let change = now.as_ref().map_or(Vec::new(), |n| running.differing(n));
-                if let Some(now) = now.filter(|_| r != Rung::Running && !change.is_empty()) {
-                    let label = format!("step-{}-prepare", i + 1);
-                    let mut after = running.clone();
-                    after.install(&now, &change);
-                    let (back, drained) = after
-                        .judged_or_drained(topo, &now.summary, &label, &states[i], &before, false)
-                        .map_err(|e| crate::Error::Update {
-                            reason: format!(
-                                "step {} needs the traffic classes of switches {change:?} changed first (their tables stay), and that change does not pass the read-back: {e}",
-                                i + 1
-                            ),
-                        })?;
-                    let mut x = StepExport::of(now, None, i, &change, rung, &label);
-                    x.drain = drained;
-                    out.push(x);
-                    running = after;
-                    before = back;
-                }
+            if walk.window.is_empty() || step.drain {
+                walk.open_window(i, step)?;
             }
-            let ex = export_of(&mut window)?;
-            let label = format!("step-{}-{}", i + 1, step.action.as_str());
-            // The step's switches; failing the read-back, with every switch
-            // whose configuration the state changes (one whose table stays
-            // but which now receives, or no longer receives, a lossless
-            // tag).
-            let mut switches = step.switches.clone();
-            let mut after = running.clone();
-            after.install(&ex, &switches);
-            let mut judged = after.judged(topo, &ex.summary, &label, state, &before, step.drain);
-            if judged.is_err() {
-                let more: Vec<NodeId> = running
-                    .differing(&ex)
-                    .into_iter()
-                    .filter(|v| !switches.contains(v))
-                    .collect();
-                if !more.is_empty() {
-                    switches.extend(more);
-                    switches.sort_unstable();
-                    after = running.clone();
-                    after.install(&ex, &switches);
-                    judged = after.judged(topo, &ex.summary, &label, state, &before, step.drain);
-                }
+            if let Some(ex) = walk.step(i, step, i + 1 == self.steps.len())? {
+                last = Some(ex);
             }
-            // A drain only where no choice of switches avoids it (the plain
-            // judgment already failed: only the drained one is left).
-            let judged = match judged {
-                Ok(back) => Ok((back, false)),
-                Err(e) if step.drain => Err(e),
-                Err(e) => after
-                    .judged(topo, &ex.summary, &label, state, &before, true)
-                    .map(|back| (back, true))
-                    .map_err(|_| e),
-            };
-            let (back, drained) = judged.map_err(|e| crate::Error::Update {
-                reason: format!(
-                    "the switches' configuration after step {} ({label}) does not pass the read-back: {e}",
-                    i + 1
-                ),
-            })?;
-            if i + 1 == self.steps.len() {
-                last = Some(ex.clone());
-            }
-            let mut x = StepExport::of(ex, Some(i), i, &switches, rung, &label);
-            x.drain = step.drain || drained;
-            out.push(x);
-            if drained {
-                // Nothing decided before is in flight: the next step opens
-                // a window beside what runs now.
-                window.clear();
-            }
-            running = after;
-            before = back;
         }
-        // After the last step, switches whose tables stayed but whose
-        // arrivals changed still hold classes for tags no longer sent: they
-        // take the final state's classes, so that what runs is the new
-        // plan's export.
         if let Some(fin) = last {
-            let n = self.steps.len();
-            let tidy = running.differing(&fin);
-            if !tidy.is_empty() {
-                let label = format!("step-{}-tidy", n + 1);
-                running.install(&fin, &tidy);
-                let (_, drained) = running
-                    .judged_or_drained(topo, &fin.summary, &label, &states[n], &before, false)
-                    .map_err(|e| crate::Error::Update {
-                        reason: format!(
-                            "after the last step, switches {tidy:?} keep classes of the old plan, and giving them the new plan's does not pass the read-back: {e}"
-                        ),
-                    })?;
-                let mut x = StepExport::of(fin, None, n, &tidy, rung, &label);
-                x.drain = drained;
-                out.push(x);
-            }
+            walk.tidy(fin)?;
         }
-        Ok(out)
+        Ok(walk.out)
     }
 
     /// Fills `dir` (empty) with [`Update::export_steps`]: one directory
@@ -627,6 +456,248 @@ impl StepExport {
             cleared,
             drain: false,
         }
+    }
+}
+
+/// The walk of [`Update::export_steps`] through the steps: what the
+/// switches run and its read-back, the window of states classified
+/// together (exported one at a time as the steps come: a window can hold
+/// hundreds of states), and the directories so far.
+struct StepWalk<'a> {
+    u: &'a Update,
+    topo: &'a tagger_generators::Topology,
+    /// The installed plan, then the state after each step.
+    states: Vec<crate::rules::RuleSet>,
+    format: crate::sonic::Format,
+    opts: &'a crate::sonic::Options,
+    lossless_tcs: u32,
+    running: Running,
+    before: crate::sonic::ReadBack,
+    window: std::collections::VecDeque<(Classification, usize)>,
+    /// The weakest rung a window was classified on so far.
+    rung: Rung,
+    out: Vec<StepExport>,
+}
+
+impl StepWalk<'_> {
+    /// The window's next state, exported with its classes.
+    fn export_next(&mut self) -> Result<crate::sonic::Export> {
+        let (c, k) = self
+            .window
+            .pop_front()
+            .expect("a window holds each of its states");
+        crate::sonic::build_classified(self.topo, &self.states[k], &c, self.format, self.opts)
+    }
+
+    /// Switches that gain ports: their new ports are bound (lossless
+    /// nowhere yet) before the cables carry traffic.
+    fn ports(&mut self, first: &crate::sonic::Export) {
+        let (c, topo) = (&self.u.correspondence, self.topo);
+        let gaining: Vec<NodeId> = first
+            .switches
+            .iter()
+            .map(|s| s.node)
+            .filter(|&v| {
+                c.old_node.get(v as usize).is_some_and(Option::is_some)
+                    && topo
+                        .out_channels(v)
+                        .iter()
+                        .any(|&ch| c.old_link[(ch >> 1) as usize].is_none())
+            })
+            .collect();
+        if !gaining.is_empty() {
+            self.out.push(StepExport::of(
+                first.clone(),
+                None,
+                0,
+                &gaining,
+                Rung::Running,
+                "step-0-ports",
+            ));
+        }
+    }
+
+    /// Opens a window at step `i`: the states up to the next drain,
+    /// classified together (packets of any of them may meet) beside what
+    /// runs; after a drain nothing the state in place decided is in
+    /// flight, before one (the first window) it leads, as a state to pass
+    /// through. Classified apart from what runs, the switches whose classes
+    /// for the state in place differ take the window's first (tables
+    /// unchanged) in a prepare step, so that the steps' classes meet only
+    /// classes chosen with them.
+    fn open_window(&mut self, i: usize, step: &Step) -> Result<()> {
+        let current = !step.drain;
+        let (classes, r) = self.classify_window(i, step)?;
+        let from = if current { i } else { i + 1 };
+        self.window = classes.into_iter().zip(from..).collect();
+        self.rung = self.rung.min(r);
+        let now = current.then(|| self.export_next()).transpose()?;
+        let change = now
+            .as_ref()
+            .map_or(Vec::new(), |n| self.running.differing(n));
+        let Some(now) = now.filter(|_| r != Rung::Running && !change.is_empty()) else {
+            return Ok(());
+        };
+        let label = format!("step-{}-prepare", i + 1);
+        let mut after = self.running.clone();
+        after.install(&now, &change);
+        let (back, drained) = after
+            .judged_or_drained(
+                self.topo,
+                &now.summary,
+                &label,
+                &self.states[i],
+                &self.before,
+                false,
+            )
+            .map_err(|e| crate::Error::Update {
+                reason: format!(
+                    "step {} needs the traffic classes of switches {change:?} changed first (their tables stay), and that change does not pass the read-back: {e}",
+                    i + 1
+                ),
+            })?;
+        let mut x = StepExport::of(now, None, i, &change, self.rung, &label);
+        x.drain = drained;
+        self.out.push(x);
+        self.running = after;
+        self.before = back;
+        Ok(())
+    }
+
+    /// The classes of the window opened at step `i`, and the rung they were
+    /// found on.
+    fn classify_window(&self, i: usize, step: &Step) -> Result<(Vec<Classification>, Rung)> {
+        let steps = &self.u.steps;
+        let current = !step.drain;
+        let end = (i + 1..steps.len())
+            .find(|&j| steps[j].drain)
+            .unwrap_or(steps.len());
+        let touched: std::collections::BTreeSet<NodeId> = steps[i..end]
+            .iter()
+            .flat_map(|s| s.switches.iter().copied())
+            .collect();
+        let from = if current { i } else { i + 1 };
+        let classify = |to: usize| {
+            window_classes(
+                self.topo,
+                &self.before.rules.entries,
+                &step.switches,
+                &touched,
+                &self.states[from..=to],
+                self.lossless_tcs,
+            )
+        };
+        let mut classes = classify(end)?;
+        // A drain window leads with the drained state, not the one in
+        // place, so no prepare step moves the untouched switches onto its
+        // classes: unless they were chosen beside everything that runs, the
+        // drain's state goes alone and the next step opens a window led by
+        // it (with its prepare step).
+        if !current && classes.1 != Rung::Running && end > from {
+            classes = classify(from)?;
+        }
+        // Past the rungs that guarantee anything (beside or within what
+        // runs), a window of fewer states is likelier to be classified
+        // soundly: the state in place and this step's.
+        if current && classes.1 < Rung::Within && end > from + 1 {
+            let pair = classify(from + 1)?;
+            if pair.1 > classes.1 {
+                classes = pair;
+            }
+        }
+        Ok(classes)
+    }
+
+    /// Step `i`'s directory: the step's switches; failing the read-back,
+    /// with every switch whose configuration the state changes (one whose
+    /// table stays but which now receives, or no longer receives, a
+    /// lossless tag). Returns the step's whole export if `keep`.
+    fn step(&mut self, i: usize, step: &Step, keep: bool) -> Result<Option<crate::sonic::Export>> {
+        let topo = self.topo;
+        let ex = self.export_next()?;
+        let state = &self.states[i + 1];
+        let label = format!("step-{}-{}", i + 1, step.action.as_str());
+        let mut switches = step.switches.clone();
+        let mut after = self.running.clone();
+        after.install(&ex, &switches);
+        let before = &self.before;
+        let mut judged = after.judged(topo, &ex.summary, &label, state, before, step.drain);
+        if judged.is_err() {
+            let more: Vec<NodeId> = self
+                .running
+                .differing(&ex)
+                .into_iter()
+                .filter(|v| !switches.contains(v))
+                .collect();
+            if !more.is_empty() {
+                switches.extend(more);
+                switches.sort_unstable();
+                after = self.running.clone();
+                after.install(&ex, &switches);
+                judged = after.judged(topo, &ex.summary, &label, state, before, step.drain);
+            }
+        }
+        // A drain only where no choice of switches avoids it (the plain
+        // judgment already failed: only the drained one is left).
+        let judged = match judged {
+            Ok(back) => Ok((back, false)),
+            Err(e) if step.drain => Err(e),
+            Err(e) => after
+                .judged(topo, &ex.summary, &label, state, before, true)
+                .map(|back| (back, true))
+                .map_err(|_| e),
+        };
+        let (back, drained) = judged.map_err(|e| crate::Error::Update {
+            reason: format!(
+                "the switches' configuration after step {} ({label}) does not pass the read-back: {e}",
+                i + 1
+            ),
+        })?;
+        let whole = keep.then(|| ex.clone());
+        let mut x = StepExport::of(ex, Some(i), i, &switches, self.rung, &label);
+        x.drain = step.drain || drained;
+        self.out.push(x);
+        if drained {
+            // Nothing decided before is in flight: the next step opens a
+            // window beside what runs now.
+            self.window.clear();
+        }
+        self.running = after;
+        self.before = back;
+        Ok(whole)
+    }
+
+    /// After the last step, switches whose tables stayed but whose
+    /// arrivals changed still hold classes for tags no longer sent: they
+    /// take the final state's classes (`fin`), so that what runs is the
+    /// new plan's export.
+    fn tidy(&mut self, fin: crate::sonic::Export) -> Result<()> {
+        let n = self.u.steps.len();
+        let tidy = self.running.differing(&fin);
+        if tidy.is_empty() {
+            return Ok(());
+        }
+        let label = format!("step-{}-tidy", n + 1);
+        self.running.install(&fin, &tidy);
+        let (_, drained) = self
+            .running
+            .judged_or_drained(
+                self.topo,
+                &fin.summary,
+                &label,
+                &self.states[n],
+                &self.before,
+                false,
+            )
+            .map_err(|e| crate::Error::Update {
+                reason: format!(
+                    "after the last step, switches {tidy:?} keep classes of the old plan, and giving them the new plan's does not pass the read-back: {e}"
+                ),
+            })?;
+        let mut x = StepExport::of(fin, None, n, &tidy, self.rung, &label);
+        x.drain = drained;
+        self.out.push(x);
+        Ok(())
     }
 }
 
