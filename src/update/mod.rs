@@ -427,71 +427,9 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
     let mut prior: Option<crate::tagging::Tagging> = None;
     let (mut plan, lower_bound) = match &req.target {
         Target::Extend => {
-            extendable(req.installed).map_err(bad)?;
-            let seed = seed(&corr, &old_u);
-            let mut t = crate::tagging::extend::plan(&cx, &seed)?;
-            // Keeping the installed decisions greedily can cost a priority
-            // a reordering of the new channels (and of the old ones, within
-            // the installed dependencies) would not.
-            let target = req.installed.priorities;
-            if t.priorities > target
-                && target >= t.lower_bound.max(1)
-                && target <= crate::tagging::pins::MAX_PINNED_TARGET
-                && req.search_budget > 0
-            {
-                let r = crate::tagging::extend::reorder(
-                    &cx,
-                    &seed,
-                    &t,
-                    target,
-                    req.search_budget,
-                    REORDER_SEED,
-                )?;
-                reordered = Some(Reordered {
-                    target,
-                    greedy_priorities: t.priorities,
-                    reached: r.plan.is_some(),
-                    effort: r.effort,
-                    forced: r.forced.map(|f| ForcedPaths {
-                        paths: f.paths,
-                        example: f
-                            .example
-                            .iter()
-                            .map(|&c| (corr.union.channel_src(c), corr.union.channel_dst(c)))
-                            .collect(),
-                    }),
-                });
-                if let Some(found) = r.plan {
-                    t = found;
-                }
-            }
-            if let Some(n) = req.max_tcs {
-                let lower_bound = t.lower_bound;
-                let unconstrained = t.priorities;
-                let movable = |k: &(u32, u32, u32)| !seed.kept.contains_key(k);
-                let fitted = crate::tagging::fit::fit_moving(req.new, n, t, &movable, &mut |f| {
-                    crate::tagging::extend::plan_forced(&cx, &seed, Some(f))
-                })?;
-                t = match fitted {
-                    Ok((mut ft, mut info)) => {
-                        info.unconstrained_priorities = unconstrained;
-                        ft.lower_bound = lower_bound;
-                        ft.class_fit = Some(info);
-                        ft
-                    }
-                    Err(no) => {
-                        // Keeping the installed decisions cannot fit:
-                        // plan from scratch within the classes instead
-                        // (the schedule then replaces what it must).
-                        let algo = installed_algo(req.installed);
-                        let scratch = crate::tagging::tag_in(&cx, algo)?;
-                        extension_refused = Some(no.to_string());
-                        prior = Some(scratch.clone());
-                        scratch
-                    }
-                };
-            }
-            (RuleSet::from_tagging(req.new, &t), t.lower_bound)
+            let e = extend(req, &cx, &corr, &old_u)?;
+            (reordered, extension_refused, prior) = (e.reordered, e.refused, e.prior);
+            (RuleSet::from_tagging(req.new, &e.plan), e.plan.lower_bound)
         }
         Target::Given(r) => {
             let t = crate::tagging::tag_in(&cx, crate::tagging::Algo::GREEDY)?;
@@ -554,29 +492,11 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
         ));
         check.old_u = &old_after;
     }
-    let (kind, more, two_phase_refused) = if churn.entries() == 0 {
-        (ScheduleKind::Empty, Vec::new(), None)
-    } else if let Some(order) = &req.order {
-        let steps = check.switch_by_switch(&new_u, None, Some(order))?;
-        (ScheduleKind::SwitchBySwitch, steps, None)
-    } else {
-        match check.two_phase(&new_u) {
-            Ok(steps) => (ScheduleKind::TwoPhase, steps, None),
-            Err(why) => match (
-                check.switch_by_switch(&new_u, Some(&why), None),
-                &extension_refused,
-            ) {
-                (Ok(steps), _) => (ScheduleKind::SwitchBySwitch, steps, Some(why)),
-                (Err(Error::Update { reason }), Some(no)) => {
-                    return Ok(Attempt::Unreachable {
-                        refused: format!("keeping the installed decisions, {no}"),
-                        reason,
-                    });
-                }
-                (Err(e), _) => return Err(e),
-            },
-        }
-    };
+    let (kind, more, two_phase_refused) =
+        match schedule(&check, &new_u, churn.entries(), &extension_refused)? {
+            Ok(s) => s,
+            Err(unreachable) => return Ok(unreachable),
+        };
     steps.extend(more);
     Ok(Attempt::Done(Box::new(Update {
         old_priorities: req.installed.priorities,
@@ -594,6 +514,138 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
         reordered,
         classes_over: None,
     })))
+}
+
+/// What extending the installed plan gave: the plan, the reordering tried
+/// where keeping the installed decisions cost a priority, and, where the
+/// extension could not fit the traffic classes, why and the plan from
+/// scratch used instead.
+struct Extended {
+    plan: crate::tagging::Tagging,
+    reordered: Option<Reordered>,
+    refused: Option<String>,
+    prior: Option<crate::tagging::Tagging>,
+}
+
+/// The installed plan extended to the new topology (see [`Extended`]).
+fn extend(
+    req: &Request<'_>,
+    cx: &Context<'_>,
+    corr: &Correspondence,
+    old_u: &RuleSet,
+) -> Result<Extended> {
+    let bad = |reason: String| Error::Update { reason };
+    let mut reordered = None;
+    let mut extension_refused = None;
+    let mut prior = None;
+    extendable(req.installed).map_err(bad)?;
+    let seed = seed(corr, old_u);
+    let mut t = crate::tagging::extend::plan(cx, &seed)?;
+    // Keeping the installed decisions greedily can cost a priority
+    // a reordering of the new channels (and of the old ones, within
+    // the installed dependencies) would not.
+    let target = req.installed.priorities;
+    if t.priorities > target
+        && target >= t.lower_bound.max(1)
+        && target <= crate::tagging::pins::MAX_PINNED_TARGET
+        && req.search_budget > 0
+    {
+        let r = crate::tagging::extend::reorder(
+            cx,
+            &seed,
+            &t,
+            target,
+            req.search_budget,
+            REORDER_SEED,
+        )?;
+        reordered = Some(Reordered {
+            target,
+            greedy_priorities: t.priorities,
+            reached: r.plan.is_some(),
+            effort: r.effort,
+            forced: r.forced.map(|f| ForcedPaths {
+                paths: f.paths,
+                example: f
+                    .example
+                    .iter()
+                    .map(|&c| (corr.union.channel_src(c), corr.union.channel_dst(c)))
+                    .collect(),
+            }),
+        });
+        if let Some(found) = r.plan {
+            t = found;
+        }
+    }
+    if let Some(n) = req.max_tcs {
+        let lower_bound = t.lower_bound;
+        let unconstrained = t.priorities;
+        let movable = |k: &(u32, u32, u32)| !seed.kept.contains_key(k);
+        let fitted = crate::tagging::fit::fit_moving(req.new, n, t, &movable, &mut |f| {
+            crate::tagging::extend::plan_forced(cx, &seed, Some(f))
+        })?;
+        t = match fitted {
+            Ok((mut ft, mut info)) => {
+                info.unconstrained_priorities = unconstrained;
+                ft.lower_bound = lower_bound;
+                ft.class_fit = Some(info);
+                ft
+            }
+            Err(no) => {
+                // Keeping the installed decisions cannot fit:
+                // plan from scratch within the classes instead
+                // (the schedule then replaces what it must).
+                let algo = installed_algo(req.installed);
+                let scratch = crate::tagging::tag_in(cx, algo)?;
+                extension_refused = Some(no.to_string());
+                prior = Some(scratch.clone());
+                scratch
+            }
+        };
+    }
+    Ok(Extended {
+        plan: t,
+        reordered,
+        refused: extension_refused,
+        prior,
+    })
+}
+
+/// The schedule from the installed entries to `new_u`: none when nothing
+/// changes, the order given, two-phase where the union verifies, else
+/// switch by switch; `Err` holds the attempt's end when neither a
+/// two-phase nor a switch-by-switch schedule exists for a plan made from
+/// scratch because the extension was `refused`.
+#[allow(clippy::type_complexity)]
+fn schedule(
+    check: &Check<'_>,
+    new_u: &RuleSet,
+    churn: u64,
+    refused: &Option<String>,
+) -> Result<std::result::Result<(ScheduleKind, Vec<Step>, Option<Violation>), Attempt>> {
+    let extension_refused = refused;
+    Ok(Ok(if churn == 0 {
+        (ScheduleKind::Empty, Vec::new(), None)
+    } else if let Some(order) = &check.req.order {
+        let steps = check.switch_by_switch(new_u, None, Some(order))?;
+        (ScheduleKind::SwitchBySwitch, steps, None)
+    } else {
+        match check.two_phase(new_u) {
+            Ok(steps) => (ScheduleKind::TwoPhase, steps, None),
+            Err(why) => match (
+                check.switch_by_switch(new_u, Some(&why), None),
+                &extension_refused,
+            ) {
+                (Ok(steps), _) => (ScheduleKind::SwitchBySwitch, steps, Some(why)),
+                (Err(Error::Update { reason }), Some(no)) => {
+                    return Ok(Err(Attempt::Unreachable {
+                        refused: format!("keeping the installed decisions, {no}"),
+                        reason,
+                    }));
+                }
+                (Err(e), _) => return Err(e),
+            },
+        }
+    }))
 }
 
 /// The extension's local search's seed: fixed, so an update is a function
