@@ -440,6 +440,24 @@ impl SwitchDb<'_> {
                 )));
             }
         }
+        let ports = self.ports(topo, v)?;
+        let bound = self.bindings(&ports)?;
+        let (ingress, used, groups_at) = self.ingress(&ports, &bound)?;
+        let (egress, queues_at) = self.egress(&ports, &bound, &used)?;
+        let misfit = self.misfit(&ports, &groups_at, &queues_at)?;
+        let f = SwitchFn {
+            node: v,
+            file: self.file.clone(),
+            ports,
+            ingress,
+            egress,
+        };
+        Ok((f, misfit))
+    }
+
+    /// The switch's ports, as the export names them, each bound in
+    /// PORT_QOS_MAP.
+    fn ports(&self, topo: &Topology, v: NodeId) -> Result<Vec<Port>> {
         let links: Vec<LinkId> = topo.out_channels(v).iter().map(|&c| c >> 1).collect();
         let qos = self.db["PORT_QOS_MAP"]
             .as_object()
@@ -486,16 +504,14 @@ impl SwitchDb<'_> {
                 )));
             }
         }
-        // Per port: its maps and PFC.
-        struct Bound {
-            d2t: BTreeMap<u32, u32>,
-            t2g: BTreeMap<u32, u32>,
-            t2q: BTreeMap<u32, u32>,
-            t2d: Option<BTreeMap<u32, u32>>,
-            pfc: BTreeSet<u32>,
-        }
+        Ok(ports)
+    }
+
+    /// Per port: its maps and PFC.
+    fn bindings(&self, ports: &[Port]) -> Result<Vec<Bound>> {
+        let qos = &self.db["PORT_QOS_MAP"];
         let mut bound = Vec::with_capacity(ports.len());
-        for p in &ports {
+        for p in ports {
             let b = &qos[&p.name];
             let need = |k: &str| -> Result<&Value> {
                 if b[k].is_null() {
@@ -519,7 +535,17 @@ impl SwitchDb<'_> {
                 pfc: self.pfc(&p.name, b)?,
             });
         }
-        // Ingress: every DSCP at every port.
+        Ok(bound)
+    }
+
+    /// Ingress: every DSCP at every port; with the traffic classes used and
+    /// the lossless priority groups of each port.
+    #[allow(clippy::type_complexity)]
+    fn ingress(
+        &self,
+        ports: &[Port],
+        bound: &[Bound],
+    ) -> Result<(Vec<Vec<In>>, BTreeSet<u32>, Vec<BTreeSet<u32>>)> {
         let mut ingress = Vec::with_capacity(ports.len());
         let mut used: BTreeSet<u32> = BTreeSet::new();
         let mut groups_at: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); ports.len()];
@@ -546,10 +572,21 @@ impl SwitchDb<'_> {
             }
             ingress.push(row);
         }
-        // Egress: every class used, at every port.
+        Ok((ingress, used, groups_at))
+    }
+
+    /// Egress: every class `used`, at every port; with the pausable queues
+    /// of each port.
+    #[allow(clippy::type_complexity)]
+    fn egress(
+        &self,
+        ports: &[Port],
+        bound: &[Bound],
+        used: &BTreeSet<u32>,
+    ) -> Result<(BTreeMap<u32, Vec<Out>>, Vec<BTreeSet<u32>>)> {
         let mut egress = BTreeMap::new();
         let mut queues_at: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); ports.len()];
-        for &tc in &used {
+        for &tc in used {
             let mut row = Vec::with_capacity(ports.len());
             for (o, p) in ports.iter().enumerate() {
                 let b = &bound[o];
@@ -571,8 +608,17 @@ impl SwitchDb<'_> {
             }
             egress.insert(tc, row);
         }
-        // The switch's fit: lossless priorities per port, and the headroom
-        // of its lossless groups.
+        Ok((egress, queues_at))
+    }
+
+    /// Why the switch does not fit the profile, if it does not: lossless
+    /// priorities per port, and the headroom of its lossless groups.
+    fn misfit(
+        &self,
+        ports: &[Port],
+        groups_at: &[BTreeSet<u32>],
+        queues_at: &[BTreeSet<u32>],
+    ) -> Result<Option<String>> {
         let p = self.profile;
         let (mut xoff, mut xon, mut most) = (0u64, 0u64, 0usize);
         for (i, port) in ports.iter().enumerate() {
@@ -599,13 +645,15 @@ impl SwitchDb<'_> {
         } else {
             None
         };
-        let f = SwitchFn {
-            node: v,
-            file: self.file.clone(),
-            ports,
-            ingress,
-            egress,
-        };
-        Ok((f, misfit))
+        Ok(misfit)
     }
+}
+
+/// A port's maps and PFC, as PORT_QOS_MAP binds them.
+struct Bound {
+    d2t: BTreeMap<u32, u32>,
+    t2g: BTreeMap<u32, u32>,
+    t2q: BTreeMap<u32, u32>,
+    t2d: Option<BTreeMap<u32, u32>>,
+    pfc: BTreeSet<u32>,
 }
