@@ -8,7 +8,7 @@ use crate::tagging::traffic::{Classification, NodeClasses, classify};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use tagger_generators::{NodeId, Topology};
+use tagger_generators::{LinkId, NodeId, Topology};
 
 /// Buffer profile of the lossless queues (SONiC's egress lossless default:
 /// no reserve, the pool's dynamic threshold 7).
@@ -263,11 +263,7 @@ impl Named {
 /// against every entry, so lookups cannot fail.
 fn switch_config(topo: &Topology, nc: &NodeClasses, opts: &Options) -> Switch {
     let v = nc.node;
-    let m = &opts.mapping;
-    let q = |p: u32| m.queue_of(p).expect("checked");
-    let d = |t: u32| m.dscp_of(t).expect("checked");
-    let outs = topo.out_channels(v);
-    let links = outs.len();
+    let links = topo.out_channels(v).len();
     // An endpoint without declared hosts that still sends gets one host
     // port (`Host`).
     let declared = topo.node(v).hosts as usize;
@@ -278,67 +274,98 @@ fn switch_config(topo: &Topology, nc: &NodeClasses, opts: &Options) -> Switch {
         declared
     };
     let names = port_names(topo, v, links + hosts);
-    let tc = |k: u32| (k + 1).to_string();
     let mut named = Named::default();
     let mut pg = Map::new();
     pg.insert("0".into(), json!("0"));
     for (k, c) in nc.classes.iter().enumerate() {
-        pg.insert(tc(k as u32), json!(q(c.priority).to_string()));
+        pg.insert(tc(k as u32), json!(queue_of(opts, c.priority).to_string()));
     }
     let pg_name = named.name("TC_TO_PRIORITY_GROUP_MAP", "TC_TO_PG", pg);
-    let p = &opts.profile;
-    let mut port_qos = Map::new();
-    let mut ports = Map::new();
-    let mut cable = Map::new();
-    let mut buffer_pg = Map::new();
-    let mut buffer_queue = Map::new();
-    let mut profiles = Map::new();
-    let (mut most_queues, mut xoff_sum, mut xon_sum) = (0u32, 0u64, 0u64);
+    let mut b = Builder {
+        topo,
+        nc,
+        opts,
+        named,
+        pg_name,
+        port_qos: Map::new(),
+        ports: Map::new(),
+        cable: Map::new(),
+        buffer_pg: Map::new(),
+        buffer_queue: Map::new(),
+        profiles: Map::new(),
+        most_queues: 0,
+        xoff_sum: 0,
+        xon_sum: 0,
+    };
     for (i, name) in names.iter().enumerate() {
-        let link = (i < links).then(|| outs[i] >> 1);
+        b.port(i, name);
+    }
+    b.finish()
+}
+
+/// Traffic class `k + 1` as the maps write it (0 is the lossy class).
+fn tc(k: u32) -> String {
+    (k + 1).to_string()
+}
+
+/// The queue of lossless priority `p` (the mapping was checked).
+fn queue_of(opts: &Options, p: u32) -> u32 {
+    opts.mapping.queue_of(p).expect("checked")
+}
+
+/// The DSCP value of tag `t` (the mapping was checked).
+fn dscp_of(opts: &Options, t: u32) -> u32 {
+    opts.mapping.dscp_of(t).expect("checked")
+}
+
+/// A switch's `config_db` tables as its ports are added.
+struct Builder<'a> {
+    topo: &'a Topology,
+    nc: &'a NodeClasses,
+    opts: &'a Options,
+    named: Named,
+    pg_name: String,
+    port_qos: Map<String, Value>,
+    ports: Map<String, Value>,
+    cable: Map<String, Value>,
+    buffer_pg: Map<String, Value>,
+    buffer_queue: Map<String, Value>,
+    profiles: Map<String, Value>,
+    most_queues: u32,
+    xoff_sum: u64,
+    xon_sum: u64,
+}
+
+impl Builder<'_> {
+    /// Port `i` (a link port, or past the links a host port) named `name`:
+    /// its maps, PFC, buffers, cable and speed.
+    fn port(&mut self, i: usize, name: &str) {
+        let (topo, nc, opts) = (self.topo, self.nc, self.opts);
+        let v = nc.node;
+        let outs = topo.out_channels(v);
+        let link = (i < outs.len()).then(|| outs[i] >> 1);
         // What arrives on this port: from the link's other end, or from
         // hosts.
-        let from = (i < links).then(|| outs[i] ^ 1);
+        let from = (i < outs.len()).then(|| outs[i] ^ 1);
         let mut d2t = Map::new();
         let mut arriving: BTreeSet<u32> = BTreeSet::new();
         for &(f, tag, k) in &nc.ingress {
             if f == from {
-                d2t.insert(d(tag).to_string(), json!(tc(k)));
-                arriving.insert(q(nc.classes[k as usize].priority));
+                d2t.insert(dscp_of(opts, tag).to_string(), json!(tc(k)));
+                arriving.insert(queue_of(opts, nc.classes[k as usize].priority));
             }
         }
-        // Leaving: each class's queue and DSCP on this port; a packet
-        // delivered to a host keeps its tag and leaves in the queue of the
-        // priority it arrived with (hosts only sink traffic, so no cycle
-        // runs through them).
-        let mut tq = Map::new();
-        let mut td = Map::new();
-        tq.insert("0".into(), json!("0"));
-        td.insert("0".into(), json!("0"));
-        let mut leaving: BTreeSet<u32> = BTreeSet::new();
-        for (k, c) in nc.classes.iter().enumerate() {
-            let (queue_n, dscp_n) = match link {
-                None => (q(c.priority), 0),
-                Some(_) => match c.egress[i] {
-                    Some((next_tag, next_prio)) => (q(next_prio), d(next_tag)),
-                    None => (0, 0),
-                },
-            };
-            if queue_n != 0 {
-                leaving.insert(queue_n);
-            }
-            tq.insert(tc(k as u32), json!(queue_n.to_string()));
-            td.insert(tc(k as u32), json!(dscp_n.to_string()));
-        }
+        let (tq, td, leaving) = self.leaving(i, link);
         let pfc: BTreeSet<u32> = arriving.union(&leaving).copied().collect();
-        most_queues = most_queues.max(pfc.len() as u32);
+        self.most_queues = self.most_queues.max(pfc.len() as u32);
         let pfc: Vec<String> = pfc.iter().map(u32::to_string).collect();
+        let named = &mut self.named;
         let mut bind = Map::new();
         bind.insert(
             "dscp_to_tc_map".into(),
             json!(named.name("DSCP_TO_TC_MAP", "DSCP_TO_TC", d2t)),
         );
-        bind.insert("tc_to_pg_map".into(), json!(pg_name.clone()));
+        bind.insert("tc_to_pg_map".into(), json!(self.pg_name.clone()));
         bind.insert(
             "tc_to_queue_map".into(),
             json!(named.name("TC_TO_QUEUE_MAP", "TC_TO_QUEUE", tq)),
@@ -352,7 +379,54 @@ fn switch_config(topo: &Topology, nc: &NodeClasses, opts: &Options) -> Switch {
         }
         bind.insert("pfc_enable".into(), json!(pfc.join(",")));
         bind.insert("pfcwd_sw_enable".into(), json!(pfc.join(",")));
-        port_qos.insert(name.clone(), Value::Object(bind));
+        self.port_qos.insert(name.to_string(), Value::Object(bind));
+        self.buffers(name, link, &arriving, &leaving);
+    }
+
+    /// Leaving port `i`: each class's queue and DSCP; a packet delivered to
+    /// a host keeps its tag and leaves in the queue of the priority it
+    /// arrived with (hosts only sink traffic, so no cycle runs through
+    /// them). With the queues that leave lossless.
+    fn leaving(
+        &self,
+        i: usize,
+        link: Option<LinkId>,
+    ) -> (Map<String, Value>, Map<String, Value>, BTreeSet<u32>) {
+        let (nc, opts) = (self.nc, self.opts);
+        let mut tq = Map::new();
+        let mut td = Map::new();
+        tq.insert("0".into(), json!("0"));
+        td.insert("0".into(), json!("0"));
+        let mut leaving: BTreeSet<u32> = BTreeSet::new();
+        for (k, c) in nc.classes.iter().enumerate() {
+            let (queue_n, dscp_n) = match link {
+                None => (queue_of(opts, c.priority), 0),
+                Some(_) => match c.egress[i] {
+                    Some((next_tag, next_prio)) => {
+                        (queue_of(opts, next_prio), dscp_of(opts, next_tag))
+                    }
+                    None => (0, 0),
+                },
+            };
+            if queue_n != 0 {
+                leaving.insert(queue_n);
+            }
+            tq.insert(tc(k as u32), json!(queue_n.to_string()));
+            td.insert(tc(k as u32), json!(dscp_n.to_string()));
+        }
+        (tq, td, leaving)
+    }
+
+    /// The port's buffers (headroom for each arriving lossless priority
+    /// group, an egress profile for each lossless queue), cable and speed.
+    fn buffers(
+        &mut self,
+        name: &str,
+        link: Option<LinkId>,
+        arriving: &BTreeSet<u32>,
+        leaving: &BTreeSet<u32>,
+    ) {
+        let (topo, p, v) = (self.topo, &self.opts.profile, self.nc.node);
         let (speed, cable_m) = match link {
             Some(l) => p.link(topo, l),
             None => (p.host_speed_gbps, p.host_cable_m),
@@ -367,22 +441,24 @@ fn switch_config(topo: &Topology, nc: &NodeClasses, opts: &Options) -> Switch {
         if !arriving.is_empty() {
             let h = port_headroom(p, speed, cable_m.ceil());
             let prof = format!("TAGGER_PG_LOSSLESS_{speed_mbps}_{}", cable_text(cable_m));
-            profiles
+            self.profiles
                 .entry(prof.clone())
                 .or_insert_with(|| lossless_profile(h, p.shared_headroom_pool));
-            for pg in &arriving {
-                buffer_pg.insert(format!("{name}|{pg}"), json!({ "profile": prof }));
-                xoff_sum += h.xoff;
-                xon_sum += h.xon;
+            for pg in arriving {
+                self.buffer_pg
+                    .insert(format!("{name}|{pg}"), json!({ "profile": prof }));
+                self.xoff_sum += h.xoff;
+                self.xon_sum += h.xon;
             }
         }
-        for queue in &leaving {
-            buffer_queue.insert(
+        for queue in leaving {
+            self.buffer_queue.insert(
                 format!("{name}|{queue}"),
                 json!({ "profile": EGRESS_PROFILE }),
             );
         }
-        cable.insert(name.clone(), json!(cable_text(cable_m)));
+        self.cable
+            .insert(name.to_string(), json!(cable_text(cable_m)));
         let mut port = Map::new();
         port.insert(
             "description".into(),
@@ -396,40 +472,46 @@ fn switch_config(topo: &Topology, nc: &NodeClasses, opts: &Options) -> Switch {
         );
         port.insert("speed".into(), json!(speed_mbps.to_string()));
         port.insert("mtu".into(), json!(p.port_mtu.to_string()));
-        ports.insert(name.clone(), Value::Object(port));
+        self.ports.insert(name.to_string(), Value::Object(port));
     }
-    if !buffer_queue.is_empty() {
-        profiles.insert(
-            EGRESS_PROFILE.into(),
-            json!({"pool": EGRESS_POOL, "size": "0", "dynamic_th": "7"}),
-        );
-    }
-    let mut db = Map::new();
-    db.insert("PORT".into(), Value::Object(ports));
-    for (t, m) in named.tables {
-        db.insert(t.into(), Value::Object(m));
-    }
-    db.insert("PORT_QOS_MAP".into(), Value::Object(port_qos));
-    db.insert("CABLE_LENGTH".into(), json!({ "AZURE": cable }));
-    if !profiles.is_empty() {
-        db.insert("BUFFER_PROFILE".into(), Value::Object(profiles));
-    }
-    if !buffer_pg.is_empty() {
-        db.insert("BUFFER_PG".into(), Value::Object(buffer_pg));
-    }
-    if !buffer_queue.is_empty() {
-        db.insert("BUFFER_QUEUE".into(), Value::Object(buffer_queue));
-    }
-    let headroom_bytes = crate::capacity::reserve(p, xoff_sum, xon_sum);
-    Switch {
-        node: v,
-        config: Value::Object(db),
-        tcs: nc.classes.len(),
-        fit: Some(SwitchFit {
-            lossless_queues: most_queues,
-            headroom_bytes,
-            fits: most_queues <= p.lossless_queues && headroom_bytes <= p.lossless_buffer_bytes,
-        }),
+
+    /// The switch's `config_db` object and its fit.
+    fn finish(mut self) -> Switch {
+        let p = &self.opts.profile;
+        if !self.buffer_queue.is_empty() {
+            self.profiles.insert(
+                EGRESS_PROFILE.into(),
+                json!({"pool": EGRESS_POOL, "size": "0", "dynamic_th": "7"}),
+            );
+        }
+        let mut db = Map::new();
+        db.insert("PORT".into(), Value::Object(self.ports));
+        for (t, m) in self.named.tables {
+            db.insert(t.into(), Value::Object(m));
+        }
+        db.insert("PORT_QOS_MAP".into(), Value::Object(self.port_qos));
+        db.insert("CABLE_LENGTH".into(), json!({ "AZURE": self.cable }));
+        if !self.profiles.is_empty() {
+            db.insert("BUFFER_PROFILE".into(), Value::Object(self.profiles));
+        }
+        if !self.buffer_pg.is_empty() {
+            db.insert("BUFFER_PG".into(), Value::Object(self.buffer_pg));
+        }
+        if !self.buffer_queue.is_empty() {
+            db.insert("BUFFER_QUEUE".into(), Value::Object(self.buffer_queue));
+        }
+        let headroom_bytes = crate::capacity::reserve(p, self.xoff_sum, self.xon_sum);
+        let most_queues = self.most_queues;
+        Switch {
+            node: self.nc.node,
+            config: Value::Object(db),
+            tcs: self.nc.classes.len(),
+            fit: Some(SwitchFit {
+                lossless_queues: most_queues,
+                headroom_bytes,
+                fits: most_queues <= p.lossless_queues && headroom_bytes <= p.lossless_buffer_bytes,
+            }),
+        }
     }
 }
 
