@@ -131,30 +131,9 @@ pub fn execute(
 ) -> Result<Done> {
     let tag = opts.shard.map_or_else(|| "all".to_string(), |s| s.tag());
     let parts = dir.join(".parts").join(&tag);
-    let stamp = parts.join("spec.toml");
-    let io = |p: &Path| {
-        let p = p.to_path_buf();
-        move |e| Error::io(p, e)
-    };
-    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir.to_path_buf(), e))?;
     let _lock = lock(dir, &tag, "sweep")?;
-    let resuming = opts.resume && stamp.exists();
-    if resuming {
-        let old = std::fs::read_to_string(&stamp).map_err(io(&stamp))?;
-        if old != sweep.text {
-            return Err(Error::SweepSpec {
-                file: dir.display().to_string(),
-                location: "resume".into(),
-                reason: "the directory holds results of a different sweep spec; start over without resuming".into(),
-            });
-        }
-    } else {
-        if parts.exists() {
-            std::fs::remove_dir_all(&parts).map_err(io(&parts))?;
-        }
-        std::fs::create_dir_all(&parts).map_err(io(&parts))?;
-        crate::output::write_string(&stamp, &sweep.text)?;
-    }
+    let resuming = start_parts(dir, &parts, sweep, opts.resume)?;
     let selected = selected(sweep, opts.shard);
     let (runs_path, switches_path) = match opts.shard {
         None => (dir.join("runs.parquet"), dir.join("switches.parquet")),
@@ -167,31 +146,8 @@ pub fn execute(
     remove_temporaries(&parts, None)?;
     remove_temporaries(dir, Some(&runs_path))?;
     remove_temporaries(dir, Some(&switches_path))?;
-    let done: BTreeSet<u64> = if resuming {
-        // A scenario counts as done only when both its parts are there and
-        // readable; otherwise it runs again.
-        let names: BTreeSet<String> = std::fs::read_dir(&parts)
-            .map_err(io(&parts))?
-            .filter_map(|e| Some(e.ok()?.file_name().to_str()?.to_string()))
-            .collect();
-        selected
-            .iter()
-            .map(|s| s.id)
-            .filter(|id| {
-                let mut want = vec![
-                    format!("{id}.runs.parquet"),
-                    format!("{id}.switches.parquet"),
-                ];
-                if sweep.has_failures() {
-                    want.push(format!("{id}.failures.parquet"));
-                }
-                if sweep.has_growth() {
-                    want.push(format!("{id}.growth.parquet"));
-                }
-                want.iter()
-                    .all(|n| names.contains(n) && crate::output::parquet::readable(&parts.join(n)))
-            })
-            .collect()
+    let done = if resuming {
+        finished(&parts, sweep, &selected)?
     } else {
         BTreeSet::new()
     };
@@ -200,36 +156,7 @@ pub fn execute(
         .filter(|s| !done.contains(&s.id))
         .map(|s| (*s).clone())
         .collect();
-    // A part that is not a regular file (a FIFO, a device) would take the
-    // rerun's write in place, and a FIFO would block it: it goes first.
-    // The parts directory is the sweep's own, under its lock.
-    for s in &todo {
-        for table in ["runs", "switches", "failures", "growth"] {
-            let p = parts.join(format!("{}.{table}.parquet", s.id));
-            if p.symlink_metadata().is_ok_and(|m| !m.is_file()) {
-                std::fs::remove_file(&p).map_err(io(&p))?;
-            }
-        }
-    }
-    let errors = Mutex::new(Vec::new());
-    let threads = rayon::current_num_threads();
-    for_each(&todo, effective_jobs(opts.jobs, todo.len()), |o| {
-        if let Err(e) = write_part(&parts, sweep, o, threads) {
-            errors
-                .lock()
-                .expect("no panics while holding the lock")
-                .push(e);
-        }
-        progress(o);
-    })?;
-    if let Some(e) = errors
-        .into_inner()
-        .expect("no panics while holding the lock")
-        .into_iter()
-        .next()
-    {
-        return Err(e);
-    }
+    run_parts(&parts, sweep, &todo, opts.jobs, progress)?;
     let mut runs: Vec<RecordBatch> = Vec::new();
     let mut nodes: Vec<RecordBatch> = Vec::new();
     for s in &selected {
@@ -252,30 +179,15 @@ pub fn execute(
     )?;
     // The failure trials and growth steps after the pair: a reader of
     // them finds the runs they join already published.
-    let extra = |has: bool, table: &str, columns: Vec<ColumnDef>| -> Result<Option<PathBuf>> {
-        if !has {
-            return Ok(None);
-        }
-        let path = match opts.shard {
-            None => dir.join(format!("{table}.parquet")),
-            Some(sh) => dir.join(format!("{table}-{}.parquet", sh.tag())),
-        };
-        remove_temporaries(dir, Some(&path))?;
-        let mut batches: Vec<RecordBatch> = Vec::new();
-        for s in &selected {
-            batches.extend(read_batches(
-                &parts.join(format!("{}.{table}.parquet", s.id)),
-            )?);
-        }
-        batches.retain(|b| b.num_rows() > 0);
-        if batches.is_empty() {
-            batches.push(Table::with_columns(&columns).into_batch(&path)?);
-        }
-        write_batches(&path, &batches, &meta(sweep, opts.shard))?;
-        Ok(Some(path))
+    let extra = Extra {
+        dir,
+        parts: &parts,
+        sweep,
+        shard: opts.shard,
+        selected: &selected,
     };
-    let failures_path = extra(sweep.has_failures(), "failures", failures_columns())?;
-    let growth_path = extra(sweep.has_growth(), "growth", growth_columns())?;
+    let failures_path = extra.publish(sweep.has_failures(), "failures", failures_columns())?;
+    let growth_path = extra.publish(sweep.has_growth(), "growth", growth_columns())?;
     let rows = rows_of(&runs)?;
     Ok(Done {
         selected: selected.len(),
@@ -288,6 +200,140 @@ pub fn execute(
         growth_path,
         rows,
     })
+}
+
+/// Readies the parts directory: with `resume` and parts of this spec there,
+/// keeps them (returns true); parts of another spec are an error; else
+/// starts it afresh, stamped with the spec's text.
+fn start_parts(dir: &Path, parts: &Path, sweep: &Sweep, resume: bool) -> Result<bool> {
+    let io = |p: &Path| {
+        let p = p.to_path_buf();
+        move |e| Error::io(p, e)
+    };
+    let stamp = parts.join("spec.toml");
+    let resuming = resume && stamp.exists();
+    if resuming {
+        let old = std::fs::read_to_string(&stamp).map_err(io(&stamp))?;
+        if old != sweep.text {
+            return Err(Error::SweepSpec {
+                file: dir.display().to_string(),
+                location: "resume".into(),
+                reason: "the directory holds results of a different sweep spec; start over without resuming".into(),
+            });
+        }
+    } else {
+        if parts.exists() {
+            std::fs::remove_dir_all(parts).map_err(io(parts))?;
+        }
+        std::fs::create_dir_all(parts).map_err(io(parts))?;
+        crate::output::write_string(&stamp, &sweep.text)?;
+    }
+    Ok(resuming)
+}
+
+/// The scenarios of `selected` whose parts are all there and readable (the
+/// others run again).
+fn finished(parts: &Path, sweep: &Sweep, selected: &[&Scenario]) -> Result<BTreeSet<u64>> {
+    let names: BTreeSet<String> = std::fs::read_dir(parts)
+        .map_err(|e| Error::io(parts.to_path_buf(), e))?
+        .filter_map(|e| Some(e.ok()?.file_name().to_str()?.to_string()))
+        .collect();
+    Ok(selected
+        .iter()
+        .map(|s| s.id)
+        .filter(|id| {
+            let mut want = vec![
+                format!("{id}.runs.parquet"),
+                format!("{id}.switches.parquet"),
+            ];
+            if sweep.has_failures() {
+                want.push(format!("{id}.failures.parquet"));
+            }
+            if sweep.has_growth() {
+                want.push(format!("{id}.growth.parquet"));
+            }
+            want.iter()
+                .all(|n| names.contains(n) && crate::output::parquet::readable(&parts.join(n)))
+        })
+        .collect())
+}
+
+/// Runs `todo`, `jobs` at a time, each scenario's rows written as part
+/// files the moment it finishes.
+fn run_parts(
+    parts: &Path,
+    sweep: &Sweep,
+    todo: &[Scenario],
+    jobs: usize,
+    progress: impl Fn(&Outcome) + Sync,
+) -> Result<()> {
+    // A part that is not a regular file (a FIFO, a device) would take the
+    // rerun's write in place, and a FIFO would block it: it goes first.
+    // The parts directory is the sweep's own, under its lock.
+    for s in todo {
+        for table in ["runs", "switches", "failures", "growth"] {
+            let p = parts.join(format!("{}.{table}.parquet", s.id));
+            if p.symlink_metadata().is_ok_and(|m| !m.is_file()) {
+                std::fs::remove_file(&p).map_err(|e| Error::io(p.clone(), e))?;
+            }
+        }
+    }
+    let errors = Mutex::new(Vec::new());
+    let threads = rayon::current_num_threads();
+    for_each(todo, effective_jobs(jobs, todo.len()), |o| {
+        if let Err(e) = write_part(parts, sweep, o, threads) {
+            errors
+                .lock()
+                .expect("no panics while holding the lock")
+                .push(e);
+        }
+        progress(o);
+    })?;
+    match errors
+        .into_inner()
+        .expect("no panics while holding the lock")
+        .into_iter()
+        .next()
+    {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The tables beside runs and switches (failure trials, growth steps),
+/// merged from the parts.
+struct Extra<'a> {
+    dir: &'a Path,
+    parts: &'a Path,
+    sweep: &'a Sweep,
+    shard: Option<Shard>,
+    selected: &'a [&'a Scenario],
+}
+
+impl Extra<'_> {
+    /// `table`'s parts merged and published, where the sweep `has` it.
+    fn publish(&self, has: bool, table: &str, columns: Vec<ColumnDef>) -> Result<Option<PathBuf>> {
+        if !has {
+            return Ok(None);
+        }
+        let path = match self.shard {
+            None => self.dir.join(format!("{table}.parquet")),
+            Some(sh) => self.dir.join(format!("{table}-{}.parquet", sh.tag())),
+        };
+        remove_temporaries(self.dir, Some(&path))?;
+        let mut batches: Vec<RecordBatch> = Vec::new();
+        for s in self.selected {
+            batches.extend(read_batches(
+                &self.parts.join(format!("{}.{table}.parquet", s.id)),
+            )?);
+        }
+        batches.retain(|b| b.num_rows() > 0);
+        if batches.is_empty() {
+            batches.push(Table::with_columns(&columns).into_batch(&path)?);
+        }
+        write_batches(&path, &batches, &meta(self.sweep, self.shard))?;
+        Ok(Some(path))
+    }
 }
 
 /// The scenarios of `sweep` that `shard` runs (all without a shard), in
