@@ -115,39 +115,7 @@ pub(super) fn check<'a>(topo: &Topology, rules: &'a RuleSet, host_tags: &[u32]) 
     for (i, _) in &malformed {
         ok[*i as usize] = false;
     }
-    let mut malformed = malformed.into_iter().peekable();
-    // Every finding carries (entry, step) so that, sorted, they come in the
-    // order a sequential pass over the entries would meet them: per entry,
-    // its own checks (0, 1), its key (2), the state it matches (3), the
-    // state it leads into (4), its priorities (5).
-    type Finding = ((u32, u8), Violation);
-    let mut findings: Vec<Finding> = Vec::new();
-    for (i, e) in entries.iter().enumerate() {
-        let i = i as u32;
-        if let Some((_, v)) = malformed.next_if(|(j, _)| *j == i) {
-            findings.push(((i, 0), v));
-            continue;
-        }
-        let bad = |reason: String| ((i, 1), Violation::Entry { entry: *e, reason });
-        if e.priority == 0 || e.next_priority == 0 {
-            findings.push(bad("lossless priorities start at 1".into()));
-        } else if e.in_link.is_none() && !host_tags.contains(&e.tag) {
-            findings.push(bad(if rules.classes.is_empty() {
-                format!(
-                    "a host port's entry matches tag {}, but hosts send initial_tag {}",
-                    e.tag, rules.initial_tag
-                )
-            } else {
-                format!(
-                    "a host port's entry matches tag {}, but hosts send one of the classes' tags {:?}",
-                    e.tag, rules.classes
-                )
-            }));
-        }
-        if e.next_priority < e.priority {
-            findings.push(((i, 5), Violation::Decrease { entry: *e }));
-        }
-    }
+    let mut findings = entry_findings(rules, host_tags, malformed);
     let n = topo.node_count();
     let channels = |i: u32| {
         let e = &entries[i as usize];
@@ -166,66 +134,8 @@ pub(super) fn check<'a>(topo: &Topology, rules: &'a RuleSet, host_tags: &[u32]) 
         .map(|v| {
             let mine = &at[off[v] as usize..off[v + 1] as usize];
             let incoming = &arriving[in_off[v] as usize..in_off[v + 1] as usize];
-            let mut found: Vec<Finding> = Vec::new();
-            // By key, then file order: a repeated key's entries side by
-            // side, each compared with the one before it in the file, and
-            // the last one kept for the lookups.
-            let mut sorted = mine.to_vec();
-            sorted.sort_unstable_by_key(|&i| (entry_key(&entries[i as usize]), i));
-            let mut table: Vec<u32> = Vec::with_capacity(sorted.len());
-            let act = |e: &Entry| (e.next_tag, e.priority, e.next_priority);
-            for &i in &sorted {
-                let e = &entries[i as usize];
-                match table.last_mut() {
-                    Some(last) if entry_key(&entries[*last as usize]) == entry_key(e) => {
-                        let prev = &entries[*last as usize];
-                        if act(prev) != act(e) {
-                            found.push((
-                                (i, 2),
-                                Violation::Key {
-                                    node: v as NodeId,
-                                    in_link: e.in_link,
-                                    tag: e.tag,
-                                    out_link: e.out_link,
-                                    next_tags: [prev.next_tag, e.next_tag],
-                                },
-                            ));
-                        }
-                        *last = i;
-                    }
-                    _ => table.push(i),
-                }
-            }
-            // Touches of this node's states in the order a sequential pass
-            // meets them.
-            type Touch = ((u32, u8), (Option<LinkId>, u32), u32);
-            let mut touches: Vec<Touch> = mine
-                .iter()
-                .map(|&i| {
-                    let e = &entries[i as usize];
-                    ((i, 3), (e.in_link, e.tag), e.priority)
-                })
-                .chain(incoming.iter().map(|&i| {
-                    let e = &entries[i as usize];
-                    ((i, 4), (Some(e.out_link), e.next_tag), e.next_priority)
-                }))
-                .collect();
-            touches.sort_unstable_by_key(|t| t.0);
-            let mut queue_of: HashMap<(Option<LinkId>, u32), u32> = HashMap::default();
-            for (at, (link, tag), p) in touches {
-                let q = *queue_of.entry((link, tag)).or_insert(p);
-                if q != p {
-                    found.push((
-                        at,
-                        Violation::Queue {
-                            node: v as NodeId,
-                            in_link: link,
-                            tag,
-                            queues: [q, p],
-                        },
-                    ));
-                }
-            }
+            let (table, mut found) = key_table(entries, v as NodeId, mine);
+            found.extend(queue_findings(entries, v as NodeId, mine, incoming));
             (table, found)
         })
         .collect();
@@ -255,4 +165,123 @@ pub(super) fn check<'a>(topo: &Topology, rules: &'a RuleSet, host_tags: &[u32]) 
         same,
         findings: findings.into_iter().map(|(_, v)| v).collect(),
     }
+}
+
+/// A violation with where a sequential pass over the entries would meet
+/// it, (entry, step), so that sorted they come in that order: per entry,
+/// its own checks (0, 1), its key (2), the state it matches (3), the state
+/// it leads into (4), its priorities (5).
+type Finding = ((u32, u8), Violation);
+
+/// Each entry's own findings: malformed (from `malformed`, sorted by
+/// entry), a lossless priority of 0, a host entry matching a tag hosts do
+/// not send, a priority that decreases.
+fn entry_findings(
+    rules: &RuleSet,
+    host_tags: &[u32],
+    malformed: Vec<(u32, Violation)>,
+) -> Vec<Finding> {
+    let entries = &rules.entries;
+    let mut malformed = malformed.into_iter().peekable();
+    let mut findings: Vec<Finding> = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        let i = i as u32;
+        if let Some((_, v)) = malformed.next_if(|(j, _)| *j == i) {
+            findings.push(((i, 0), v));
+            continue;
+        }
+        let bad = |reason: String| ((i, 1), Violation::Entry { entry: *e, reason });
+        if e.priority == 0 || e.next_priority == 0 {
+            findings.push(bad("lossless priorities start at 1".into()));
+        } else if e.in_link.is_none() && !host_tags.contains(&e.tag) {
+            findings.push(bad(if rules.classes.is_empty() {
+                format!(
+                    "a host port's entry matches tag {}, but hosts send initial_tag {}",
+                    e.tag, rules.initial_tag
+                )
+            } else {
+                format!(
+                    "a host port's entry matches tag {}, but hosts send one of the classes' tags {:?}",
+                    e.tag, rules.classes
+                )
+            }));
+        }
+        if e.next_priority < e.priority {
+            findings.push(((i, 5), Violation::Decrease { entry: *e }));
+        }
+    }
+    findings
+}
+
+/// Node `v`'s entries `mine` by key, the last of each key kept for the
+/// lookups, with a finding where a repeated key's action differs.
+fn key_table(entries: &[Entry], v: NodeId, mine: &[u32]) -> (Vec<u32>, Vec<Finding>) {
+    let mut found: Vec<Finding> = Vec::new();
+    // By key, then file order: a repeated key's entries side by
+    // side, each compared with the one before it in the file, and
+    // the last one kept for the lookups.
+    let mut sorted = mine.to_vec();
+    sorted.sort_unstable_by_key(|&i| (entry_key(&entries[i as usize]), i));
+    let mut table: Vec<u32> = Vec::with_capacity(sorted.len());
+    let act = |e: &Entry| (e.next_tag, e.priority, e.next_priority);
+    for &i in &sorted {
+        let e = &entries[i as usize];
+        match table.last_mut() {
+            Some(last) if entry_key(&entries[*last as usize]) == entry_key(e) => {
+                let prev = &entries[*last as usize];
+                if act(prev) != act(e) {
+                    found.push((
+                        (i, 2),
+                        Violation::Key {
+                            node: v,
+                            in_link: e.in_link,
+                            tag: e.tag,
+                            out_link: e.out_link,
+                            next_tags: [prev.next_tag, e.next_tag],
+                        },
+                    ));
+                }
+                *last = i;
+            }
+            _ => table.push(i),
+        }
+    }
+    (table, found)
+}
+
+/// One queue per state node `v` can tell apart, over the entries that
+/// match it (`mine`) and those that lead into it (`incoming`).
+fn queue_findings(entries: &[Entry], v: NodeId, mine: &[u32], incoming: &[u32]) -> Vec<Finding> {
+    let mut found: Vec<Finding> = Vec::new();
+    // Touches of this node's states in the order a sequential pass
+    // meets them.
+    type Touch = ((u32, u8), (Option<LinkId>, u32), u32);
+    let mut touches: Vec<Touch> = mine
+        .iter()
+        .map(|&i| {
+            let e = &entries[i as usize];
+            ((i, 3), (e.in_link, e.tag), e.priority)
+        })
+        .chain(incoming.iter().map(|&i| {
+            let e = &entries[i as usize];
+            ((i, 4), (Some(e.out_link), e.next_tag), e.next_priority)
+        }))
+        .collect();
+    touches.sort_unstable_by_key(|t| t.0);
+    let mut queue_of: HashMap<(Option<LinkId>, u32), u32> = HashMap::default();
+    for (at, (link, tag), p) in touches {
+        let q = *queue_of.entry((link, tag)).or_insert(p);
+        if q != p {
+            found.push((
+                at,
+                Violation::Queue {
+                    node: v,
+                    in_link: link,
+                    tag,
+                    queues: [q, p],
+                },
+            ));
+        }
+    }
+    found
 }
