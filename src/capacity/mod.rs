@@ -159,119 +159,23 @@ pub fn fit(topo: &Topology, tagging: &Tagging, counts: &[NodeCounts], p: &Profil
             sources[k.node as usize] = true;
         }
     }
+    let (link_h, cable_m_used) = link_headroom(topo, p);
     let host_h = port_headroom(p, p.host_speed_gbps, p.host_cable_m);
-    // Per link its port headroom; links share few (speed, cable) pairs.
-    let mut by_link: std::collections::BTreeMap<(u64, u64), PortHeadroom> = Default::default();
-    let mut cable_m_used: Option<(f64, f64)> = None;
-    let link_h: Vec<(f64, PortHeadroom)> = (0..topo.link_count() as u32)
-        .map(|l| {
-            let (speed, cable) = p.link(topo, l);
-            let [a, b] = topo.links()[l as usize];
-            let switch = |v: u32| topo.node(v).kind == NodeKind::Switch;
-            if switch(a) && switch(b) {
-                let (lo, hi) = cable_m_used.unwrap_or((cable, cable));
-                cable_m_used = Some((lo.min(cable), hi.max(cable)));
-            }
-            let h = *by_link
-                .entry((speed.to_bits(), cable.to_bits()))
-                .or_insert_with(|| port_headroom(p, speed, cable));
-            (speed, h)
+    let at = Arriving {
+        topo,
+        p,
+        mask: &mask,
+        link_h: &link_h,
+        host_h,
+    };
+    let nodes: Vec<Option<NodeFit>> = (0..n as u32)
+        .map(|v| {
+            (topo.node(v).kind == NodeKind::Switch)
+                .then(|| at.node(v, sources[v as usize], counts[v as usize].acl_compressed))
         })
         .collect();
-    let mut nodes = Vec::with_capacity(n);
-    for v in 0..n {
-        let node = topo.nodes()[v];
-        if node.kind != NodeKind::Switch {
-            nodes.push(None);
-            continue;
-        }
-        let (mut ports, mut present) = (0u32, 0u64);
-        let (mut xoff, mut xon) = (0u64, 0u64);
-        let mut by_speed: Vec<(u64, u64)> = Vec::new();
-        for &out in topo.out_channels(v as u32) {
-            let m = mask[Topology::reverse(out) as usize];
-            let k = u64::from(m.count_ones());
-            ports += u32::from(m != 0);
-            present |= m;
-            let (speed, h) = link_h[(out >> 1) as usize];
-            xoff += k * h.xoff;
-            xon += k * h.xon;
-            if k > 0 {
-                let bits = speed.to_bits();
-                match by_speed.iter_mut().find(|(b, _)| *b == bits) {
-                    Some((_, c)) => *c += k,
-                    None => by_speed.push((bits, k)),
-                }
-            }
-        }
-        // Host ports carry what hosts send: the initial priority.
-        let host = if sources[v] { u64::from(node.hosts) } else { 0 };
-        if host > 0 {
-            ports += node.hosts;
-            present |= 1;
-        }
-        let headroom = reserve(p, xoff + host * host_h.xoff, xon + host * host_h.xon);
-        let margin = p.lossless_buffer_bytes as i64 - headroom as i64;
-        let priorities = present.count_ones();
-        let queue_margin = i64::from(p.lossless_queues) - i64::from(priorities);
-        let acl_margin = p
-            .acl_entries
-            .map(|cap| cap as i64 - counts[v].acl_compressed as i64);
-        nodes.push(Some(NodeFit {
-            lossless_ports: ports,
-            priorities,
-            host_pairs: host,
-            fabric_by_speed: by_speed,
-            headroom_bytes: headroom,
-            buffer_margin_bytes: margin,
-            fits_buffer: margin >= 0,
-            queue_margin,
-            fits_queues: queue_margin >= 0,
-            acl_margin,
-            fits_acl: acl_margin.map(|m| m >= 0),
-            tcs: 0,
-            fits_tcs: true,
-        }));
-    }
     let switches: Vec<&NodeFit> = nodes.iter().flatten().collect();
-    // Every switch-to-switch cable at `cable` metres, speeds as they are.
-    let fits_at = |cable: f64| {
-        let mut at_speed: Vec<(u64, PortHeadroom)> = Vec::new();
-        switches.iter().all(|s| {
-            let (mut xoff, mut xon) = (s.host_pairs * host_h.xoff, s.host_pairs * host_h.xon);
-            for &(bits, k) in &s.fabric_by_speed {
-                let h = match at_speed.iter().find(|x| x.0 == bits) {
-                    Some(&(_, h)) => h,
-                    None => {
-                        let h = port_headroom(p, f64::from_bits(bits), cable);
-                        at_speed.push((bits, h));
-                        h
-                    }
-                };
-                xoff += k * h.xoff;
-                xon += k * h.xon;
-            }
-            reserve(p, xoff, xon) <= p.lossless_buffer_bytes
-        })
-    };
-    // Headroom never falls as cables grow, so the fitting lengths form an
-    // interval from 0: bisect its end to 0.1 m.
-    let max_cable_m_fit = if !fits_at(0.0) {
-        None
-    } else if fits_at(MAX_CABLE_M) {
-        Some(MAX_CABLE_M)
-    } else {
-        let (mut lo, mut hi) = (0.0f64, MAX_CABLE_M);
-        while hi - lo > 0.05 {
-            let mid = (lo + hi) / 2.0;
-            if fits_at(mid) {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        Some((lo * 10.0).floor() / 10.0)
-    };
+    let max_cable_m_fit = max_cable_fit(p, &switches, host_h);
     Fit {
         priorities_per_switch_max: switches.iter().map(|s| s.priorities).max().unwrap_or(0),
         headroom_total_max_bytes: switches.iter().map(|s| s.headroom_bytes).max().unwrap_or(0),
@@ -293,6 +197,139 @@ pub fn fit(topo: &Topology, tagging: &Tagging, counts: &[NodeCounts], p: &Profil
         tcs_max: 0,
         switches_over_tcs: 0,
         nodes,
+    }
+}
+
+/// Per link, its speed and port headroom (links share few (speed, cable)
+/// pairs, each sized once), and the range of switch-to-switch cable
+/// lengths.
+#[allow(clippy::type_complexity)]
+fn link_headroom(topo: &Topology, p: &Profile) -> (Vec<(f64, PortHeadroom)>, Option<(f64, f64)>) {
+    let mut by_link: std::collections::BTreeMap<(u64, u64), PortHeadroom> = Default::default();
+    let mut cable_m_used: Option<(f64, f64)> = None;
+    let link_h = (0..topo.link_count() as u32)
+        .map(|l| {
+            let (speed, cable) = p.link(topo, l);
+            let [a, b] = topo.links()[l as usize];
+            let switch = |v: u32| topo.node(v).kind == NodeKind::Switch;
+            if switch(a) && switch(b) {
+                let (lo, hi) = cable_m_used.unwrap_or((cable, cable));
+                cable_m_used = Some((lo.min(cable), hi.max(cable)));
+            }
+            let h = *by_link
+                .entry((speed.to_bits(), cable.to_bits()))
+                .or_insert_with(|| port_headroom(p, speed, cable));
+            (speed, h)
+        })
+        .collect();
+    (link_h, cable_m_used)
+}
+
+/// What arrives lossless where: per channel its priorities (`mask`), per
+/// link its speed and headroom, and a host port's headroom.
+struct Arriving<'a> {
+    topo: &'a Topology,
+    p: &'a Profile,
+    mask: &'a [u64],
+    link_h: &'a [(f64, PortHeadroom)],
+    host_h: PortHeadroom,
+}
+
+impl Arriving<'_> {
+    /// Switch `v`'s fit: its lossless ports and priorities, headroom and
+    /// margins; `source` when its hosts send, `acl` its compressed ACL
+    /// entries.
+    fn node(&self, v: u32, source: bool, acl: u64) -> NodeFit {
+        let (p, host_h) = (self.p, self.host_h);
+        let node = self.topo.node(v);
+        let (mut ports, mut present) = (0u32, 0u64);
+        let (mut xoff, mut xon) = (0u64, 0u64);
+        let mut by_speed: Vec<(u64, u64)> = Vec::new();
+        for &out in self.topo.out_channels(v) {
+            let m = self.mask[Topology::reverse(out) as usize];
+            let k = u64::from(m.count_ones());
+            ports += u32::from(m != 0);
+            present |= m;
+            let (speed, h) = self.link_h[(out >> 1) as usize];
+            xoff += k * h.xoff;
+            xon += k * h.xon;
+            if k > 0 {
+                let bits = speed.to_bits();
+                match by_speed.iter_mut().find(|(b, _)| *b == bits) {
+                    Some((_, c)) => *c += k,
+                    None => by_speed.push((bits, k)),
+                }
+            }
+        }
+        // Host ports carry what hosts send: the initial priority.
+        let host = if source { u64::from(node.hosts) } else { 0 };
+        if host > 0 {
+            ports += node.hosts;
+            present |= 1;
+        }
+        let headroom = reserve(p, xoff + host * host_h.xoff, xon + host * host_h.xon);
+        let margin = p.lossless_buffer_bytes as i64 - headroom as i64;
+        let priorities = present.count_ones();
+        let queue_margin = i64::from(p.lossless_queues) - i64::from(priorities);
+        let acl_margin = p.acl_entries.map(|cap| cap as i64 - acl as i64);
+        NodeFit {
+            lossless_ports: ports,
+            priorities,
+            host_pairs: host,
+            fabric_by_speed: by_speed,
+            headroom_bytes: headroom,
+            buffer_margin_bytes: margin,
+            fits_buffer: margin >= 0,
+            queue_margin,
+            fits_queues: queue_margin >= 0,
+            acl_margin,
+            fits_acl: acl_margin.map(|m| m >= 0),
+            tcs: 0,
+            fits_tcs: true,
+        }
+    }
+}
+
+/// The longest switch-to-switch cable at which every switch still fits
+/// its buffer, to 0.1 m (`None`: not even at 0 m). Headroom never falls
+/// as cables grow, so the fitting lengths form an interval from 0: its end
+/// is bisected.
+fn max_cable_fit(p: &Profile, switches: &[&NodeFit], host_h: PortHeadroom) -> Option<f64> {
+    // Every switch-to-switch cable at `cable` metres, speeds as they are.
+    let fits_at = |cable: f64| {
+        let mut at_speed: Vec<(u64, PortHeadroom)> = Vec::new();
+        switches.iter().all(|s| {
+            let (mut xoff, mut xon) = (s.host_pairs * host_h.xoff, s.host_pairs * host_h.xon);
+            for &(bits, k) in &s.fabric_by_speed {
+                let h = match at_speed.iter().find(|x| x.0 == bits) {
+                    Some(&(_, h)) => h,
+                    None => {
+                        let h = port_headroom(p, f64::from_bits(bits), cable);
+                        at_speed.push((bits, h));
+                        h
+                    }
+                };
+                xoff += k * h.xoff;
+                xon += k * h.xon;
+            }
+            reserve(p, xoff, xon) <= p.lossless_buffer_bytes
+        })
+    };
+    if !fits_at(0.0) {
+        None
+    } else if fits_at(MAX_CABLE_M) {
+        Some(MAX_CABLE_M)
+    } else {
+        let (mut lo, mut hi) = (0.0f64, MAX_CABLE_M);
+        while hi - lo > 0.05 {
+            let mid = (lo + hi) / 2.0;
+            if fits_at(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Some((lo * 10.0).floor() / 10.0)
     }
 }
 
