@@ -2,7 +2,8 @@
 //! check and change.
 
 use super::args::{
-    ExportArgs, FailuresArgs, MemoryBudget, RunArgs, TopologyArg, UpdateArgs, VerifyArgs,
+    ExportArgs, FailuresArgs, MemoryBudget, PathsOutArgs, PlanOutArgs, RunArgs, TopologyArg,
+    UpdateArgs, VerifyArgs,
 };
 use super::{check_outputs, claim_stdout, exit, progress, write_rules, write_text};
 use anyhow::{Context, Result, bail};
@@ -48,32 +49,7 @@ fn export_budget(
 /// `tagger run`: the whole pipeline on one scenario, its outputs written
 /// all or nothing once everything that can refuse the plan has run.
 pub fn run(a: RunArgs) -> Result<ExitCode> {
-    let files = [
-        ("--topology-out", a.plan_out.topology_out.as_deref()),
-        ("--rules-out", a.plan_out.rules_out.as_deref()),
-        ("--paths-out", a.paths.paths_out.as_deref()),
-    ];
-    let out = claim_stdout(&files, a.json.on)?;
-    // Outputs that would overwrite each other or an input are refused
-    // before any work, and so is an export directory that holds something
-    // else.
-    let inputs: Vec<(&str, PathBuf)> = a
-        .topology
-        .file()
-        .map(|p| ("TOPOLOGY", p))
-        .into_iter()
-        .chain(a.elp.files().map(|p| ("--elp", p.to_path_buf())))
-        .chain(a.switch.file().map(|p| ("--switch", p)))
-        .collect();
-    let dirs: Vec<(&str, &Path)> = a
-        .export
-        .iter()
-        .map(|t| ("--export", t.dir.as_path()))
-        .collect();
-    check_outputs(&files, &dirs, &inputs)?;
-    if let Some(t) = &a.export {
-        sonic::replaceable(&t.dir)?;
-    }
+    let out = run_guard(&a)?;
     let algo = match a.time_limit {
         Some(ms) => a.algo.with_time_limit(ms).context("--time-limit")?,
         None => a.algo,
@@ -102,20 +78,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             )
         })
         .transpose()?;
-    let r = if matches!(
-        cfg.algo,
-        Algo::Search { .. } | Algo::Exact { .. } | Algo::Auto { .. }
-    ) {
-        let (control, bar) = progress::watch_search();
-        let r = pipeline::run_with(&cfg, &control);
-        // Past the search, a signal removes the temporaries and exits
-        // (writing to a pipe nobody reads would never see a stop request).
-        progress::search_over();
-        bar.finish_and_clear();
-        r
-    } else {
-        pipeline::run_with(&cfg, &Control::new())
-    }?;
+    let r = plan_watched(&cfg)?;
     if a.fit.strict()
         && let Err(e) = r.summary.figures.require_fit()
     {
@@ -131,29 +94,8 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         }
         _ => None,
     };
-    let mut staging = Staging::default();
-    if let Some(p) = &a.plan_out.topology_out {
-        let text = topo::file::to_json(&r.topo);
-        staging.file(p, move |w| write_text(w, p, &text));
-    }
-    if let Some(p) = &a.plan_out.rules_out {
-        let rules = &r.rules;
-        staging.file(p, move |w| write_rules(w, p, rules));
-    }
-    if let Some((ex, t, _)) = &export {
-        staging.dir(&t.dir, sonic::replaceable, |tmp| {
-            sonic::write_files(tmp, ex)
-        });
-    }
-    if let Some(p) = &a.paths.paths_out {
-        let (topo, elp, max) = (&r.topo, &r.elp, a.paths.max_paths);
-        staging.file(p, move |w| {
-            enumerate::write_paths(w, topo, elp, tagger::output::shown(p), max)
-        });
-    }
-    staging
-        .commit()
-        .with_context(|| "writing the run's outputs (none was changed)")?;
+    let ex = export.as_ref().map(|(ex, t, _)| (ex, *t));
+    write_run(&a.plan_out, &a.paths, &r, ex)?;
     if let Some((ex, t, opts)) = &export
         && !a.json.on
     {
@@ -171,6 +113,89 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         say!(out, "{}", render::run(&r, pipeline::peak_rss_bytes()));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `run`'s outputs that would overwrite each other or an input are refused
+/// before any work, and so is an export directory that holds something
+/// else.
+fn run_guard(a: &RunArgs) -> Result<super::Out> {
+    let files = [
+        ("--topology-out", a.plan_out.topology_out.as_deref()),
+        ("--rules-out", a.plan_out.rules_out.as_deref()),
+        ("--paths-out", a.paths.paths_out.as_deref()),
+    ];
+    let out = claim_stdout(&files, a.json.on)?;
+    let inputs: Vec<(&str, PathBuf)> = a
+        .topology
+        .file()
+        .map(|p| ("TOPOLOGY", p))
+        .into_iter()
+        .chain(a.elp.files().map(|p| ("--elp", p.to_path_buf())))
+        .chain(a.switch.file().map(|p| ("--switch", p)))
+        .collect();
+    let dirs: Vec<(&str, &Path)> = a
+        .export
+        .iter()
+        .map(|t| ("--export", t.dir.as_path()))
+        .collect();
+    check_outputs(&files, &dirs, &inputs)?;
+    if let Some(t) = &a.export {
+        sonic::replaceable(&t.dir)?;
+    }
+    Ok(out)
+}
+
+/// The pipeline under `cfg`; a search shows its progress and stops
+/// early, with its best verified plan, on a signal.
+fn plan_watched(cfg: &RunConfig) -> tagger::Result<pipeline::RunResult> {
+    if matches!(
+        cfg.algo,
+        Algo::Search { .. } | Algo::Exact { .. } | Algo::Auto { .. }
+    ) {
+        let (control, bar) = progress::watch_search();
+        let r = pipeline::run_with(cfg, &control);
+        // Past the search, a signal removes the temporaries and exits
+        // (writing to a pipe nobody reads would never see a stop request).
+        progress::search_over();
+        bar.finish_and_clear();
+        r
+    } else {
+        pipeline::run_with(cfg, &Control::new())
+    }
+}
+
+/// `run`'s files, all or nothing: the topology, the rules, the export and
+/// the paths asked for.
+fn write_run(
+    plan_out: &PlanOutArgs,
+    paths: &PathsOutArgs,
+    r: &pipeline::RunResult,
+    export: Option<(&sonic::Export, &sonic::Target)>,
+) -> Result<()> {
+    let mut staging = Staging::default();
+    if let Some(p) = &plan_out.topology_out {
+        let text = topo::file::to_json(&r.topo);
+        staging.file(p, move |w| write_text(w, p, &text));
+    }
+    if let Some(p) = &plan_out.rules_out {
+        let rules = &r.rules;
+        staging.file(p, move |w| write_rules(w, p, rules));
+    }
+    if let Some((ex, t)) = export {
+        staging.dir(&t.dir, sonic::replaceable, |tmp| {
+            sonic::write_files(tmp, ex)
+        });
+    }
+    if let Some(p) = &paths.paths_out {
+        let (topo, elp, max) = (&r.topo, &r.elp, paths.max_paths);
+        staging.file(p, move |w| {
+            enumerate::write_paths(w, topo, elp, tagger::output::shown(p), max)
+        });
+    }
+    staging
+        .commit()
+        .with_context(|| "writing the run's outputs (none was changed)")?;
+    Ok(())
 }
 
 /// `tagger failures`: plan the scenario (or take the installed rules),
@@ -352,45 +377,7 @@ pub fn verify(a: VerifyArgs) -> Result<ExitCode> {
 /// `tagger update`: a new plan extending the installed one, and a schedule
 /// with every state verified; outputs written all or nothing.
 pub fn update(a: UpdateArgs) -> Result<ExitCode> {
-    let files = [
-        ("--rules-out", a.plan_out.rules_out.as_deref()),
-        ("--topology-out", a.plan_out.topology_out.as_deref()),
-        ("--out", a.out.as_deref()),
-    ];
-    let out = claim_stdout(&files, a.json.on)?;
-    if a.out.as_deref() == Some(Path::new("-")) {
-        bail!("--out writes Parquet: give a file, not -");
-    }
-    let inputs: Vec<(&str, PathBuf)> = a
-        .topology
-        .file()
-        .map(|p| ("TOPOLOGY", p))
-        .into_iter()
-        .chain([("--rules", a.rules.clone())])
-        .chain(a.new_rules.clone().map(|p| ("--new-rules", p)))
-        .chain(tagger::update::to_file(&a.to).map(|p| ("--to", p)))
-        .chain(a.elp.files().map(|p| ("--elp", p.to_path_buf())))
-        .chain(
-            a.new_elp
-                .iter()
-                .flat_map(|e| e.files().map(|p| ("--new-elp", p.to_path_buf()))),
-        )
-        .chain(a.switch.file().map(|p| ("--switch", p)))
-        .collect();
-    let dirs: Vec<(&str, &Path)> = a
-        .steps_out
-        .iter()
-        .map(|d| ("--steps-out", d.as_path()))
-        .chain(
-            a.export_steps
-                .iter()
-                .map(|t| ("--export-steps", t.dir.as_path())),
-        )
-        .collect();
-    check_outputs(&files, &dirs, &inputs)?;
-    for (_, d) in &dirs {
-        sonic::replaceable(d)?;
-    }
+    let out = update_guard(&a)?;
     // The switch and mapping options are checked whatever else is given:
     // a typo fails before any work, not only with --export-steps.
     let export_opts = a.mapping.options(
@@ -441,36 +428,8 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
         _ => a.elp.text.clone(),
     };
     let summary = u.to_json(old.name(), new.name(), &elp);
-    let mut staging = Staging::default();
-    if let Some(p) = &a.plan_out.rules_out {
-        let rules = &u.plan;
-        staging.file(p, move |w| write_rules(w, p, rules));
-    }
-    if let Some(p) = &a.plan_out.topology_out {
-        // With the ports named as the switches have them after the change,
-        // so that a later export from it matches them.
-        let text = topo::file::to_json(&u.correspondence.new_named(&new)?);
-        staging.file(p, move |w| write_text(w, p, &text));
-    }
-    if let Some(d) = &a.steps_out {
-        let (u, summary) = (&u, &summary);
-        staging.dir(d, sonic::replaceable, move |tmp| {
-            u.write_steps(tmp, summary)
-        });
-    }
-    if let Some((ex, t)) = &exports {
-        let u = &u;
-        staging.dir(&t.dir, sonic::replaceable, move |tmp| {
-            u.write_export_steps(tmp, ex)
-        });
-    }
-    if let Some(p) = &a.out {
-        let (u, old, new, elp) = (&u, old.name(), new.name(), &elp);
-        staging.file(p, move |w| u.write_parquet_to(w, p, old, new, elp));
-    }
-    staging
-        .commit()
-        .with_context(|| "writing the update's outputs (none was changed)")?;
+    let names = (old.name(), new.name(), elp.as_str());
+    write_update(&a, &u, &new, names, &summary, exports.as_ref())?;
     if a.json.on {
         let mut summary = summary;
         if let Some((ex, _)) = &exports {
@@ -484,4 +443,91 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
         }
     }
     Ok(exit(u.ok()))
+}
+
+/// `update`'s outputs that would overwrite each other or an input, or a
+/// directory holding something else, are refused before any work.
+fn update_guard(a: &UpdateArgs) -> Result<super::Out> {
+    let files = [
+        ("--rules-out", a.plan_out.rules_out.as_deref()),
+        ("--topology-out", a.plan_out.topology_out.as_deref()),
+        ("--out", a.out.as_deref()),
+    ];
+    let out = claim_stdout(&files, a.json.on)?;
+    if a.out.as_deref() == Some(Path::new("-")) {
+        bail!("--out writes Parquet: give a file, not -");
+    }
+    let inputs: Vec<(&str, PathBuf)> = a
+        .topology
+        .file()
+        .map(|p| ("TOPOLOGY", p))
+        .into_iter()
+        .chain([("--rules", a.rules.clone())])
+        .chain(a.new_rules.clone().map(|p| ("--new-rules", p)))
+        .chain(tagger::update::to_file(&a.to).map(|p| ("--to", p)))
+        .chain(a.elp.files().map(|p| ("--elp", p.to_path_buf())))
+        .chain(
+            a.new_elp
+                .iter()
+                .flat_map(|e| e.files().map(|p| ("--new-elp", p.to_path_buf()))),
+        )
+        .chain(a.switch.file().map(|p| ("--switch", p)))
+        .collect();
+    let dirs: Vec<(&str, &Path)> = a
+        .steps_out
+        .iter()
+        .map(|d| ("--steps-out", d.as_path()))
+        .chain(
+            a.export_steps
+                .iter()
+                .map(|t| ("--export-steps", t.dir.as_path())),
+        )
+        .collect();
+    check_outputs(&files, &dirs, &inputs)?;
+    for (_, d) in &dirs {
+        sonic::replaceable(d)?;
+    }
+    Ok(out)
+}
+
+/// `update`'s files, all or nothing: the new plan and topology, the steps,
+/// their exports and the step table.
+fn write_update(
+    a: &UpdateArgs,
+    u: &tagger::update::Update,
+    new: &tagger::Topology,
+    (old_name, new_name, elp): (&str, &str, &str),
+    summary: &serde_json::Value,
+    exports: Option<&(Vec<tagger::update::StepExport>, &sonic::Target)>,
+) -> Result<()> {
+    let mut staging = Staging::default();
+    if let Some(p) = &a.plan_out.rules_out {
+        let rules = &u.plan;
+        staging.file(p, move |w| write_rules(w, p, rules));
+    }
+    if let Some(p) = &a.plan_out.topology_out {
+        // With the ports named as the switches have them after the change,
+        // so that a later export from it matches them.
+        let text = topo::file::to_json(&u.correspondence.new_named(new)?);
+        staging.file(p, move |w| write_text(w, p, &text));
+    }
+    if let Some(d) = &a.steps_out {
+        let (u, summary) = (u, summary);
+        staging.dir(d, sonic::replaceable, move |tmp| {
+            u.write_steps(tmp, summary)
+        });
+    }
+    if let Some((ex, t)) = exports {
+        staging.dir(&t.dir, sonic::replaceable, move |tmp| {
+            u.write_export_steps(tmp, ex)
+        });
+    }
+    if let Some(p) = &a.out {
+        let (old, new) = (old_name, new_name);
+        staging.file(p, move |w| u.write_parquet_to(w, p, old, new, elp));
+    }
+    staging
+        .commit()
+        .with_context(|| "writing the update's outputs (none was changed)")?;
+    Ok(())
 }
