@@ -152,149 +152,10 @@ impl Shortest {
     }
 
     fn build_inner(topo: &Topology, failed: Option<&[bool]>) -> Self {
-        // Neighbours over live links (all of them on a healthy network).
-        let neighbors = |w: u32| {
-            topo.out_channels(w)
-                .iter()
-                .filter(move |&&c| failed.is_none_or(|f| !f[(c >> 1) as usize]))
-                .map(move |&c| topo.channel_dst(c))
-        };
-        let eps = topo.endpoints();
-        let n = topo.node_count();
-        let words = eps.len().div_ceil(64);
-        let chunks: Vec<Chunk> = (0..words)
-            .into_par_iter()
-            .map(|j| {
-                let bits = (eps.len() - j * 64).min(64);
-                let full = u64::MAX >> (64 - bits);
-                // `own[w]`: the bit of `w` when it is a source of this chunk.
-                let mut own = vec![0u64; n];
-                let mut seen = vec![0u64; n];
-                let mut level = vec![0u64; n];
-                for bit in 0..bits {
-                    let s = eps[j * 64 + bit] as usize;
-                    own[s] |= 1 << bit;
-                }
-                level.copy_from_slice(&own);
-                seen.copy_from_slice(&own);
-                // levels[d][w]: sources at distance d from w.
-                let mut levels = vec![level];
-                loop {
-                    let prev = levels.last().expect("level 0");
-                    let mut next = vec![0u64; n];
-                    let mut any = 0;
-                    for (w, m) in next.iter_mut().enumerate() {
-                        if seen[w] == full {
-                            continue;
-                        }
-                        let mut reach = 0;
-                        for x in neighbors(w as u32) {
-                            reach |= prev[x as usize];
-                        }
-                        *m = reach & !seen[w];
-                        seen[w] |= *m;
-                        any |= *m;
-                    }
-                    if any == 0 {
-                        break;
-                    }
-                    levels.push(next);
-                }
-                let endpoint = |w: usize| {
-                    if topo.is_endpoint(w as u32) {
-                        !own[w]
-                    } else {
-                        0
-                    }
-                };
-                // useful[d][w]: sources at distance d from w for which w lies
-                // on a shortest path to another endpoint.
-                let depth = levels.len();
-                let mut useful = vec![Vec::new(); depth];
-                useful[depth - 1] = (0..n).map(|w| levels[depth - 1][w] & endpoint(w)).collect();
-                for d in (1..depth - 1).rev() {
-                    let above = &useful[d + 1];
-                    useful[d] = (0..n)
-                        .map(|w| {
-                            let at = levels[d][w];
-                            if at == 0 {
-                                return 0;
-                            }
-                            let mut via = endpoint(w);
-                            for x in neighbors(w as u32) {
-                                via |= above[x as usize];
-                            }
-                            at & via
-                        })
-                        .collect();
-                }
-                let mut ch = Chunk::default();
-                ch.rows = useful
-                    .iter()
-                    .rposition(|row| row.iter().any(|&m| m != 0))
-                    .filter(|&d| d > 0)
-                    .map_or(0, |d| d + 1);
-                ch.col = vec![0; n * ch.rows];
-                for (d, row) in useful.iter().enumerate().take(ch.rows).skip(1) {
-                    for (w, &m) in row.iter().enumerate() {
-                        ch.col[w * ch.rows + d] = m;
-                    }
-                }
-                // Path counts per source: sigma[w * 64 + bit] sums sigma over
-                // the distinct predecessors of w one level closer to the
-                // source. Parallel links reach the same predecessor twice;
-                // paths are node sequences, so it is counted once.
-                let mut sigma = vec![0u128; n * 64];
-                let mut stamp = vec![u32::MAX; n];
-                for (w, &m) in own.iter().enumerate() {
-                    for bit in Ones(m) {
-                        sigma[w * 64 + bit] = 1;
-                    }
-                }
-                for d in 1..depth {
-                    let (lower, at) = (&levels[d - 1], &levels[d]);
-                    for w in 0..n {
-                        let m = at[w];
-                        if m == 0 {
-                            continue;
-                        }
-                        for x in neighbors(w as u32) {
-                            let x = x as usize;
-                            if stamp[x] == w as u32 {
-                                continue;
-                            }
-                            stamp[x] = w as u32;
-                            for bit in Ones(m & lower[x]) {
-                                let add = sigma[x * 64 + bit];
-                                let acc = &mut sigma[w * 64 + bit];
-                                *acc = acc.checked_add(add).unwrap_or_else(|| {
-                                    ch.saturated = true;
-                                    u128::MAX
-                                });
-                            }
-                        }
-                        for x in neighbors(w as u32) {
-                            stamp[x as usize] = u32::MAX;
-                        }
-                        if topo.is_endpoint(w as u32) {
-                            for bit in Ones(m) {
-                                ch.paths = ch
-                                    .paths
-                                    .checked_add(sigma[w * 64 + bit])
-                                    .unwrap_or_else(|| {
-                                        ch.saturated = true;
-                                        u128::MAX
-                                    });
-                            }
-                            ch.pairs += u64::from(m.count_ones());
-                            ch.longest = ch.longest.max(d as u32);
-                        }
-                    }
-                }
-                ch
-            })
-            .collect();
-        Self::assemble(n, &chunks)
+        let live = Live { topo, failed };
+        let words = topo.endpoints().len().div_ceil(64);
+        let chunks: Vec<Chunk> = (0..words).into_par_iter().map(|j| live.chunk(j)).collect();
+        Self::assemble(topo.node_count(), &chunks)
     }
 
     /// Lays the per-chunk columns out as rows of `words` words per
@@ -394,6 +255,170 @@ impl Iterator for Ones {
             self.0 &= self.0 - 1;
             b
         })
+    }
+}
+
+/// The topology over its live links (all of them on a healthy network).
+struct Live<'a> {
+    topo: &'a Topology,
+    failed: Option<&'a [bool]>,
+}
+
+impl Live<'_> {
+    /// Neighbours of `w` over live links.
+    fn neighbors(&self, w: u32) -> impl Iterator<Item = NodeId> + '_ {
+        self.topo
+            .out_channels(w)
+            .iter()
+            .filter(move |&&c| self.failed.is_none_or(|f| !f[(c >> 1) as usize]))
+            .map(move |&c| self.topo.channel_dst(c))
+    }
+
+    /// Chunk `j`: the 64 endpoints from `64 j` as sources.
+    fn chunk(&self, j: usize) -> Chunk {
+        let (topo, eps, n) = (self.topo, self.topo.endpoints(), self.topo.node_count());
+        let bits = (eps.len() - j * 64).min(64);
+        // `own[w]`: the bit of `w` when it is a source of this chunk.
+        let mut own = vec![0u64; n];
+        for bit in 0..bits {
+            let s = eps[j * 64 + bit] as usize;
+            own[s] |= 1 << bit;
+        }
+        let levels = self.levels(&own, u64::MAX >> (64 - bits));
+        let endpoint = |w: usize| {
+            if topo.is_endpoint(w as u32) {
+                !own[w]
+            } else {
+                0
+            }
+        };
+        let useful = self.useful(&levels, endpoint);
+        let mut ch = Chunk::default();
+        ch.rows = useful
+            .iter()
+            .rposition(|row| row.iter().any(|&m| m != 0))
+            .filter(|&d| d > 0)
+            .map_or(0, |d| d + 1);
+        ch.col = vec![0; n * ch.rows];
+        for (d, row) in useful.iter().enumerate().take(ch.rows).skip(1) {
+            for (w, &m) in row.iter().enumerate() {
+                ch.col[w * ch.rows + d] = m;
+            }
+        }
+        self.count_paths(&own, &levels, &mut ch);
+        ch
+    }
+
+    /// `levels[d][w]`: the sources (bits of `own`) at distance `d` from
+    /// `w`, until every node has seen all of them (`full`) or no more are
+    /// reached.
+    fn levels(&self, own: &[u64], full: u64) -> Vec<Vec<u64>> {
+        let n = own.len();
+        let mut seen = own.to_vec();
+        let mut levels = vec![own.to_vec()];
+        loop {
+            let prev = levels.last().expect("level 0");
+            let mut next = vec![0u64; n];
+            let mut any = 0;
+            for (w, m) in next.iter_mut().enumerate() {
+                if seen[w] == full {
+                    continue;
+                }
+                let mut reach = 0;
+                for x in self.neighbors(w as u32) {
+                    reach |= prev[x as usize];
+                }
+                *m = reach & !seen[w];
+                seen[w] |= *m;
+                any |= *m;
+            }
+            if any == 0 {
+                break;
+            }
+            levels.push(next);
+        }
+        levels
+    }
+
+    /// `useful[d][w]`: sources at distance `d` from `w` for which `w` lies
+    /// on a shortest path to another endpoint (`endpoint(w)`: the sources
+    /// `w` is another endpoint for).
+    fn useful(&self, levels: &[Vec<u64>], endpoint: impl Fn(usize) -> u64) -> Vec<Vec<u64>> {
+        let (n, depth) = (self.topo.node_count(), levels.len());
+        let mut useful = vec![Vec::new(); depth];
+        useful[depth - 1] = (0..n).map(|w| levels[depth - 1][w] & endpoint(w)).collect();
+        for d in (1..depth - 1).rev() {
+            let above = &useful[d + 1];
+            useful[d] = (0..n)
+                .map(|w| {
+                    let at = levels[d][w];
+                    if at == 0 {
+                        return 0;
+                    }
+                    let mut via = endpoint(w);
+                    for x in self.neighbors(w as u32) {
+                        via |= above[x as usize];
+                    }
+                    at & via
+                })
+                .collect();
+        }
+        useful
+    }
+
+    /// Path counts per source into `ch`: `sigma[w * 64 + bit]` sums sigma
+    /// over the distinct predecessors of `w` one level closer to the
+    /// source. Parallel links reach the same predecessor twice; paths are
+    /// node sequences, so it is counted once.
+    fn count_paths(&self, own: &[u64], levels: &[Vec<u64>], ch: &mut Chunk) {
+        let (topo, n) = (self.topo, self.topo.node_count());
+        let mut sigma = vec![0u128; n * 64];
+        let mut stamp = vec![u32::MAX; n];
+        for (w, &m) in own.iter().enumerate() {
+            for bit in Ones(m) {
+                sigma[w * 64 + bit] = 1;
+            }
+        }
+        for d in 1..levels.len() {
+            let (lower, at) = (&levels[d - 1], &levels[d]);
+            for w in 0..n {
+                let m = at[w];
+                if m == 0 {
+                    continue;
+                }
+                for x in self.neighbors(w as u32) {
+                    let x = x as usize;
+                    if stamp[x] == w as u32 {
+                        continue;
+                    }
+                    stamp[x] = w as u32;
+                    for bit in Ones(m & lower[x]) {
+                        let add = sigma[x * 64 + bit];
+                        let acc = &mut sigma[w * 64 + bit];
+                        *acc = acc.checked_add(add).unwrap_or_else(|| {
+                            ch.saturated = true;
+                            u128::MAX
+                        });
+                    }
+                }
+                for x in self.neighbors(w as u32) {
+                    stamp[x as usize] = u32::MAX;
+                }
+                if topo.is_endpoint(w as u32) {
+                    for bit in Ones(m) {
+                        ch.paths = ch
+                            .paths
+                            .checked_add(sigma[w * 64 + bit])
+                            .unwrap_or_else(|| {
+                                ch.saturated = true;
+                                u128::MAX
+                            });
+                    }
+                    ch.pairs += u64::from(m.count_ones());
+                    ch.longest = ch.longest.max(d as u32);
+                }
+            }
+        }
     }
 }
 
