@@ -47,11 +47,6 @@ type Table = BTreeMap<u32, u32>;
 /// As [`read`].
 pub fn parse(topo: &Topology, text: &str, origin: &Path) -> Result<PathList> {
     let n = topo.node_count();
-    let bad = |line: usize, reason: String| Error::PathFile {
-        path: origin.to_path_buf(),
-        line,
-        reason,
-    };
     if (0..n as NodeId).any(|v| topo.node_name(v).is_none() || topo.port_names(v).is_none()) {
         return Err(Error::ElpSpec {
             spec: format!("lfts:{}", origin.display()),
@@ -61,6 +56,24 @@ pub fn parse(topo: &Topology, text: &str, origin: &Path) -> Result<PathList> {
             ),
         });
     }
+    let bad = |line: usize, reason: String| Error::PathFile {
+        path: origin.to_path_buf(),
+        line,
+        reason,
+    };
+    let (tables, hca_lids) = read_tables(topo, text, &bad)?;
+    follow(topo, &tables, &hca_lids, &bad)
+}
+
+/// The dump's table per switch, and the destination LIDs of HCA ports with
+/// the line naming each.
+#[allow(clippy::type_complexity)]
+fn read_tables(
+    topo: &Topology,
+    text: &str,
+    bad: &dyn Fn(usize, String) -> Error,
+) -> Result<(Vec<Option<Table>>, BTreeMap<u32, usize>)> {
+    let n = topo.node_count();
     let by_name: BTreeMap<&str, NodeId> = (0..n as NodeId)
         .filter_map(|v| Some((topo.node_name(v)?, v)))
         .collect();
@@ -135,6 +148,18 @@ pub fn parse(topo: &Topology, text: &str, origin: &Path) -> Result<PathList> {
             ));
         }
     }
+    Ok((tables, hca_lids))
+}
+
+/// Every route from a switch with hosts to every HCA LID, followed through
+/// the tables to the port that leaves the fabric.
+fn follow(
+    topo: &Topology,
+    tables: &[Option<Table>],
+    hca_lids: &BTreeMap<u32, usize>,
+    bad: &dyn Fn(usize, String) -> Error,
+) -> Result<PathList> {
+    let n = topo.node_count();
     // Port number -> port index, per switch.
     let index: Vec<BTreeMap<u32, usize>> = (0..n as NodeId)
         .map(|v| {
@@ -148,7 +173,7 @@ pub fn parse(topo: &Topology, text: &str, origin: &Path) -> Result<PathList> {
         .collect();
     let mut paths = Vec::new();
     for s in (0..n as NodeId).filter(|&v| topo.node(v).hosts > 0) {
-        for (&lid, &line) in &hca_lids {
+        for (&lid, &line) in hca_lids {
             let mut path = vec![s];
             let mut at = s;
             loop {

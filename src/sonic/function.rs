@@ -143,30 +143,55 @@ pub(super) fn judge(
     reading: &Reading,
     host_tags: &[u32],
 ) -> Result<Transitions> {
-    let bad = |file: &str, reason: String| Error::Export {
-        kind: ExportKind::ReadBack,
-        reason: format!("{file}: {reason}"),
-    };
     let mut at: Vec<Option<usize>> = vec![None; topo.node_count()];
     for (i, s) in switches.iter().enumerate() {
         at[s.node as usize] = Some(i);
     }
-    // How switch `w` receives header value `x` over link `l` (None: it has
-    // no file, so nothing is lossless there).
-    let arrives = |w: NodeId, l: LinkId, x: u32| -> Option<(&SwitchFn, usize, In)> {
-        let s = &switches[at[w as usize]?];
+    let f = Fabric {
+        topo,
+        switches,
+        at: &at,
+        reading,
+    };
+    for s in switches {
+        f.check_values(s, host_tags)?;
+        f.check_links(s)?;
+        f.check_delivery(s)?;
+    }
+    check_cycles(topo, switches, &at)?;
+    transitions(topo, switches, reading, &at)
+}
+
+fn bad(file: &str, reason: String) -> Error {
+    Error::Export {
+        kind: ExportKind::ReadBack,
+        reason: format!("{file}: {reason}"),
+    }
+}
+
+/// The switches being judged, each by its node (`at`), and how their
+/// header values read.
+struct Fabric<'a> {
+    topo: &'a Topology,
+    switches: &'a [SwitchFn],
+    at: &'a [Option<usize>],
+    reading: &'a Reading<'a>,
+}
+
+impl Fabric<'_> {
+    /// How switch `w` receives header value `x` over link `l` (None: it
+    /// has no file, so nothing is lossless there).
+    fn arrives(&self, w: NodeId, l: LinkId, x: u32) -> Option<(&SwitchFn, usize, In)> {
+        let s = &self.switches[self.at[w as usize]?];
         let p = s.port_of(l)?;
         let i = *s.ingress[p].get(x as usize)?;
         Some((s, p, i))
-    };
-    let peer = |v: NodeId, l: LinkId| -> NodeId {
-        let [a, b] = topo.links()[l as usize];
-        if a == v { b } else { a }
-    };
-    let v_name = reading.value_name;
-    for s in switches {
-        // What is lossless carries a tag of the plan in one of its
-        // priorities, and from hosts a tag they send.
+    }
+
+    /// What `s` takes lossless carries a tag of the plan in one of its
+    /// priorities, and from hosts a tag they send (`host_tags`).
+    fn check_values(&self, s: &SwitchFn, host_tags: &[u32]) -> Result<()> {
+        let (reading, v_name) = (self.reading, self.reading.value_name);
         for (p, port) in s.ports.iter().enumerate() {
             for (x, i) in s.ingress[p].iter().enumerate() {
                 let Some(g) = i.lossless else { continue };
@@ -199,6 +224,13 @@ pub(super) fn judge(
                 }
             }
         }
+        Ok(())
+    }
+
+    /// What `s` sends over a link in a class arrives at the peer, where
+    /// the peer takes it lossless, in the queue the peer pauses.
+    fn check_links(&self, s: &SwitchFn) -> Result<()> {
+        let v_name = self.reading.value_name;
         let by_class = s.values_by_class();
         for (&k, values) in &by_class {
             let outs = s.egress.get(&k).ok_or_else(|| {
@@ -210,10 +242,11 @@ pub(super) fn judge(
             for (o, port) in s.ports.iter().enumerate() {
                 let out = outs[o];
                 let Some(l) = port.link else { continue };
-                let w = peer(s.node, l);
+                let [a, b] = self.topo.links()[l as usize];
+                let w = if a == s.node { b } else { a };
                 for &x in values {
                     let x2 = out.value.unwrap_or(x);
-                    let Some((ws, wp, wi)) = arrives(w, l, x2) else {
+                    let Some((ws, wp, wi)) = self.arrives(w, l, x2) else {
                         continue;
                     };
                     if let Some(g) = wi.lossless
@@ -238,8 +271,13 @@ pub(super) fn judge(
                 }
             }
         }
-        // Lossless packets delivered to hosts leave in a paused queue of
-        // their own priority.
+        Ok(())
+    }
+
+    /// Lossless packets delivered to hosts leave in a paused queue of
+    /// their own priority.
+    fn check_delivery(&self, s: &SwitchFn) -> Result<()> {
+        let v_name = self.reading.value_name;
         for (p, port) in s.ports.iter().enumerate() {
             for (x, i) in s.ingress[p].iter().enumerate() {
                 let Some(g) = i.lossless else { continue };
@@ -268,9 +306,8 @@ pub(super) fn judge(
                 }
             }
         }
+        Ok(())
     }
-    check_cycles(topo, switches, &at)?;
-    transitions(topo, switches, reading, &at)
 }
 
 /// The buffer dependencies of every packet over any routing have no cycle
