@@ -193,31 +193,7 @@ pub fn reorder(
         .retain(|p| p.len() > target as usize);
     let n = seed.vertices;
     let pins = Pins::new(&paths, n, target, &seed.kept, &seed.edges);
-    // Each order: a topological order of the installed dependencies and
-    // the greedy extension's own, which its dependency graphs held
-    // together (acyclic), following the extension's order elsewhere.
-    let near = order::OrderPlan::from_keys(n, &greedy.keys, greedy.priorities);
-    let edges: Vec<Vec<(ChannelId, ChannelId)>> = (1..=target)
-        .map(|t| {
-            let installed = seed.edges.iter().filter(|e| e.0 == t).map(|e| (e.1, e.2));
-            let extended = greedy
-                .keys
-                .iter()
-                .filter(|k| k.priority == t && k.next_priority == t)
-                .filter_map(|k| Some((k.in_channel?, k.out_channel)));
-            installed.chain(extended).collect()
-        })
-        .collect();
-    let start = order::OrderPlan::from_edges(n, edges, &near);
-    if let Some(t) = (0..target as usize).find(|&t| !pins.respected_by(t, &start.pos[t])) {
-        return Err(Error::SelfCheck {
-            stage: "tagging",
-            reason: format!(
-                "extend: the start of priority {}'s order breaks an installed dependency",
-                t + 1
-            ),
-        });
-    }
+    let start = start_orders(seed, greedy, target, &pins)?;
     let mut ls = LocalSearch::pinned(&paths, n, &start.pos, target, rng, &pins);
     // A path every valid order leaves past the target is past it at the
     // start too: only those need the proof's walk.
@@ -268,7 +244,66 @@ pub fn reorder(
             forced: None,
         });
     }
-    let plan = order::OrderPlan { pos: ls.pos };
+    let t = walk_reordered(cx, seed, order::OrderPlan { pos: ls.pos }, target)?;
+    Ok(Reordering {
+        plan: Some(t),
+        effort,
+        forced: None,
+    })
+}
+
+/// The start of the reordering: per priority, a topological order of the
+/// installed dependencies and the greedy extension's own, which its
+/// dependency graphs held together (acyclic), following the extension's
+/// order elsewhere.
+///
+/// # Errors
+/// [`Error::SelfCheck`] if it breaks an installed dependency (a bug).
+fn start_orders(
+    seed: &Seed,
+    greedy: &Tagging,
+    target: u32,
+    pins: &Pins,
+) -> Result<order::OrderPlan> {
+    let n = seed.vertices;
+    let near = order::OrderPlan::from_keys(n, &greedy.keys, greedy.priorities);
+    let edges: Vec<Vec<(ChannelId, ChannelId)>> = (1..=target)
+        .map(|t| {
+            let installed = seed.edges.iter().filter(|e| e.0 == t).map(|e| (e.1, e.2));
+            let extended = greedy
+                .keys
+                .iter()
+                .filter(|k| k.priority == t && k.next_priority == t)
+                .filter_map(|k| Some((k.in_channel?, k.out_channel)));
+            installed.chain(extended).collect()
+        })
+        .collect();
+    let start = order::OrderPlan::from_edges(n, edges, &near);
+    if let Some(t) = (0..target as usize).find(|&t| !pins.respected_by(t, &start.pos[t])) {
+        return Err(Error::SelfCheck {
+            stage: "tagging",
+            reason: format!(
+                "extend: the start of priority {}'s order breaks an installed dependency",
+                t + 1
+            ),
+        });
+    }
+    Ok(start)
+}
+
+/// The plan of the orders found, keeping every installed decision, walked
+/// over the whole ELP.
+///
+/// # Errors
+/// [`Error::SelfCheck`] if it needs more than `target` priorities (a bug);
+/// walk and budget errors.
+fn walk_reordered(
+    cx: &Context<'_>,
+    seed: &Seed,
+    plan: order::OrderPlan,
+    target: u32,
+) -> Result<Tagging> {
+    let (topo, budget) = (cx.topo, cx.budget);
     let decide = |c1: ChannelId, t: u32, c2: ChannelId| -> Result<u32> {
         Ok(match seed.kept.get(&(c1, t, c2)) {
             Some(&t2) => t2,
@@ -292,11 +327,7 @@ pub fn reorder(
             ),
         });
     }
-    Ok(Reordering {
-        plan: Some(t),
-        effort,
-        forced: None,
-    })
+    Ok(t)
 }
 
 struct Extender<'a> {
