@@ -279,7 +279,7 @@ fn algorithm_names_round_trip_and_bad_parameters_are_named() {
         ("search:budget=2.50e1", 25),
         ("search:budget=7", 7),
     ] {
-        let Algo::Search { budget, .. } = s.parse().unwrap() else {
+        let Algo::Search(tagger::tagging::SearchParams { budget, .. }) = s.parse().unwrap() else {
             panic!("{s}");
         };
         assert_eq!(budget, want, "{s}");

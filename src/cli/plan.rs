@@ -150,7 +150,7 @@ fn run_guard(a: &RunArgs) -> Result<super::Out> {
 fn plan_watched(cfg: &RunConfig) -> tagger::Result<pipeline::RunResult> {
     if matches!(
         cfg.algo,
-        Algo::Search { .. } | Algo::Exact { .. } | Algo::Auto { .. }
+        Algo::Search(_) | Algo::Exact { .. } | Algo::Auto { .. }
     ) {
         let (control, bar) = progress::watch_search();
         let r = pipeline::run_with(cfg, &control);

@@ -486,7 +486,7 @@ fn summarize(
     // Steps and residue describe a local search that ran; evaluations and
     // the stall, `search`'s own (exact's steps are solver calls).
     let searched = tagging.effort.as_ref().filter(|e| e.skipped.is_none());
-    let local = searched.filter(|_| matches!(tagging.algo, Algo::Search { .. }));
+    let local = searched.filter(|_| matches!(tagging.algo, Algo::Search(_)));
     Summary {
         topology: topo.name().to_string(),
         family: topo.family().name().to_string(),

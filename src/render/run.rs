@@ -187,8 +187,9 @@ fn search_lines(l: &mut Lines, r: &RunResult) {
             match (exact, s.figures.search_evaluations) {
                 (true, _) => format!("solver        {steps} SAT calls"),
                 (false, Some(e)) => match r.tagging.algo {
-                    Algo::Search { budget, .. } => format!(
-                        "search        {steps} steps, {e} of a budget of {budget} path evaluations"
+                    Algo::Search(p) => format!(
+                        "search        {steps} steps, {e} of a budget of {} path evaluations",
+                        p.budget
                     ),
                     _ => format!("search        {steps} steps, {e} path evaluations"),
                 },

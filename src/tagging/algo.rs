@@ -30,23 +30,7 @@ pub enum Algo {
     /// target-P local search ([`search`]) that lowers P while it succeeds,
     /// within `budget` path evaluations (and `time_ms`, if set). Never more priorities
     /// than greedy; among plans with the fewest, the fewest compressed rules.
-    Search {
-        /// Path evaluations the local search may spend (deterministic work,
-        /// unlike time).
-        budget: u64,
-        /// Seed of the local search's moves.
-        seed: u64,
-        /// Wall-clock limit in milliseconds, if any.
-        time_ms: Option<u64>,
-        /// ELP paths past which the local search is not started (`None`:
-        /// it runs wherever its state fits the memory budget).
-        max_paths: Option<u64>,
-        /// Also search reversal-symmetric plans: a symmetric and an
-        /// unrestricted local search run side by side per target (on both
-        /// cores), the first to reach it winning (on by default;
-        /// `symmetric=0` runs the unrestricted one alone).
-        symmetric: bool,
-    },
+    Search(SearchParams),
     /// The best plan of the others within their deterministic budgets
     /// (docs/formats.md): `clos` where the topology has levels, `greedy`,
     /// then `search` while the plan is above the lower bound; ranked by
@@ -63,6 +47,38 @@ pub enum Algo {
         /// Time the solver may take, in milliseconds.
         timeout_ms: u64,
     },
+}
+
+/// `search`'s options ([`Algo::Search`]): `search:budget=N,seed=X,time=S,paths=N,symmetric=0|1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SearchParams {
+    /// Path evaluations the local search may spend (deterministic work,
+    /// unlike time).
+    pub budget: u64,
+    /// Seed of the local search's moves.
+    pub seed: u64,
+    /// Wall-clock limit in milliseconds, if any.
+    pub time_ms: Option<u64>,
+    /// ELP paths past which the local search is not started (`None`:
+    /// it runs wherever its state fits the memory budget).
+    pub max_paths: Option<u64>,
+    /// Also search reversal-symmetric plans: a symmetric and an
+    /// unrestricted local search run side by side per target (on both
+    /// cores), the first to reach it winning (on by default;
+    /// `symmetric=0` runs the unrestricted one alone).
+    pub symmetric: bool,
+}
+
+impl SearchParams {
+    /// `search` as written bare: the default budget, seed 0, no time
+    /// limit, no path limit, the symmetric search beside.
+    pub const DEFAULT: SearchParams = SearchParams {
+        budget: SEARCH_BUDGET,
+        seed: 0,
+        time_ms: None,
+        max_paths: None,
+        symmetric: true,
+    };
 }
 
 /// Default time limit of `exact`, in milliseconds.
@@ -86,13 +102,7 @@ impl Algo {
     };
 
     /// `search` with its defaults.
-    pub const SEARCH: Algo = Algo::Search {
-        budget: SEARCH_BUDGET,
-        seed: 0,
-        time_ms: None,
-        max_paths: None,
-        symmetric: true,
-    };
+    pub const SEARCH: Algo = Algo::Search(SearchParams::DEFAULT);
 
     /// This algorithm with its time limit lowered to `ms` milliseconds (the
     /// smaller of its own and `ms`). Only `search` and `exact` have one.
@@ -109,19 +119,10 @@ impl Algo {
     /// [`Error::Algo`] for an algorithm without a time limit.
     pub fn with_time_limit(self, ms: u64) -> Result<Algo> {
         Ok(match self {
-            Algo::Search {
-                budget,
-                seed,
-                time_ms,
-                max_paths,
-                symmetric,
-            } => Algo::Search {
-                budget,
-                seed,
-                time_ms: Some(time_ms.map_or(ms, |t| t.min(ms))),
-                max_paths,
-                symmetric,
-            },
+            Algo::Search(p) => Algo::Search(SearchParams {
+                time_ms: Some(p.time_ms.map_or(ms, |t| t.min(ms))),
+                ..p
+            }),
             Algo::Exact { timeout_ms } => Algo::Exact {
                 timeout_ms: timeout_ms.min(ms),
             },
@@ -153,13 +154,13 @@ impl Algo {
                 timeout_ms: EXACT_TIMEOUT_MS,
             } => "exact".into(),
             Algo::Exact { timeout_ms } => format!("exact:timeout={}", *timeout_ms as f64 / 1000.0),
-            Algo::Search {
+            Algo::Search(SearchParams {
                 budget,
                 seed,
                 time_ms,
                 max_paths,
                 symmetric,
-            } => {
+            }) => {
                 let mut s = format!("search:budget={budget},seed={seed}");
                 if let Some(ms) = time_ms {
                     s += &format!(",time={}", *ms as f64 / 1000.0);
@@ -262,7 +263,7 @@ impl FromStr for Algo {
                     Some(v) => return Err(bad(format!("symmetric = {v} must be 0 or 1"))),
                 };
                 unknown(&p, "budget, seed, time, paths, symmetric")?;
-                Ok(Algo::Search { budget, seed, time_ms, max_paths, symmetric })
+                Ok(Algo::Search(SearchParams { budget, seed, time_ms, max_paths, symmetric }))
             }
             _ => Err(bad(
                 "unknown algorithm (expected auto[:time=S], brute, greedy, greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K, search[:budget=N,seed=X,time=S,paths=N,symmetric=0] or exact[:timeout=S])".into(),

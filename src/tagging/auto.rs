@@ -32,22 +32,10 @@ pub(super) fn plan(cx: &Context<'_>, time_ms: Option<u64>) -> Result<Tagging> {
         candidates.push(Algo::Clos { k: None });
     }
     candidates.push(Algo::GREEDY);
-    candidates.push(match Algo::SEARCH {
-        Algo::Search {
-            budget,
-            seed,
-            max_paths,
-            symmetric,
-            ..
-        } => Algo::Search {
-            budget,
-            seed,
-            time_ms,
-            max_paths,
-            symmetric,
-        },
-        other => other,
-    });
+    candidates.push(Algo::Search(SearchParams {
+        time_ms,
+        ..SearchParams::DEFAULT
+    }));
     let mut tried: Vec<Attempt> = Vec::new();
     let mut best: Option<Tagging> = None;
     let mut bound = 0;

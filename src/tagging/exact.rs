@@ -47,6 +47,7 @@
 //! decide, and on 250 switches and up the solver neither finds the
 //! 2-priority plans the local search finds nor refutes 2 within minutes.
 
+use super::SearchParams;
 use super::engine::HOST;
 use super::order::OrderPlan;
 use super::sat::{Lit, Outcome, Sat};
@@ -449,7 +450,13 @@ pub(super) fn plan(cx: &super::Context<'_>, timeout_ms: u64) -> Result<Tagging> 
     }
     // The constructions and greedy, ranked by fit first (no local search:
     // the solver has had the time).
-    let built = super::checked(super::search::plan(cx, 0, 0, None, None, true)?)?;
+    let built = super::checked(super::search::plan(
+        cx,
+        &SearchParams {
+            budget: 0,
+            ..SearchParams::DEFAULT
+        },
+    )?)?;
     if built.class_fit.is_some() {
         candidates.push(built);
     }
@@ -488,11 +495,12 @@ fn plan_with(cx: &super::Context<'_>, timeout_ms: u64, first_try: u64) -> Result
     let upper_bound = |work: u64| -> Result<Tagging> {
         super::checked(super::search::plan(
             cx,
-            work,
-            0,
-            Some(remaining_ms()),
-            Some(UPPER_BOUND_PATHS),
-            true,
+            &SearchParams {
+                budget: work,
+                time_ms: Some(remaining_ms()),
+                max_paths: Some(UPPER_BOUND_PATHS),
+                ..SearchParams::DEFAULT
+            },
         )?)
     };
     let mut searched = !super::sat::THEORY;

@@ -117,13 +117,7 @@ pub fn tag_in(cx: &Context<'_>, algo: Algo) -> Result<Tagging> {
         Algo::Brute => brute::plan(cx)?,
         Algo::Clos { k } => clos::plan(cx, k)?,
         Algo::Greedy { restarts, seed } => greedy::plan(cx, restarts, seed)?,
-        Algo::Search {
-            budget,
-            seed,
-            time_ms,
-            max_paths,
-            symmetric,
-        } => search::plan(cx, budget, seed, time_ms, max_paths, symmetric)?,
+        Algo::Search(p) => search::plan(cx, &p)?,
         Algo::Exact { timeout_ms } => exact::plan(cx, timeout_ms)?,
         Algo::GreedyTtl => ttl::plan(cx)?,
     })?;

@@ -6,18 +6,15 @@ use super::symmetric::{Halved, one_of_each_reversal};
 use super::{FALLBACK_ROOM, LocalSearch, Outcome, SLICE};
 use crate::elp::enumerate::ChannelPaths;
 use crate::tagging::{
-    Algo, Context, Effort, Error, MAX_TAG, Result, Tagging, checked, control, finish, fit, greedy,
-    order, repair, traffic,
+    Algo, Context, Effort, Error, MAX_TAG, Result, SearchParams, Tagging, checked, control, finish,
+    fit, greedy, order, repair, traffic,
 };
 use rayon::prelude::*;
 
-/// `search`'s options, as [`Algo::Search`] carries them.
+/// `search`'s options and its deadline.
 struct Options {
-    work: u64,
-    seed: u64,
+    p: SearchParams,
     deadline: Option<std::time::Instant>,
-    max_paths: Option<u64>,
-    symmetric: bool,
 }
 
 /// The plan kept so far, ranked by (fits the traffic classes, priorities,
@@ -42,32 +39,17 @@ struct Driver<'a, 'c> {
 }
 
 /// `search`: see [`Algo::Search`].
-pub(in crate::tagging) fn plan(
-    cx: &Context<'_>,
-    work: u64,
-    seed: u64,
-    time_ms: Option<u64>,
-    max_paths: Option<u64>,
-    symmetric: bool,
-) -> Result<Tagging> {
+pub(in crate::tagging) fn plan(cx: &Context<'_>, p: &SearchParams) -> Result<Tagging> {
     let topo = cx.topo;
     let d = Driver {
         cx,
-        algo: Algo::Search {
-            budget: work,
-            seed,
-            time_ms,
-            max_paths,
-            symmetric,
-        },
+        algo: Algo::Search(*p),
     };
     let opts = Options {
-        work,
-        seed,
-        deadline: time_ms
+        p: *p,
+        deadline: p
+            .time_ms
             .map(|ms| std::time::Instant::now() + std::time::Duration::from_millis(ms)),
-        max_paths,
-        symmetric,
     };
     let greedy = checked(greedy::plan(cx, 1, 0)?)?;
     let lb = greedy.lower_bound;
@@ -110,7 +92,7 @@ pub(in crate::tagging) fn plan(
 /// known beforehand and bounds the maximal ones); the symmetric search's
 /// halved paths and its own state add about 8 more.
 fn state_bytes(opts: &Options, counts: &crate::elp::ElpCounts) -> u64 {
-    let per_channel = if opts.symmetric { 24 } else { 16 };
+    let per_channel = if opts.p.symmetric { 24 } else { 16 };
     u64::try_from(counts.paths)
         .unwrap_or(u64::MAX)
         .saturating_mul(per_channel * (counts.longest as u64 + 1))
@@ -181,13 +163,13 @@ impl Driver<'_, '_> {
             .unwrap_or(FALLBACK_ROOM);
         if best.priorities <= lb {
             None
-        } else if opts.work == 0 {
+        } else if opts.p.budget == 0 {
             Some("the budget is 0".into())
-        } else if let Some(max) = opts.max_paths.filter(|&m| paths > m as u128) {
+        } else if let Some(max) = opts.p.max_paths.filter(|&m| paths > m as u128) {
             Some(format!(
                 "the ELP's {paths} paths pass paths={max} (raise search:paths=N)"
             ))
-        } else if opts.max_paths.is_none() && state > room {
+        } else if opts.p.max_paths.is_none() && state > room {
             Some(format!(
                 "its state for the ELP's {paths} paths, about {}, does not fit the {} left of the memory budget (--memory-budget raises it)",
                 crate::budget::human(state),
@@ -213,7 +195,7 @@ impl Driver<'_, '_> {
         let paths = crate::elp::enumerate::maximal_channel_paths(
             topo,
             elp,
-            opts.max_paths.unwrap_or(u64::MAX),
+            opts.p.max_paths.unwrap_or(u64::MAX),
         )?;
         // A path of L links carries at most L tags: it can never pass a
         // target of L or more.
@@ -221,12 +203,12 @@ impl Driver<'_, '_> {
         let paths = paths.retain(|p| p.len() > floor);
         // The symmetric search needs one of each path and its reverse: a
         // symmetric plan fits a path exactly when it fits the reverse.
-        let halved = if opts.symmetric {
+        let halved = if opts.p.symmetric {
             one_of_each_reversal(&paths)
         } else {
             Halved::default()
         };
-        let mut left = opts.work;
+        let mut left = opts.p.budget;
         let mut target = best.priorities - 1;
         while target >= lb.max(1) && left > 0 {
             // Greedy's orders (or the last target's) start it: measured
@@ -276,10 +258,10 @@ impl Driver<'_, '_> {
         left: &mut u64,
         effort: &mut Effort,
     ) -> Option<Vec<Vec<u64>>> {
-        let mix = crate::seed::mix(opts.seed, target as u64);
+        let mix = crate::seed::mix(opts.p.seed, target as u64);
         let n = self.cx.topo.channel_count();
         let mut portfolio = Vec::with_capacity(2);
-        if opts.symmetric {
+        if opts.p.symmetric {
             portfolio.push(LocalSearch::new_symmetric(
                 halved,
                 n,
@@ -341,7 +323,7 @@ impl Driver<'_, '_> {
         let reporter = portfolio.len() - 1;
         let active = stalled.iter().filter(|s| !**s).count() as u64;
         let each = (left / active).clamp(1, SLICE);
-        let spent = opts.work - left;
+        let spent = opts.p.budget - left;
         portfolio
             .par_iter_mut()
             .zip(stalled)
@@ -359,8 +341,8 @@ impl Driver<'_, '_> {
                                     target,
                                     steps,
                                     violated: violated as u64,
-                                    evaluations: (spent + now * active).min(opts.work),
-                                    budget: opts.work,
+                                    evaluations: (spent + now * active).min(opts.p.budget),
+                                    budget: opts.p.budget,
                                 })
                             }
                         },
