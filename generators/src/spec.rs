@@ -2,7 +2,7 @@
 
 use crate::error::{Result, TopologyError};
 use crate::model::{Family, MAX_LINKS, MAX_NODES, Topology};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A parsed, validated topology spec: a generated family with its
 /// parameters, or a file. Building it is then infallible except for random
@@ -151,7 +151,8 @@ impl TopologySpec {
     /// Parses and validates a spec string such as `fattree:k=8` or
     /// `jellyfish:n=1000,ports=64,r=12,seed=1`. `file:PATH` reads a
     /// `tagger-topology/1` file, and so does a bare path that ends in
-    /// `.json` or holds a `/` (its canonical form is `file:PATH`).
+    /// `.json` or holds a `/`, or that names an existing file and no
+    /// family (its canonical form is `file:PATH`).
     ///
     /// ```
     /// use tagger_generators::{NodeKind, TopologySpec};
@@ -205,6 +206,13 @@ impl TopologySpec {
             "bcube" => "bcube",
             "hyperx" => "hyperx",
             "jellyfish" => "jellyfish",
+            // A file named as it is (`fabric.topo`, `runs/10:00/t.json`),
+            // as scripts that took a path gave it.
+            _ if Path::new(spec).is_file() => {
+                return Ok(TopologySpec::File {
+                    path: PathBuf::from(spec),
+                });
+            }
             _ => return Err(TopologyError::UnknownFamily { family }),
         };
         let mut p = Params::parse(fam, spec, rest)?;
@@ -428,6 +436,20 @@ mod tests {
             "{}",
             err("my-fabric")
         );
+        // A file that exists is one, whatever its name (a script's
+        // `--topology fabric.topo`, a directory with a colon).
+        let dir = std::env::temp_dir().join(format!("tagger-spec-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("10:00")).unwrap();
+        for name in ["fabric.topo", "10:00/t.json"] {
+            let f = dir.join(name);
+            std::fs::write(&f, "{}").unwrap();
+            let spec = f.to_str().unwrap();
+            assert_eq!(
+                TopologySpec::parse(spec).unwrap(),
+                TopologySpec::File { path: f.clone() }
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

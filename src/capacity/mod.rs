@@ -170,8 +170,7 @@ pub fn fit(topo: &Topology, tagging: &Tagging, counts: &[NodeCounts], p: &Profil
     };
     let nodes: Vec<Option<NodeFit>> = (0..n as u32)
         .map(|v| {
-            (topo.node(v).kind == NodeKind::Switch)
-                .then(|| at.node(v, sources[v as usize], counts[v as usize].acl_compressed))
+            (topo.node(v).kind == NodeKind::Switch).then(|| at.node(v, sources[v as usize], counts))
         })
         .collect();
     let switches: Vec<&NodeFit> = nodes.iter().flatten().collect();
@@ -237,9 +236,9 @@ struct Arriving<'a> {
 
 impl Arriving<'_> {
     /// Switch `v`'s fit: its lossless ports and priorities, headroom and
-    /// margins; `source` when its hosts send, `acl` its compressed ACL
-    /// entries.
-    fn node(&self, v: u32, source: bool, acl: u64) -> NodeFit {
+    /// margins; `source` when its hosts send; `counts` the rule counts per
+    /// node (read where the profile has an ACL capacity).
+    fn node(&self, v: u32, source: bool, counts: &[NodeCounts]) -> NodeFit {
         let (p, host_h) = (self.p, self.host_h);
         let node = self.topo.node(v);
         let (mut ports, mut present) = (0u32, 0u64);
@@ -271,7 +270,9 @@ impl Arriving<'_> {
         let margin = p.lossless_buffer_bytes as i64 - headroom as i64;
         let priorities = present.count_ones();
         let queue_margin = i64::from(p.lossless_queues) - i64::from(priorities);
-        let acl_margin = p.acl_entries.map(|cap| cap as i64 - acl as i64);
+        let acl_margin = p
+            .acl_entries
+            .map(|cap| cap as i64 - counts[v as usize].acl_compressed as i64);
         NodeFit {
             lossless_ports: ports,
             priorities,

@@ -19,7 +19,8 @@ Topology specs:
   bcube:n=N,k=K                        BCube: N^(K+1) forwarding servers (the endpoints), K+1 levels of N^K switches
   hyperx:l=L,s=S[,k=K][,t=T]           S^L switches, all-to-all per dimension, K parallel links, T hosts per switch
   jellyfish:n=N,ports=P,r=R[,seed=X]   random R-regular switch graph, P-R hosts per switch (Singla's construction)
-  file:PATH (or PATH.json)             a tagger-topology/1 JSON file, as --topology-out writes it
+  file:PATH                            a tagger-topology/1 JSON file, as --topology-out writes it
+                                       (a bare path works too: one ending in .json, holding a /, or naming a file)
   ibnet:PATH                           an InfiniBand fabric: ibnetdiscover's output or an ibsim net file";
 
 const FAIL_HELP: &str = "\
@@ -125,8 +126,9 @@ pub enum Command {
 pub struct TopologyArg {
     /// The network: a generator spec (fattree:k=8,
     /// jellyfish:n=200,ports=32,r=12,seed=1, ... listed below), a topology
-    /// file (file:PATH, or a path ending in .json or holding a /, as
-    /// `--topology-out` writes it) or an InfiniBand fabric (ibnet:PATH).
+    /// file (file:PATH, or a bare path ending in .json, holding a / or
+    /// naming a file, as `--topology-out` writes it) or an InfiniBand
+    /// fabric (ibnet:PATH).
     /// The rules a plan was written with name it; give the same one back.
     #[arg(
         value_name = "TOPOLOGY",
@@ -278,8 +280,10 @@ impl BudgetArg {
 /// `--json`.
 #[derive(Debug, clap::Args)]
 pub struct JsonArg {
-    /// Print the result as one JSON object instead of text: the same
-    /// figures, keyed as `tagger schema` names the columns.
+    /// Print the result as one JSON object instead of text, for scripts:
+    /// `run`'s keys are the runs columns `tagger schema` lists; `failures`
+    /// gives the plan, then per routing the aggregates and every trial;
+    /// `update` the change, the plans and every step; `elp` its counts.
     #[arg(long = "json")]
     pub on: bool,
 }
@@ -301,11 +305,13 @@ pub struct PathsOutArgs {
 #[derive(Debug, clap::Args)]
 pub struct PlanOutArgs {
     /// Write the topology (tagger-topology/1; `-`: standard output), to
-    /// export, verify or update against later.
+    /// export, verify or update against later; for `update`, the new one,
+    /// its ports named as the switches will have them.
     #[arg(long)]
     pub topology_out: Option<PathBuf>,
     /// Write the verified rule set (tagger-rules/1; `-`: standard output):
-    /// what `tagger export`, `verify` and `update` read.
+    /// what `tagger export`, `verify` and `update` read; for `update`, the
+    /// new plan, on the new topology.
     #[arg(long)]
     pub rules_out: Option<PathBuf>,
 }
@@ -314,14 +320,16 @@ pub struct PlanOutArgs {
 /// the work.
 #[derive(Debug, clap::Args)]
 pub struct FitArg {
-    /// `on` (or the bare flag): fail with nothing written unless every
-    /// switch fits the switch model (buffer, lossless queues, traffic
-    /// classes and, where the profile gives one, ACL capacity); the summary
-    /// is printed either way. `off`: write configurations of switches that
-    /// do not fit anyway, each switch's fit recorded in summary.json.
-    /// Without the flag, configurations (export, --export, --export-steps)
-    /// are refused where a switch does not fit and a plan's summary only
-    /// reports it. A switch needing more traffic classes than it has is
+    /// Whether switches that do not fit the switch model stop the work.
+    /// Without the flag, switch configurations (`export`, `run --export`,
+    /// `update --export-steps`) are refused where a switch's lossless
+    /// queues or headroom do not fit, and `run` only reports the fit. `on`
+    /// (or the bare flag): the same, and `run` also fails, with nothing
+    /// written, unless every switch fits (buffer, lossless queues, traffic
+    /// classes and, where the profile gives one, ACL capacity), printing
+    /// its summary either way. `off`: configurations of switches that do
+    /// not fit are written anyway, each switch's fit recorded in
+    /// summary.json. A switch needing more traffic classes than it has is
     /// never exported to SONiC.
     #[arg(long, value_name = "on|off", num_args = 0..=1, default_missing_value = "on", value_parser = parse_on_off)]
     require_fit: Option<bool>,

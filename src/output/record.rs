@@ -25,7 +25,6 @@ use arrow_array::{
 pub(crate) trait Cell: Sized {
     const KIND: Kind;
     #[cfg(feature = "tables")]
-    #[cfg(feature = "tables")]
     fn push_to(v: Option<&Self>, name: &'static str, table: &mut Table);
     /// The value at row `i` (`None`: null); `Err` when the column holds
     /// another type.
@@ -256,7 +255,7 @@ macro_rules! record {
 
 pub(crate) use record;
 
-#[cfg(test)]
+#[cfg(all(test, feature = "tables"))]
 mod tests {
     use super::*;
 

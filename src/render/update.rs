@@ -301,7 +301,7 @@ fn step_lines(l: &mut Lines, u: &Update) {
         );
     }
     let moved = co.renumbered();
-    if !u.steps.is_empty() && !co.union.has_node_names() && !moved.is_empty() {
+    if !u.steps.is_empty() && !co.by_name && !moved.is_empty() {
         let shown: Vec<String> = moved
             .iter()
             .take(4)
