@@ -573,15 +573,7 @@ fn plan_with(cx: &super::Context<'_>, timeout_ms: u64, first_try: u64) -> Result
                         target.order.walk(topo, elp, budget)?,
                         budget,
                     )?;
-                    if t.priorities > p {
-                        return Err(Error::SelfCheck {
-                            stage: "tagging",
-                            reason: format!(
-                                "exact: orders that fit every maximal path in {p} priorities need {} on the ELP",
-                                t.priorities
-                            ),
-                        });
-                    }
+                    super::orders_fit("exact", p, t.priorities)?;
                     best = t;
                 }
             }

@@ -318,15 +318,7 @@ fn walk_reordered(
         walk,
         budget,
     )?)?;
-    if t.priorities > target {
-        return Err(Error::SelfCheck {
-            stage: "tagging",
-            reason: format!(
-                "extend: orders that fit every maximal path in {target} priorities need {} on the ELP",
-                t.priorities
-            ),
-        });
-    }
+    orders_fit("extend", target, t.priorities)?;
     Ok(t)
 }
 

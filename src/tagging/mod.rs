@@ -240,6 +240,21 @@ fn own_decisions(t: &Tagging) -> rustc_hash::FxHashMap<(ChannelId, u32, ChannelI
 /// What every algorithm returns passes these: [`self_check`], and its lower
 /// bound raised to what its own dependencies prove. Algorithms that build
 /// on another (search on greedy, exact on search) call it on what they get.
+/// Orders that fit every maximal ELP path in `target` priorities must fit
+/// the whole ELP in as many: `got` more is a bug of `algo`'s, reported as
+/// [`Error::SelfCheck`].
+fn orders_fit(algo: &str, target: u32, got: u32) -> Result<()> {
+    if got <= target {
+        return Ok(());
+    }
+    Err(Error::SelfCheck {
+        stage: "tagging",
+        reason: format!(
+            "{algo}: orders that fit every maximal path in {target} priorities need {got} on the ELP"
+        ),
+    })
+}
+
 fn checked(mut t: Tagging) -> Result<Tagging> {
     self_check(&t)?;
     t.lower_bound = t.lower_bound.max(dependency_lower_bound(&t.keys));

@@ -6,8 +6,8 @@ use super::symmetric::{Halved, one_of_each_reversal};
 use super::{FALLBACK_ROOM, LocalSearch, Outcome, SLICE};
 use crate::elp::enumerate::ChannelPaths;
 use crate::tagging::{
-    Algo, Context, Effort, Error, MAX_TAG, Result, SearchParams, Tagging, checked, control, finish,
-    fit, greedy, order, repair, traffic,
+    Algo, Context, Effort, MAX_TAG, Result, SearchParams, Tagging, checked, control, finish, fit,
+    greedy, order, orders_fit, repair, traffic,
 };
 use rayon::prelude::*;
 
@@ -356,7 +356,7 @@ impl Driver<'_, '_> {
     /// whether a lower target is worth a try.
     ///
     /// # Errors
-    /// [`Error::SelfCheck`] when orders that fit every maximal path need
+    /// [`crate::Error::SelfCheck`] when orders that fit every maximal path need
     /// more priorities on the whole ELP (a bug).
     fn accept(&self, plan: order::OrderPlan, best: &mut Best, target: u32) -> Result<bool> {
         let (topo, elp, budget) = (self.cx.topo, self.cx.elp, self.cx.budget);
@@ -383,17 +383,9 @@ impl Driver<'_, '_> {
                 return Ok(false);
             }
         }
-        if best.priorities > target {
-            // Every maximal ELP fits the target, so the walk over the whole
-            // ELP must agree; anything else is a bug.
-            return Err(Error::SelfCheck {
-                stage: "tagging",
-                reason: format!(
-                    "search: orders that fit every maximal path in {target} priorities need {} on the ELP",
-                    best.priorities
-                ),
-            });
-        }
+        // Every maximal ELP fits the target, so the walk over the whole ELP
+        // must agree; anything else is a bug.
+        orders_fit("search", target, best.priorities)?;
         Ok(true)
     }
 
