@@ -228,6 +228,10 @@ record! {
         /// tried because it stopped making progress, not for its budget or a
         /// time limit (null when it did not run).
         pub search_stalled: Option<bool>,
+        /// `search`: local searches started again with a new seed after
+        /// they stalled close to a target (at most one path in twenty
+        /// left; null when it did not run).
+        pub search_restarts: Option<u64>,
         /// `exact`: paths of the sub-ELP on which the solver proved
         /// `priorities_lower_bound - 1` priorities impossible (null when it
         /// proved nothing).
@@ -530,6 +534,7 @@ fn summarize(
             search_skipped: tagging.effort.as_ref().and_then(|e| e.skipped.clone()),
             search_evaluations: local.map(|e| e.evaluations),
             search_stalled: local.map(|e| e.stalled),
+            search_restarts: local.map(|e| e.restarts),
             proof_paths: tagging
                 .effort
                 .as_ref()

@@ -188,8 +188,12 @@ fn search_lines(l: &mut Lines, r: &RunResult) {
                 (true, _) => format!("solver        {steps} SAT calls"),
                 (false, Some(e)) => match r.tagging.algo {
                     Algo::Search(p) => format!(
-                        "search        {steps} steps, {e} of a budget of {} path evaluations",
-                        p.budget
+                        "search        {steps} steps, {e} of a budget of {} path evaluations{}",
+                        p.budget,
+                        match s.figures.search_restarts {
+                            Some(n) if n > 0 => format!(", {n} restarts"),
+                            _ => String::new(),
+                        }
                     ),
                     _ => format!("search        {steps} steps, {e} path evaluations"),
                 },

@@ -121,6 +121,9 @@ pub struct Effort {
     /// `search`: true when the local search gave up at the last target for
     /// lack of progress rather than for the budget or a time limit.
     pub stalled: bool,
+    /// `search`: local searches started again with a new seed after they
+    /// stalled close to their target.
+    pub restarts: u64,
 }
 
 /// Tags must fit the DSCP field with room for the lossy class.

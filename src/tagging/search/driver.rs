@@ -52,6 +52,10 @@ pub(in crate::tagging) fn plan(cx: &Context<'_>, p: &SearchParams) -> Result<Tag
             .map(|ms| std::time::Instant::now() + std::time::Duration::from_millis(ms)),
     };
     let greedy = checked(greedy::plan(cx, 1, 0)?)?;
+    let greedy_misfit = d.misfit(&greedy)?;
+    // Kept for the fallback below (a small copy where it is needed: the
+    // traffic classes are only limited where a plan can misfit them).
+    let greedy_copy = (greedy_misfit > 0).then(|| greedy.clone());
     let lb = greedy.lower_bound;
     let levels = (greedy.priorities as usize).max(1);
     let mut plans = vec![order::OrderPlan::from_keys(
@@ -67,7 +71,7 @@ pub(in crate::tagging) fn plan(cx: &Context<'_>, p: &SearchParams) -> Result<Tag
     // plan kept is the best by (fits, priorities, compressed rules),
     // greedy's own first so that ties keep it.
     let mut best = Best {
-        misfit: d.misfit(&greedy)?,
+        misfit: greedy_misfit,
         priorities: greedy.priorities,
         rules: greedy.rule_count(topo),
         seed_orders: (u32::MAX, plans[0].clone()),
@@ -84,7 +88,27 @@ pub(in crate::tagging) fn plan(cx: &Context<'_>, p: &SearchParams) -> Result<Tag
     if best.priorities > lb && effort.skipped.is_none() {
         d.lower(&opts, &mut best, &mut effort, lb, state)?;
     }
+    if let Some(g) = greedy_copy {
+        d.greedy_within_classes(g, &mut best)?;
+    }
     d.keep(best, lb, effort)
+}
+
+/// Whether a member that stalled `best` paths short of the target, of
+/// `paths`, after `spent` evaluations, starts again from the target's
+/// start orders with a new seed: when it came close (at most one path in
+/// twenty left) and the budget left holds at least four more such
+/// searches. On small networks with long paths the searches stall a few
+/// paths short, each seed somewhere else, and one in 20-40 reaches the
+/// target (Jellyfish 70/9 r=5 seed 4 `shortest`: 9-14 of 4,706 paths
+/// left after 2-8x10^7 evaluations); where the target is out of reach
+/// they stall far from it (fat-tree k=4 `kbounce:2`: 38,469 of 48,704),
+/// and on large networks a search spends most of the budget before it
+/// stalls, so neither restarts. The same start orders with a new seed
+/// did better than random start orders, alone or every other restart
+/// (measured on the two networks of docs/priorities.md's table).
+fn restartable(best: u64, paths: usize, spent: u64, left: u64) -> bool {
+    best.saturating_mul(20) <= paths as u64 && spent.saturating_mul(4) <= left
 }
 
 /// The local search's state for the whole ELP: channels, occurrences and
@@ -110,6 +134,33 @@ impl Driver<'_, '_> {
                     .is_empty(),
             ),
         })
+    }
+
+    /// Greedy's plan `g`, over the traffic-class budget, fitted to it as
+    /// `greedy` is (planned again by greedy with keys forced up), kept
+    /// where it beats `best`: without it, a search whose plans all miss
+    /// the budget could end above greedy's (Jellyfish 60/8 r=4 seed 3
+    /// `shortest`: 4 priorities, where greedy fits 7 classes with 3).
+    /// Only run where the best plan is above greedy's own count, since
+    /// fitting greedy replans the whole ELP per round.
+    fn greedy_within_classes(&self, g: Tagging, best: &mut Best) -> Result<()> {
+        let Some(n) = self.cx.max_tcs else {
+            return Ok(());
+        };
+        if best.misfit == 0 && best.priorities <= g.priorities {
+            return Ok(());
+        }
+        let fitted = fit::fit(self.cx.topo, n, g, &mut |f: &fit::Forced| {
+            greedy::plan_forced(self.cx, 1, 0, Some(f))
+        })?;
+        if let Ok((t, _)) = fitted {
+            let r = t.rule_count(self.cx.topo);
+            if (0, t.priorities, r) < (best.misfit, best.priorities, best.rules) {
+                (best.misfit, best.priorities, best.rules) = (0, t.priorities, r);
+                best.plan = t;
+            }
+        }
+        Ok(())
     }
 
     /// The plan of orders `plan`, kept where it beats `best`; its orders
@@ -260,17 +311,31 @@ impl Driver<'_, '_> {
     ) -> Option<Vec<Vec<u64>>> {
         let mix = crate::seed::mix(opts.p.seed, target as u64);
         let n = self.cx.topo.channel_count();
-        let mut portfolio = Vec::with_capacity(2);
-        if opts.p.symmetric {
-            portfolio.push(LocalSearch::new_symmetric(
-                halved,
-                n,
-                start,
-                target,
-                crate::seed::mix(mix, 1),
-            ));
-        }
-        portfolio.push(LocalSearch::new(paths, n, start, target, mix));
+        let members = 1 + usize::from(opts.p.symmetric);
+        // Member `i`'s `k`-th search (k = 0 the first; its seeds are the
+        // ones the portfolio used before restarts existed).
+        let fresh = |i: usize, k: u64| {
+            if opts.p.symmetric && i == 0 {
+                LocalSearch::new_symmetric(
+                    halved,
+                    n,
+                    start,
+                    target,
+                    crate::seed::mix(mix, 1 + 2 * k),
+                )
+            } else {
+                let seed = if k == 0 {
+                    mix
+                } else {
+                    crate::seed::mix(mix, 2 * k)
+                };
+                LocalSearch::new(paths, n, start, target, seed)
+            }
+        };
+        let mut portfolio: Vec<LocalSearch<'_>> = (0..members).map(|i| fresh(i, 0)).collect();
+        // Per member: searches started, and work spent by the current one.
+        let mut tries = vec![0u64; members];
+        let mut since = vec![0u64; members];
         let mut reached = None;
         let mut timed_out = false;
         let mut stalled = vec![false; portfolio.len()];
@@ -281,11 +346,24 @@ impl Driver<'_, '_> {
                 effort.steps += out.steps;
                 effort.evaluations += out.work;
                 stalled[i] = out.stalled;
+                since[i] += out.work;
                 *left = left.saturating_sub(out.work);
                 if out.reached && reached.is_none() {
                     reached = Some(i);
                 }
                 timed_out |= out.timed_out;
+            }
+            if reached.is_none() && !timed_out {
+                for i in 0..members {
+                    let ls = &portfolio[i];
+                    if stalled[i] && restartable(ls.best, paths.len(), since[i], *left) {
+                        tries[i] += 1;
+                        effort.restarts += 1;
+                        portfolio[i] = fresh(i, tries[i]);
+                        since[i] = 0;
+                        stalled[i] = false;
+                    }
+                }
             }
             // A member that, at its recent rate, would need more than the
             // whole budget left is given up too (the stall rule's
