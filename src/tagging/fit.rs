@@ -30,8 +30,11 @@ use crate::error::Result;
 use rustc_hash::FxHashSet;
 use tagger_generators::{ChannelId, NodeId, Topology};
 
+/// A key `(in channel, tag, out channel)`, as fitting forces it up.
+type KeyId = (ChannelId, u32, ChannelId);
+
 /// Keys `(in channel, tag, out channel)` forced one priority up.
-pub(crate) type Forced = FxHashSet<(ChannelId, u32, ChannelId)>;
+pub(crate) type Forced = FxHashSet<KeyId>;
 
 /// Rounds of the repair loop before it gives up.
 const ROUNDS: u32 = 32;
@@ -137,7 +140,7 @@ pub(crate) fn fit_moving(
     topo: &Topology,
     max_tcs: u32,
     first: Tagging,
-    movable: &dyn Fn(&(ChannelId, u32, ChannelId)) -> bool,
+    movable: &dyn Fn(&KeyId) -> bool,
     replan: &mut dyn FnMut(&Forced) -> Result<Tagging>,
 ) -> Result<std::result::Result<(Tagging, ClassFit), NoFit>> {
     let unconstrained = first.priorities;
@@ -193,6 +196,14 @@ pub(crate) fn fit_moving(
     }
 }
 
+/// A class being merged: its arriving priority, what it sends on each
+/// port, and its members `(in channel or host, tag)`.
+struct Work {
+    priority: u32,
+    egress: Vec<Option<(u32, u32)>>,
+    members: Vec<(Option<ChannelId>, u32)>,
+}
+
 /// The keys to force up at node `n` so that its classes, merged pairwise
 /// (cheapest first, within one arriving priority), number at most
 /// `budget`; `None` when no merge is possible and it is still over.
@@ -201,8 +212,8 @@ fn merges(
     plan: &Tagging,
     n: &NodeClasses,
     budget: usize,
-    movable: &dyn Fn(&(ChannelId, u32, ChannelId)) -> bool,
-) -> Option<Vec<(ChannelId, u32, ChannelId)>> {
+    movable: &dyn Fn(&KeyId) -> bool,
+) -> Option<Vec<KeyId>> {
     let keys = &plan.keys;
     let v = n.node;
     // What forcing a key up costs: little where its next state already
@@ -232,12 +243,6 @@ fn merges(
             .ok()
             .map(|i| &here[i])
     };
-    // A working copy: per class its priority, egress and members.
-    struct Work {
-        priority: u32,
-        egress: Vec<Option<(u32, u32)>>,
-        members: Vec<(Option<ChannelId>, u32)>,
-    }
     let mut work: Vec<Work> = n
         .classes
         .iter()
@@ -252,7 +257,7 @@ fn merges(
     }
     // The keys of class `a` kept at port j, to force up; None when one is a
     // host port's first hop (always kept) or may not move.
-    let kept = |a: &Work, j: usize| -> Option<Vec<(ChannelId, u32, ChannelId)>> {
+    let kept = |a: &Work, j: usize| -> Option<Vec<KeyId>> {
         let mut out = Vec::new();
         for &(from, tag) in &a.members {
             if let Some(k) = key_at(from, tag, outs[j])
@@ -268,7 +273,7 @@ fn merges(
         Some(out)
     };
     // The keys merging a and b forces up, or None when they cannot merge.
-    let cost = |a: &Work, b: &Work| -> Option<Vec<(ChannelId, u32, ChannelId)>> {
+    let cost = |a: &Work, b: &Work| -> Option<Vec<KeyId>> {
         if a.priority != b.priority {
             return None;
         }
@@ -289,10 +294,23 @@ fn merges(
         }
         Some(out)
     };
+    merge_cheapest(&mut work, budget, &cost, &weight)
+}
+
+/// Merges the pair of classes whose merge forces the lightest keys up
+/// (`weight` of each key `cost` lists), until at most `budget` are left.
+/// Returns the keys forced, or `None` when no pair can merge and the
+/// classes are still over the budget.
+fn merge_cheapest(
+    work: &mut Vec<Work>,
+    budget: usize,
+    cost: &dyn Fn(&Work, &Work) -> Option<Vec<KeyId>>,
+    weight: &dyn Fn(ChannelId, u32) -> u64,
+) -> Option<Vec<KeyId>> {
     let mut forced = Vec::new();
     while work.len() > budget {
         // (weight, the two classes, the keys their merge forces up).
-        type Merge = (u64, usize, usize, Vec<(ChannelId, u32, ChannelId)>);
+        type Merge = (u64, usize, usize, Vec<KeyId>);
         let mut best: Option<Merge> = None;
         for i in 0..work.len() {
             for j in i + 1..work.len() {

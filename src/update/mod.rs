@@ -899,31 +899,8 @@ impl Check<'_> {
         let why = why.map_or(String::new(), |v| {
             format!("old and new entries cannot coexist ({v}), and ")
         });
-        if todo.len() > MAX_SWITCH_STEPS {
-            return Err(Error::Update {
-                reason: format!(
-                    "{why}ordering {} switches one at a time is past the limit of {MAX_SWITCH_STEPS}",
-                    todo.len()
-                ),
-            });
-        }
         let fixed = order.is_some();
-        let todo = match order {
-            None => todo,
-            Some(order) => {
-                let mut sorted = order.to_vec();
-                sorted.sort_unstable();
-                sorted.dedup();
-                if sorted.len() != order.len() || sorted != todo {
-                    return Err(Error::Update {
-                        reason: format!(
-                            "the order must name every switch whose table changes, once: {todo:?} (it names {order:?})"
-                        ),
-                    });
-                }
-                order.to_vec()
-            }
-        };
+        let todo = switch_order(todo, order, &why)?;
         let mut updated = vec![false; n];
         let mut left = todo;
         let mut steps = Vec::new();
@@ -1010,6 +987,41 @@ impl Check<'_> {
         }
         Ok(steps)
     }
+}
+
+/// The switches of a switch-by-switch schedule in the order they are
+/// tried: `todo` (those whose table changes, by id) unless `order` names
+/// them, each once. `why` prefixes the errors (why the two-phase change
+/// was refused).
+///
+/// # Errors
+/// [`Error::Update`] past [`MAX_SWITCH_STEPS`] switches, or when `order`
+/// does not name every switch of `todo` exactly once.
+fn switch_order(todo: Vec<NodeId>, order: Option<&[NodeId]>, why: &str) -> Result<Vec<NodeId>> {
+    if todo.len() > MAX_SWITCH_STEPS {
+        return Err(Error::Update {
+            reason: format!(
+                "{why}ordering {} switches one at a time is past the limit of {MAX_SWITCH_STEPS}",
+                todo.len()
+            ),
+        });
+    }
+    Ok(match order {
+        None => todo,
+        Some(order) => {
+            let mut sorted = order.to_vec();
+            sorted.sort_unstable();
+            sorted.dedup();
+            if sorted.len() != order.len() || sorted != todo {
+                return Err(Error::Update {
+                    reason: format!(
+                        "the order must name every switch whose table changes, once: {todo:?} (it names {order:?})"
+                    ),
+                });
+            }
+            order.to_vec()
+        }
+    })
 }
 
 #[cfg(test)]

@@ -1,0 +1,296 @@
+//! The local search's moves: a step picks a violated path, scores every
+//! position of each channel a descent on it could move to, and makes the
+//! best move (or weighs the path more).
+
+use super::{GAP, LocalSearch, MIRROR};
+use rand::Rng;
+use rayon::prelude::*;
+use tagger_generators::ChannelId;
+
+/// Occurrences a step's candidates must reach before they are scored in
+/// parallel (below it, rayon's fork and join cost more than they save).
+const PARALLEL_OCC: usize = 4096;
+
+/// No free position in the region a move wants: the order must be spread.
+#[derive(Clone, Copy, Debug)]
+struct Cramped;
+
+/// A move: put channel `c` in order `t` at position `at`, changing the
+/// weighted count by `delta`.
+#[derive(Clone, Copy, Debug)]
+struct Move {
+    delta: i64,
+    c: ChannelId,
+    t: usize,
+    at: u64,
+}
+
+impl LocalSearch<'_> {
+    /// One step: a violated path at random, the best move of a channel of
+    /// one of its descents, made when it lowers the weighted count (or,
+    /// one time in four, when it keeps it); else the path weighs more.
+    pub(super) fn step(&mut self) {
+        let p = self.violated[self.rng.random_range(0..self.violated.len())] as usize;
+        let path = self.paths.path(p);
+        // Candidates: both channels of every descent at a tag within the
+        // target.
+        let mut cands: Vec<(ChannelId, usize)> = Vec::new();
+        let mut tag = 1usize;
+        let a = self.paths.offsets[p];
+        for (i, w) in path.windows(2).enumerate() {
+            if tag > self.target as usize {
+                break;
+            }
+            // No move changes a pinned transition.
+            if let Some(t2) = self.pins.and_then(|pins| pins.next_tag(a + i, tag as u32)) {
+                tag = t2 as usize;
+                continue;
+            }
+            let o = &self.pos[tag - 1];
+            if o[w[0] as usize] >= o[w[1] as usize] {
+                // A symmetric search moves the lower order of a pair (its
+                // mirror follows).
+                let t = tag - 1;
+                let m = self.pair(t);
+                for c in [w[0], w[1]] {
+                    cands.push(if m < t { (c ^ 1, m) } else { (c, t) });
+                }
+                tag += 1;
+            }
+        }
+        cands.sort_unstable();
+        cands.dedup();
+        // Candidates are scored independently; in parallel when they are
+        // worth a task (the sum of the evaluations does not depend on the
+        // split, so neither does the budget).
+        let occ: usize = cands.iter().map(|&(c, _)| self.occ.range(c).len()).sum();
+        let mut scored: Vec<Result<Option<Move>, Cramped>> = if occ >= PARALLEL_OCC {
+            cands
+                .par_iter()
+                .map(|&(c, t)| self.best_move(c, t))
+                .collect()
+        } else {
+            cands.iter().map(|&(c, t)| self.best_move(c, t)).collect()
+        };
+        // A region too narrow for a move: spread that order, and score
+        // every candidate in it again (their positions were relabelled).
+        while let Some(i) = scored.iter().position(Result::is_err) {
+            let t = cands[i].1;
+            self.relabel(t);
+            for (j, &(c, tj)) in cands.iter().enumerate() {
+                if tj == t {
+                    scored[j] = self.best_move(c, t);
+                }
+            }
+        }
+        let scored: Vec<Option<Move>> = scored.into_iter().map(|r| r.ok().flatten()).collect();
+        let mut best: Option<Move> = None;
+        for m in scored.into_iter().flatten() {
+            if best.is_none_or(|b| m.delta < b.delta) {
+                best = Some(m);
+            }
+        }
+        match best {
+            Some(m) if m.delta < 0 => self.apply(m),
+            Some(m) if m.delta == 0 && self.rng.random_ratio(1, 4) => self.apply(m),
+            _ => {
+                // A local minimum for this path: make it weigh more.
+                self.weight[p] = self.weight[p].saturating_add(1);
+            }
+        }
+    }
+
+    /// The best position for channel `c` in order `t` (None when it has no
+    /// neighbours to be placed against, or only its current region), or
+    /// [`Cramped`] when no position is free in the best region. In a
+    /// symmetric search the move also places `c ^ 1` at the mirrored
+    /// position in order `t`'s pair, so the paths through `c ^ 1` are
+    /// scored too, their neighbours mirrored into order `t`'s positions.
+    fn best_move(&self, c: ChannelId, t: usize) -> Result<Option<Move>, Cramped> {
+        // The sides a move touches: (channel, its order, mirrored).
+        let mut sides = vec![(c, t, false)];
+        if self.symmetric {
+            sides.push((c ^ 1, self.pair(t), true));
+        }
+        // A pinned channel stays between its installed neighbours: their
+        // positions are marks, and only the regions between them count.
+        let (floor, ceil) = self
+            .pins
+            .map_or((None, None), |pins| pins.bounds(t, c, &self.pos[t]));
+        let Some(marks) = self.marks(&sides, floor, ceil) else {
+            return Ok(None);
+        };
+        let (diff, now) = self.region_costs(&sides, &marks);
+        let k = marks.len();
+        let mut run = 0i64;
+        let mut best: Option<(i64, usize)> = None;
+        for (i, d) in diff.iter().take(k + 1).enumerate() {
+            run += d;
+            // Region i lies in (marks[i - 1], marks[i]).
+            let allowed = floor.is_none_or(|f| i > 0 && marks[i - 1] >= f)
+                && ceil.is_none_or(|h| i < k && marks[i] <= h);
+            if allowed && best.is_none_or(|b| run < b.0) {
+                best = Some((run, i));
+            }
+        }
+        let (total, region) = best.expect("the channel's own region is allowed");
+        let cur = self.pos[t][c as usize];
+        let lo = (region > 0).then(|| marks[region - 1]);
+        let hi = marks.get(region).copied();
+        if lo.is_none_or(|l| cur > l) && hi.is_none_or(|h| cur < h) {
+            return Ok(None); // already there
+        }
+        let at = match (lo, hi) {
+            (Some(l), Some(h)) if h - l >= 2 => l + (h - l) / 2,
+            (None, Some(h)) if h >= 2 => h / 2,
+            (Some(l), None) if l + GAP < MIRROR => l + GAP,
+            _ => return Err(Cramped),
+        };
+        Ok(Some(Move {
+            delta: total - now,
+            c,
+            t,
+            at,
+        }))
+    }
+
+    /// Neighbour `n`'s position in order `tt`, in the coordinates of the
+    /// order a move is scored in (mirrored for the mirror side).
+    fn side_pos(&self, n: ChannelId, tt: usize, mirrored: bool) -> u64 {
+        if mirrored {
+            MIRROR - self.pos[tt][n as usize]
+        } else {
+            self.pos[tt][n as usize]
+        }
+    }
+
+    /// The positions a move of the `sides` is compared with, sorted and
+    /// distinct: every neighbour on a path through them, and the pinned
+    /// bounds. `None` when there is no neighbour.
+    fn marks(
+        &self,
+        sides: &[(ChannelId, usize, bool)],
+        floor: Option<u64>,
+        ceil: Option<u64>,
+    ) -> Option<Vec<u64>> {
+        let mut marks: Vec<u64> = Vec::new();
+        for &(ch, tt, mirrored) in sides {
+            for i in self.occ.range(ch) {
+                let (q, j) = self.occ.get(i);
+                let path = self.paths.path(q as usize);
+                let j = j as usize;
+                if j > 0 {
+                    marks.push(self.side_pos(path[j - 1], tt, mirrored));
+                }
+                if j + 1 < path.len() {
+                    marks.push(self.side_pos(path[j + 1], tt, mirrored));
+                }
+            }
+        }
+        if marks.is_empty() {
+            return None;
+        }
+        marks.extend(floor);
+        marks.extend(ceil);
+        marks.sort_unstable();
+        marks.dedup();
+        Some(marks)
+    }
+
+    /// What each region between the `marks` costs a move of the `sides`:
+    /// `diff[i]` is the change of the weighted count of violated paths
+    /// entering region i (x in (marks[i-1], marks[i]); region 0 is below
+    /// every mark, region k above), with the weight of the violated paths
+    /// through them now.
+    fn region_costs(&self, sides: &[(ChannelId, usize, bool)], marks: &[u64]) -> (Vec<i64>, i64) {
+        let mut diff = vec![0i64; marks.len() + 2];
+        let mut now = 0i64;
+        let idx = |m: u64| marks.binary_search(&m).expect("every neighbour is marked");
+        for &(ch, tt, mirrored) in sides {
+            let mut last_q = u32::MAX;
+            for i in self.occ.range(ch) {
+                let (q, j) = self.occ.get(i);
+                if q == last_q {
+                    continue; // a channel twice on one path: scored once
+                }
+                last_q = q;
+                let path = self.paths.path(q as usize);
+                let j = j as usize;
+                // Order tt decides a transition at ch only if the path
+                // carries tag tt + 1 (1-based) into it or out of it;
+                // otherwise every region costs the same and the path is
+                // left out of the sums.
+                let a = self.paths.offsets[q as usize];
+                let before = self.tags[a + j.saturating_sub(1)] as usize;
+                if before > tt + 1 || before + 1 < tt + 1 {
+                    continue;
+                }
+                let w = self.weight[q as usize] as i64;
+                let prev = (j > 0).then(|| self.side_pos(path[j - 1], tt, mirrored));
+                let next = path.get(j + 1).map(|&n| self.side_pos(n, tt, mirrored));
+                let (lo, hi) = match (prev, next) {
+                    (Some(x), Some(y)) => (x.min(y), x.max(y)),
+                    (Some(x), None) | (None, Some(x)) => (x, x),
+                    (None, None) => continue,
+                };
+                // x2: the doubled position of `c` in order t; the mirrored
+                // side sits at the doubled mirror in its own order.
+                let cost = |x2: u64| -> i64 {
+                    let x2 = if mirrored { 2 * MIRROR - x2 } else { x2 };
+                    if self.tag_with(q as usize, j, ch, tt, x2) > self.target {
+                        w
+                    } else {
+                        0
+                    }
+                };
+                let below = cost(2 * lo - 1);
+                let above = cost(2 * hi + 1);
+                let between = if hi > lo { cost(lo + hi) } else { above };
+                if self.slot[q as usize] != u32::MAX {
+                    now += w;
+                }
+                diff[0] += below;
+                diff[idx(lo) + 1] += between - below;
+                diff[idx(hi) + 1] += above - between;
+            }
+        }
+        (diff, now)
+    }
+
+    fn apply(&mut self, m: Move) {
+        self.pos[m.t][m.c as usize] = m.at;
+        let mut moved = vec![m.c];
+        if self.symmetric {
+            let pair = self.pair(m.t);
+            self.pos[pair][(m.c ^ 1) as usize] = MIRROR - m.at;
+            moved.push(m.c ^ 1);
+        }
+        for ch in moved {
+            self.retag_through(ch);
+        }
+    }
+
+    /// Retags every path through channel `ch` and updates the violated
+    /// list.
+    fn retag_through(&mut self, ch: ChannelId) {
+        for i in self.occ.range(ch) {
+            let q = self.occ.get(i).0 as usize;
+            let bad = self.retag(q) > self.target;
+            let was = self.slot[q] != u32::MAX;
+            if bad && !was {
+                self.slot[q] = self.violated.len() as u32;
+                self.violated.push(q as u32);
+                self.violated_total += self.stands_for(q);
+            } else if !bad && was {
+                self.violated_total -= self.stands_for(q);
+                let at = self.slot[q] as usize;
+                let last = *self.violated.last().expect("q is in the list");
+                self.violated.swap_remove(at);
+                if last as usize != q {
+                    self.slot[last as usize] = at as u32;
+                }
+                self.slot[q] = u32::MAX;
+            }
+        }
+    }
+}
