@@ -1,19 +1,24 @@
 //! The hop-ordered walk over the ELP language that every algorithm shares.
 //!
-//! One file past 600 lines on purpose: the walk's phases (`Walker`: seed,
-//! decide, expand, advance, finish) share its state and invariants and are
-//! read in order.
+//! The walk's phases (`Walker`: seed, decide, expand, advance, finish)
+//! are read in order here; a frontier chunk's continuations are in
+//! `chunk.rs`, the reached states and their decisions in `states.rs`.
 
 use crate::budget::{Budget, bytes_of};
 use crate::elp::{ElpSet, Prefixes};
 use crate::error::Result;
+use chunk::Chunk;
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
+use states::States;
 use std::sync::atomic::AtomicU32;
 use std::sync::atomic::Ordering::Relaxed;
 use tagger_generators::{ChannelId, Topology};
+
+mod chunk;
+mod states;
 
 /// Stands for "arrived from a host port" in keys.
 pub const HOST: ChannelId = u32::MAX;
@@ -470,237 +475,3 @@ type RuleKey = (ChannelId, u32, ChannelId);
 const CHUNK: usize = 1024;
 /// Chunks whose continuations are held at once.
 const WAVE: usize = 16;
-
-/// Continuations of a chunk of the frontier. Greedy's first pass fills
-/// `chans` and `ends` only: items `ends[i-1]..ends[i]` are the channels its
-/// `i`-th state continues on. [`Chunk::expand_merged`] then fills `chans`,
-/// `prefs` and `next_tag` with one merged item per reached state.
-#[derive(Default)]
-struct Chunk {
-    chans: Vec<ChannelId>,
-    prefs: Vec<Prefixes>,
-    ends: Vec<usize>,
-    /// Heap bytes behind the items' prefix records.
-    heap: u64,
-    /// After [`Chunk::expand_merged`]: the tag of each item.
-    next_tag: Vec<u32>,
-    /// After [`Chunk::expand_merged`]: the previous item with the same
-    /// channel.
-    same_channel: Vec<u32>,
-    /// One state's continuations, in [`Chunk::expand_merged`].
-    tmp_chans: Vec<ChannelId>,
-    tmp_prefs: Vec<Prefixes>,
-}
-
-thread_local! {
-    /// Per channel, the last merged item of the current chunk on it (`NONE`
-    /// between chunks): a thread's scratch for [`Chunk::expand_merged`].
-    static LAST_ON_CHANNEL: std::cell::RefCell<Vec<u32>> =
-        const { std::cell::RefCell::new(Vec::new()) };
-}
-
-impl Chunk {
-    /// Adds continuation `(c2, q)` with next tag `t2`, merging it into an
-    /// earlier one reaching the same state. `kept` items are merged so far;
-    /// `last` is the thread's [`LAST_ON_CHANNEL`].
-    fn push_merged(
-        &mut self,
-        last: &mut [u32],
-        kept: &mut usize,
-        c2: ChannelId,
-        t2: u32,
-        q: Prefixes,
-    ) {
-        let mut j = last[c2 as usize];
-        while j != NONE && self.next_tag[j as usize] != t2 {
-            j = self.same_channel[j as usize];
-        }
-        if j != NONE {
-            self.prefs[j as usize].union(q);
-            return;
-        }
-        self.same_channel.push(last[c2 as usize]);
-        last[c2 as usize] = *kept as u32;
-        self.next_tag.push(t2);
-        if *kept < self.chans.len() {
-            self.chans[*kept] = c2;
-            self.prefs[*kept] = q;
-        } else {
-            self.chans.push(c2);
-            self.prefs.push(q);
-        }
-        *kept += 1;
-    }
-
-    /// Runs `with_scratch` on the thread's [`LAST_ON_CHANNEL`] sized for
-    /// `channels`, then clears the entries of the merged items.
-    fn with_last<R>(
-        &mut self,
-        channels: usize,
-        with_scratch: impl FnOnce(&mut Self, &mut [u32]) -> R,
-    ) -> R {
-        LAST_ON_CHANNEL.with_borrow_mut(|last| {
-            if last.len() < channels {
-                last.resize(channels, NONE);
-            }
-            self.next_tag.clear();
-            self.same_channel.clear();
-            let r = with_scratch(self, last);
-            for c2 in &self.chans {
-                last[*c2 as usize] = NONE;
-            }
-            r
-        })
-    }
-
-    /// Expands each state of `fr` with `expand(state, prefixes, chans,
-    /// prefs)`, which appends the state's continuations to the (empty)
-    /// buffers, finds the next tag of each with `next_tag(state, channel)`,
-    /// and keeps one merged item per reached state, in order of first
-    /// reach. Stops at the first error.
-    fn expand_merged(
-        &mut self,
-        fr: &mut [(u32, Prefixes)],
-        channels: usize,
-        mut expand: impl FnMut(u32, &Prefixes, &mut Vec<ChannelId>, &mut Vec<Prefixes>),
-        mut next_tag: impl FnMut(u32, ChannelId) -> Result<u32>,
-    ) -> Result<()> {
-        self.chans.clear();
-        self.prefs.clear();
-        self.ends.clear();
-        let (mut chans, mut prefs) = (
-            std::mem::take(&mut self.tmp_chans),
-            std::mem::take(&mut self.tmp_prefs),
-        );
-        let r = self.with_last(channels, |me, last| {
-            let mut kept = 0;
-            for (s, p) in fr {
-                chans.clear();
-                prefs.clear();
-                // Freed once expanded: see [`Walker::expand`].
-                let p = std::mem::take(p);
-                expand(*s, &p, &mut chans, &mut prefs);
-                for (&c2, q) in chans.iter().zip(prefs.drain(..)) {
-                    let t2 = next_tag(*s, c2)?;
-                    me.push_merged(last, &mut kept, c2, t2, q);
-                }
-            }
-            Ok(())
-        });
-        self.tmp_chans = chans;
-        self.tmp_prefs = prefs;
-        self.heap = self.prefs.iter().map(Prefixes::heap_bytes).sum();
-        r
-    }
-
-    fn lists(&self) -> impl Iterator<Item = &[ChannelId]> {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts.zip(&self.ends).map(|(a, &b)| &self.chans[a..b])
-    }
-}
-
-/// The walk's reached states and their decisions.
-struct States<'a> {
-    topo: &'a Topology,
-    /// `slot_of[t][c]`: the slot of state `(c, t)`, or `NONE`; one array per
-    /// tag value, allocated when the tag first appears.
-    slot_of: Vec<Vec<u32>>,
-    key: Vec<(ChannelId, u32)>,
-    /// Prefixes already explored from each state, and the heap bytes behind
-    /// them all (kept up to date by [`States::explore`]).
-    seen: Vec<Prefixes>,
-    seen_heap: u64,
-    /// Where a state's decisions start in `decisions`, or `usize::MAX`.
-    decision_off: Vec<usize>,
-    /// Next tag per (state, out-port of the channel's head); 0 = undecided.
-    /// Atomic so that independent decisions can be stored in parallel.
-    decisions: Vec<AtomicU32>,
-    /// A channel's port number at its tail.
-    port: Vec<u32>,
-}
-
-impl<'a> States<'a> {
-    fn new(topo: &'a Topology) -> Self {
-        let mut port = vec![0; topo.channel_count()];
-        for v in 0..topo.node_count() as u32 {
-            for (i, &c) in topo.out_channels(v).iter().enumerate() {
-                port[c as usize] = i as u32;
-            }
-        }
-        States {
-            topo,
-            slot_of: Vec::new(),
-            key: Vec::new(),
-            seen: Vec::new(),
-            seen_heap: 0,
-            decision_off: Vec::new(),
-            decisions: Vec::new(),
-            port,
-        }
-    }
-
-    fn slot(&mut self, c: ChannelId, t: u32) -> u32 {
-        let t = t as usize;
-        if self.slot_of.len() <= t {
-            self.slot_of.resize_with(t + 1, Vec::new);
-        }
-        if self.slot_of[t].is_empty() {
-            self.slot_of[t] = vec![NONE; self.topo.channel_count()];
-        }
-        let at = &mut self.slot_of[t][c as usize];
-        if *at == NONE {
-            *at = self.key.len() as u32;
-            self.key.push((c, t as u32));
-            self.seen.push(Prefixes::default());
-            self.decision_off.push(usize::MAX);
-        }
-        *at
-    }
-
-    /// Drops from `p` the prefixes state `s` has already explored and
-    /// records the rest as explored.
-    fn explore(&mut self, s: u32, p: &mut Prefixes) {
-        let seen = &mut self.seen[s as usize];
-        let before = seen.heap_bytes();
-        p.subtract_seen(seen);
-        self.seen_heap = self.seen_heap - before + seen.heap_bytes();
-    }
-
-    /// Estimated bytes held by the walk with a frontier of `frontier` states
-    /// (`frontier_heap` bytes behind their prefixes) and these continuation
-    /// buffers. Constant time in the states: heap sizes are kept as running
-    /// sums, so the budget costs the hop loop nothing that grows.
-    fn bytes(&self, frontier: usize, frontier_heap: u64, bufs: &[Chunk]) -> u64 {
-        // Capacities, not lengths: these tables grow by doubling, and
-        // counting lengths left a tenth of the walk's peak unaccounted.
-        let mut b = bytes_of::<(ChannelId, u32)>(self.key.capacity())
-            + bytes_of::<Prefixes>(self.seen.capacity())
-            + bytes_of::<usize>(self.decision_off.capacity())
-            + bytes_of::<u32>(self.key.len() + self.port.len())
-            + bytes_of::<AtomicU32>(self.decisions.capacity())
-            + bytes_of::<u32>(self.slot_of.iter().map(Vec::len).sum())
-            + self.seen_heap
-            + bytes_of::<(u32, Prefixes)>(frontier)
-            + frontier_heap;
-        for c in bufs {
-            b += bytes_of::<ChannelId>(c.chans.capacity())
-                + bytes_of::<Prefixes>(c.prefs.capacity())
-                + bytes_of::<u32>(c.next_tag.capacity() + c.same_channel.capacity())
-                + c.heap;
-        }
-        b
-    }
-
-    /// Offset of state `s`'s decisions, allocating them on first use.
-    fn decisions_of(&mut self, s: u32) -> usize {
-        let off = &mut self.decision_off[s as usize];
-        if *off == usize::MAX {
-            let c = self.key[s as usize].0;
-            *off = self.decisions.len();
-            let deg = self.topo.degree(self.topo.channel_dst(c));
-            self.decisions
-                .resize_with(self.decisions.len() + deg, AtomicU32::default);
-        }
-        *off
-    }
-}
