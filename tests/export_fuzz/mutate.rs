@@ -1,0 +1,230 @@
+use super::*;
+
+/// The node at the other end of link `l` from `v`.
+pub(crate) fn w_of(topo: &Topology, v: u32, l: u32) -> u32 {
+    let [a, b] = topo.links()[l as usize];
+    if a == v { b } else { a }
+}
+
+/// One edit of one SONiC switch file: a field an export writes, or one of
+/// the edits a careful operator (or a wrong translator) might make.
+pub(crate) fn mutate(db: &mut Value, pick: &mut impl FnMut(usize) -> usize) {
+    let ports: Vec<String> = db["PORT_QOS_MAP"]
+        .as_object()
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default();
+    let port = ports[pick(ports.len())].clone();
+    // A private copy of `port`'s map `key`, edited by `f`.
+    let own = |db: &mut Value, key: &str, table: &str, f: &dyn Fn(&mut Value)| {
+        let Some(name) = db["PORT_QOS_MAP"][&port][key].as_str().map(str::to_string) else {
+            return;
+        };
+        let mut m = db[table][&name].clone();
+        f(&mut m);
+        let mine = format!("EDIT_{}_{key}", port.replace('/', "_"));
+        db[table][&mine] = m;
+        db["PORT_QOS_MAP"][&port][key] = json!(mine);
+    };
+    match pick(12) {
+        // A U-turn kept: what arrives at the port with some DSCP leaves
+        // back on it with that DSCP, in its group's queue.
+        0 => {
+            let d2t = db["PORT_QOS_MAP"][&port]["dscp_to_tc_map"]
+                .as_str()
+                .map(str::to_string);
+            let Some(d2t) = d2t else { return };
+            let pairs: Vec<(String, String)> = db["DSCP_TO_TC_MAP"][&d2t]
+                .as_object()
+                .map(|o| {
+                    o.iter()
+                        .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("0").to_string()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if pairs.is_empty() {
+                return;
+            }
+            let (d, tc) = pairs[pick(pairs.len())].clone();
+            let g = db["TC_TO_PRIORITY_GROUP_MAP"]
+                .as_object()
+                .and_then(|o| o.values().next())
+                .map(|m| m[&tc].clone())
+                .unwrap_or(json!("0"));
+            own(db, "tc_to_queue_map", "TC_TO_QUEUE_MAP", &|m| {
+                m[&tc] = g.clone()
+            });
+            own(db, "tc_to_dscp_map", "TC_TO_DSCP_MAP", &|m| {
+                m[&tc] = json!(d.clone())
+            });
+        }
+        // Best effort leaves as a tag.
+        1 => {
+            let d = ["3", "4", "5"][pick(3)];
+            own(db, "tc_to_dscp_map", "TC_TO_DSCP_MAP", &|m| {
+                m["0"] = json!(d)
+            });
+        }
+        // A DSCP that is no tag (or one hosts do not send) taken lossless.
+        2 => {
+            let (d, tc) = (["10", "4", "0"][pick(3)], ["1", "2", "3"][pick(3)]);
+            own(db, "dscp_to_tc_map", "DSCP_TO_TC_MAP", &|m| {
+                m[d] = json!(tc)
+            });
+        }
+        // A port's classes sent out in the lossy queue or queue 7.
+        3 => {
+            let q = ["0", "7"][pick(2)];
+            own(db, "tc_to_queue_map", "TC_TO_QUEUE_MAP", &|m| {
+                for (k, v) in m.as_object_mut().unwrap() {
+                    if k != "0" {
+                        *v = json!(q);
+                    }
+                }
+            });
+        }
+        // The buffers.
+        4 => {
+            let profiles: Vec<String> = db["BUFFER_PROFILE"]
+                .as_object()
+                .map(|o| o.keys().cloned().collect())
+                .unwrap_or_default();
+            if profiles.is_empty() {
+                return;
+            }
+            let p = profiles[pick(profiles.len())].clone();
+            let (k, x) = [
+                ("xoff", "1"),
+                ("xon", "0"),
+                ("size", "1000"),
+                ("pool", "ingress_lossy_pool"),
+                ("pool", "egress_lossy_pool"),
+                ("pool", "no_such_pool"),
+                ("xoff", "99999999"),
+            ][pick(7)];
+            db["BUFFER_PROFILE"][&p][k] = json!(x);
+        }
+        5 => db["PORT"][&port]["speed"] = json!(["400000", "10000", "x"][pick(3)]),
+        6 => db["CABLE_LENGTH"]["AZURE"][&port] = json!(["40000m", "1m", "3"][pick(3)]),
+        // An ACL table bound to the ports.
+        7 => {
+            db["ACL_TABLE"] = json!({"MINE": {"type": "L3", "stage": "egress", "ports": [port]}});
+            db["ACL_RULE"] = json!({"MINE|R1": {"PRIORITY": "1", "PACKET_ACTION": "DROP"}});
+        }
+        8 => {
+            db["PORT_QOS_MAP"][&port]["pfc_enable"] =
+                json!(["", "3", "4", "3,4,9", "3,5", "0,3,4", "3,4,5"][pick(7)]);
+        }
+        9 => {
+            let key = [
+                "dscp_to_tc_map",
+                "tc_to_queue_map",
+                "tc_to_pg_map",
+                "tc_to_dscp_map",
+            ][pick(4)];
+            db["PORT_QOS_MAP"][&port][key] = json!("MISSING");
+        }
+        // Delete an entry of some table.
+        10 => {
+            let tables = [
+                "PORT_QOS_MAP",
+                "BUFFER_PG",
+                "BUFFER_QUEUE",
+                "BUFFER_PROFILE",
+                "DSCP_TO_TC_MAP",
+            ];
+            let t = tables[pick(tables.len())];
+            let keys: Vec<String> = db[t]
+                .as_object()
+                .map(|o| o.keys().cloned().collect())
+                .unwrap_or_default();
+            if !keys.is_empty() {
+                let k = keys[pick(keys.len())].clone();
+                db[t].as_object_mut().unwrap().remove(&k);
+            }
+        }
+        // A map's value.
+        _ => {
+            let tables = [
+                "DSCP_TO_TC_MAP",
+                "TC_TO_PRIORITY_GROUP_MAP",
+                "TC_TO_QUEUE_MAP",
+                "TC_TO_DSCP_MAP",
+            ];
+            let t = tables[pick(tables.len())];
+            let names: Vec<String> = db[t]
+                .as_object()
+                .map(|o| o.keys().cloned().collect())
+                .unwrap_or_default();
+            if names.is_empty() {
+                return;
+            }
+            let n = names[pick(names.len())].clone();
+            let inner: Vec<String> = db[t][&n]
+                .as_object()
+                .map(|o| o.keys().cloned().collect())
+                .unwrap_or_default();
+            if !inner.is_empty() {
+                let k = inner[pick(inner.len())].clone();
+                let max = if t == "TC_TO_DSCP_MAP" { 64 } else { 8 };
+                db[t][&n][&k] = json!(pick(max).to_string());
+            }
+        }
+    }
+}
+
+/// One edit of one neutral table.
+pub(crate) fn mutate_table(t: &mut Value, pick: &mut impl FnMut(usize) -> usize) {
+    let n = |t: &Value, k: &str| t[k].as_array().map_or(0, Vec::len);
+    match pick(7) {
+        0 if n(t, "classes") > 0 => {
+            let i = pick(n(t, "classes"));
+            let p = t["classes"][i]["priority"].as_u64().unwrap_or(1);
+            t["classes"][i]["priority"] = json!(if p > 1 { p - 1 } else { p + 1 });
+        }
+        // Every class folded to priority 1, ingress rows too.
+        1 => {
+            for c in t["classes"].as_array_mut().into_iter().flatten() {
+                c["priority"] = json!(1);
+            }
+            for r in t["ingress"].as_array_mut().into_iter().flatten() {
+                r["priority"] = json!(1);
+            }
+        }
+        2 if n(t, "ingress") > 0 => {
+            let i = pick(n(t, "ingress"));
+            t["ingress"].as_array_mut().unwrap().remove(i);
+        }
+        3 if n(t, "classes") > 0 => {
+            let i = pick(n(t, "classes"));
+            let e = n(&t["classes"][i], "egress");
+            if e > 0 {
+                let j = pick(e);
+                let tag = t["classes"][i]["egress"][j]["tag"].as_u64().unwrap_or(1);
+                t["classes"][i]["egress"][j]["tag"] = json!(tag % 3 + 1);
+            }
+        }
+        4 => t["entries"] = json!([]),
+        5 if n(t, "entries") > 0 => {
+            let i = pick(n(t, "entries"));
+            t["entries"][i]["next_tag"] = json!(pick(3) + 1);
+        }
+        _ if n(t, "classes") > 0 => {
+            // A U-turn kept at one port: a class sends its own arrivals
+            // back at their priority.
+            let i = pick(n(t, "ingress").max(1));
+            let r = t["ingress"][i].clone();
+            if let (Some(c), Some(p)) = (r["class"].as_u64(), r["priority"].as_u64()) {
+                for cl in t["classes"].as_array_mut().unwrap() {
+                    if cl["class"].as_u64() == Some(c) {
+                        let port = r["port"].clone();
+                        if let Some(eg) = cl["egress"].as_array_mut() {
+                            eg.retain(|e| e["port"] != port);
+                            eg.push(json!({"port": port, "tag": r["tag"], "priority": p}));
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
