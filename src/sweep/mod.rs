@@ -8,16 +8,18 @@
 //! [`execute`] below ties them together; `merge.rs` combines shards.
 
 pub mod merge;
+mod outcome;
 mod scenario;
 pub mod spec;
 mod store;
 mod tables;
 
-pub use scenario::{JOBS_PER_CORE, Outcome, effective_jobs, run_all, run_scenario};
+pub use outcome::{NodeRow, Outcome};
+pub use scenario::{JOBS_PER_CORE, effective_jobs, run_all, run_scenario};
 pub use spec::{DEFAULT_MAX_SCENARIOS, Scenario, Sweep, TcLimit};
 pub use store::write;
 pub use tables::{
-    FailureRow, NodeRow, Row, failures_columns, growth_columns, rows_of, runs_columns, schema,
+    FailureRow, Row, failures_columns, growth_columns, rows_of, runs_columns, schema,
     switches_columns,
 };
 

@@ -1,28 +1,11 @@
 //! One scenario: run it through the pipeline (and its failure what-if),
 //! its outcome and per-switch rows; many on a pool of threads.
 
+use super::outcome::{NodeRow, Outcome};
 use super::spec::Scenario;
-use super::tables::NodeRow;
 use crate::error::{Error, Result};
-use crate::pipeline::{self, RunConfig, Summary};
+use crate::pipeline::{self, RunConfig};
 use rayon::prelude::*;
-
-/// The outcome of one scenario.
-#[derive(Clone, Debug)]
-pub struct Outcome {
-    /// The scenario.
-    pub scenario: Scenario,
-    /// Its row, or the error that stopped it.
-    pub result: Result<Summary, String>,
-    /// Its per-switch rows.
-    pub nodes: Vec<NodeRow>,
-    /// The failure what-if's aggregates and trials, when it ran.
-    pub failures: Option<crate::failures::Report>,
-    /// The growth path's steps, when it ran.
-    pub growth: Vec<crate::update::GrowthRow>,
-    /// Peak resident memory of the process after the scenario, if the OS reports it.
-    pub peak_rss_bytes: Option<u64>,
-}
 
 /// Runs one scenario; an error becomes a failed outcome, never a panic.
 pub fn run_scenario(s: &Scenario) -> Outcome {

@@ -4,7 +4,7 @@
 
 use super::Sweep;
 use super::VERSION;
-use super::scenario::Outcome;
+use super::outcome::Outcome;
 use super::tables::tables;
 use crate::error::{Error, Result};
 use crate::output::parquet::write_batches;

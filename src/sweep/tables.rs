@@ -3,7 +3,7 @@
 //! summary rows read back from a runs table.
 
 use super::VERSION;
-use super::scenario::Outcome;
+use super::outcome::{NodeRow, Outcome};
 use crate::error::{Error, Result};
 use crate::failures::{FailureFigures, TrialRow};
 use crate::output::parquet::Table;
@@ -11,56 +11,6 @@ use crate::output::record::{ColumnDef, record};
 use crate::pipeline::{Figures, Timings};
 use crate::update::GrowthRow;
 use arrow_array::RecordBatch;
-
-record! {
-    /// One node's row of `switches.parquet`.
-    #[derive(Clone, Debug, PartialEq, Eq)]
-    pub struct NodeRow [prefix = ""] {
-        /// Node id (as in the topology JSON and the rules file).
-        pub node: u32,
-        /// `switch` or `server`.
-        pub kind: String,
-        /// Tier on a tiered topology (0 = ToR), null elsewhere.
-        pub level: Option<u32>,
-        /// Links at the node (host ports not counted).
-        pub degree: u32,
-        /// Hosts attached.
-        pub hosts: u32,
-        /// ACL entries, one per distinct lossless key.
-        pub acl_exact: u64,
-        /// ACL entries after port-set compression (as installed).
-        pub acl_compressed: u64,
-        /// Ingress (tag, queue) map entries.
-        pub queue_rules: u64,
-        /// All entries: `acl_compressed + queue_rules`.
-        pub rules: u64,
-        /// Lossless priorities present at the node.
-        pub priorities: u32,
-        /// Ports (switch and host) where at least one lossless priority
-        /// arrives (null for a BCube server: no switch profile applies).
-        pub lossless_ports: Option<u32>,
-        /// PFC headroom the switch reserves: over its ports, the priorities
-        /// arriving there times the per-priority headroom of the profile.
-        pub headroom_bytes: Option<u64>,
-        /// The profile's lossless buffer minus `headroom_bytes` (negative:
-        /// over).
-        pub buffer_margin_bytes: Option<i64>,
-        /// True when the headroom fits the lossless buffer.
-        pub fits_buffer: Option<bool>,
-        /// True when the priorities present fit the profile's lossless
-        /// queues.
-        pub fits_queues: Option<bool>,
-        /// True when the compressed ACL entries fit the profile's ACL
-        /// capacity (null when the profile gives none).
-        pub fits_acl: Option<bool>,
-        /// Traffic classes the node's lossless traffic uses: what its port
-        /// maps need (0 without lossless traffic).
-        pub tcs: u32,
-        /// True when they fit the profile's traffic classes, one kept lossy
-        /// (null for a BCube server).
-        pub fits_tcs: Option<bool>,
-    }
-}
 
 /// Builds the tables (runs, switches, failures, growth). Timing and memory
 /// columns aside, the rows depend only on the spec.
