@@ -20,6 +20,16 @@ pub enum Error {
         /// What is wrong, naming the part and parameter.
         reason: String,
     },
+    /// An ELP family that does not apply to the topology (kbounce off a
+    /// tiered network, dor off HyperX and BCube, fewer than two endpoints).
+    #[error("ELP '{spec}': {cause}")]
+    ElpTopology {
+        /// The spec as given.
+        spec: String,
+        /// Why the family does not apply.
+        #[source]
+        cause: crate::elp::Mismatch,
+    },
     /// A failure spec (`--fail`) that does not parse or does not fit the
     /// topology.
     #[error("failures '{spec}': {reason}")]

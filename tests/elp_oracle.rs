@@ -381,6 +381,37 @@ fn family_mismatches_are_errors() {
             .to_string()
             .contains("0 endpoints")
     );
+    // The cause is typed, for a caller to match, and says the same.
+    use tagger::elp::Mismatch;
+    let e = ElpSet::build(&jf, &ElpSpec::parse("kbounce:1").unwrap()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "ELP 'kbounce:1': kbounce needs a tiered topology with a level on every node; {} has none",
+            jf.name()
+        )
+    );
+    assert!(matches!(
+        e,
+        tagger::Error::ElpTopology {
+            cause: Mismatch::NotTiered { .. },
+            ..
+        }
+    ));
+    let e = ElpSet::build(&jf, &ElpSpec::parse("dor").unwrap()).unwrap_err();
+    assert!(
+        matches!(&e, tagger::Error::ElpTopology { cause: Mismatch::NotDirect { family, .. }, .. } if family == "jellyfish"),
+        "{e:?}"
+    );
+    let e = ElpSet::build(&nohosts, &ElpSpec::parse("shortest").unwrap()).unwrap_err();
+    assert!(matches!(
+        e,
+        tagger::Error::ElpTopology {
+            cause: Mismatch::TooFewEndpoints { endpoints: 0, .. },
+            ..
+        }
+    ));
+    assert!(std::error::Error::source(&e).is_some());
     assert_eq!(topo("bcube:n=2,k=1").nodes()[0].kind, NodeKind::Server);
 }
 

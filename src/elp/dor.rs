@@ -1,5 +1,6 @@
 //! `dor`: dimension-order routing on HyperX and BCube.
 
+use super::Mismatch;
 use tagger_generators::{ChannelId, Family, Topology};
 
 /// Dimension-order paths as a language over channels that needs no per-source
@@ -26,8 +27,8 @@ impl Dor {
     }
 
     /// # Errors
-    /// A message when the topology is not HyperX or BCube.
-    pub(crate) fn build(topo: &Topology) -> Result<Self, String> {
+    /// [`Mismatch::NotDirect`] when the topology is not HyperX or BCube.
+    pub(crate) fn build(topo: &Topology) -> Result<Self, Mismatch> {
         match *topo.family() {
             Family::HyperX { l, s, .. } => {
                 let dim = topo
@@ -59,11 +60,10 @@ impl Dor {
                     longest: 2 * (k + 1),
                 })
             }
-            _ => Err(format!(
-                "dor needs a HyperX or BCube topology; {} is {}",
-                topo.name(),
-                topo.family().name()
-            )),
+            _ => Err(Mismatch::NotDirect {
+                topology: topo.name().to_string(),
+                family: topo.family().name().to_string(),
+            }),
         }
     }
 

@@ -2,6 +2,7 @@
 //! tiered (Clos) network.
 
 use super::MAX_BOUNCES;
+use super::Mismatch;
 
 use tagger_generators::{ChannelId, Topology};
 
@@ -141,19 +142,22 @@ impl KBounce {
     /// # Errors
     /// A message when the topology lacks levels or has a link that does not
     /// join adjacent levels.
-    pub(crate) fn build(topo: &Topology, k: u32) -> Result<Self, String> {
+    pub(crate) fn build(topo: &Topology, k: u32) -> Result<Self, Mismatch> {
         if !topo.has_levels() {
-            return Err(format!(
-                "kbounce needs a tiered topology with a level on every node; {} has none",
-                topo.name()
-            ));
+            return Err(Mismatch::NotTiered {
+                topology: topo.name().to_string(),
+            });
         }
         for (l, &[a, b]) in topo.links().iter().enumerate() {
             let (la, lb) = (topo.level(a).unwrap(), topo.level(b).unwrap());
             if la.abs_diff(lb) != 1 {
-                return Err(format!(
-                    "kbounce needs every link to join adjacent levels; link {l} joins node {a} (level {la}) and node {b} (level {lb})"
-                ));
+                return Err(Mismatch::NotAdjacent {
+                    link: l,
+                    a,
+                    level_a: la,
+                    b,
+                    level_b: lb,
+                });
             }
         }
         let nc = topo.channel_count();

@@ -44,6 +44,52 @@ pub use shortest::Shortest;
 pub use sources::Sources;
 pub use spec::{ElpSpec, FamilySpec, MAX_BOUNCES, MAX_RANDOM_PATHS};
 
+/// Why an ELP family does not apply to a topology.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Mismatch {
+    /// ELPs join endpoints, and the topology has fewer than two.
+    #[error(
+        "topology {topology} has {endpoints} endpoints; ELPs need at least 2 (switches with hosts, or servers)"
+    )]
+    TooFewEndpoints {
+        /// The topology's name.
+        topology: String,
+        /// Its endpoints.
+        endpoints: usize,
+    },
+    /// `kbounce` on a topology without a level on every node.
+    #[error("kbounce needs a tiered topology with a level on every node; {topology} has none")]
+    NotTiered {
+        /// The topology's name.
+        topology: String,
+    },
+    /// `kbounce` on a tiered topology with a link inside a level or
+    /// across several.
+    #[error(
+        "kbounce needs every link to join adjacent levels; link {link} joins node {a} (level {level_a}) and node {b} (level {level_b})"
+    )]
+    NotAdjacent {
+        /// The link.
+        link: usize,
+        /// One end.
+        a: u32,
+        /// Its level.
+        level_a: u32,
+        /// The other end.
+        b: u32,
+        /// Its level.
+        level_b: u32,
+    },
+    /// `dor` off HyperX and BCube.
+    #[error("dor needs a HyperX or BCube topology; {topology} is {family}")]
+    NotDirect {
+        /// The topology's name.
+        topology: String,
+        /// Its family.
+        family: String,
+    },
+}
+
 /// The built ELP set for one topology.
 #[derive(Debug)]
 pub struct ElpSet {
@@ -231,12 +277,15 @@ impl ElpSet {
             spec: spec.text.clone(),
             reason,
         };
+        let mismatch = |cause: Mismatch| Error::ElpTopology {
+            spec: spec.text.clone(),
+            cause,
+        };
         if topo.endpoints().len() < 2 {
-            return Err(bad(format!(
-                "topology {} has {} endpoints; ELPs need at least 2 (switches with hosts, or servers)",
-                topo.name(),
-                topo.endpoints().len()
-            )));
+            return Err(mismatch(Mismatch::TooFewEndpoints {
+                topology: topo.name().to_string(),
+                endpoints: topo.endpoints().len(),
+            }));
         }
         let mut set = ElpSet {
             spec: spec.text.clone(),
@@ -250,11 +299,11 @@ impl ElpSet {
         let mut lists = Vec::new();
         for fam in &spec.families {
             match fam {
-                FamilySpec::Shortest => set.shortest = Some(Shortest::build(topo).map_err(bad)?),
+                FamilySpec::Shortest => set.shortest = Some(Shortest::build(topo)),
                 FamilySpec::KBounce { k } => {
-                    set.kbounce = Some(KBounce::build(topo, *k).map_err(bad)?)
+                    set.kbounce = Some(KBounce::build(topo, *k).map_err(mismatch)?)
                 }
-                FamilySpec::Dor => set.dor = Some(Dor::build(topo).map_err(bad)?),
+                FamilySpec::Dor => set.dor = Some(Dor::build(topo).map_err(mismatch)?),
                 FamilySpec::Random { n, maxlen, seed } => {
                     lists.push(PathList::random(topo, *n, *maxlen, *seed).map_err(bad)?)
                 }
