@@ -171,6 +171,16 @@ fn fitted(cx: &Context<'_>, algo: Algo, t: Tagging, max_tcs: u32) -> Result<Tagg
             over.len()
         )));
     }
+    // `search` fits its own plan (keeping the better of its plans and
+    // greedy's, each fitted): a plan it says fits, with the keys it forced
+    // up counted, is kept as it is.
+    if matches!(algo, Algo::Search(_))
+        && t.class_fit
+            .as_ref()
+            .is_some_and(|f| f.max_tcs == max_tcs && f.tcs_max <= max_tcs)
+    {
+        return Ok(t);
+    }
     let lower_bound = t.lower_bound;
     let effort = t.effort.clone();
     let unconstrained = t.class_fit.as_ref().map(|f| f.unconstrained_priorities);

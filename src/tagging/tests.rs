@@ -488,5 +488,11 @@ fn search_within_the_classes_is_never_above_greedy() {
         assert!(search.priorities <= greedy.priorities, "{spec}");
         let fit = search.class_fit.as_ref().expect("fitted");
         assert!(fit.tcs_max <= 7, "{spec}: {fit:?}");
+        // Where it kept greedy's fitted plan, it counts the keys forced up.
+        if search.keys == greedy.keys {
+            let g = greedy.class_fit.as_ref().expect("fitted");
+            assert_eq!(fit.forced_keys, g.forced_keys, "{spec}");
+            assert!(fit.forced_keys > 0, "{spec}: {fit:?}");
+        }
     }
 }

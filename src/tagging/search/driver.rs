@@ -29,6 +29,9 @@ struct Best {
     seed_orders: (u32, order::OrderPlan),
     /// The fewest priorities of any plan seen, fitting or not.
     fewest: u32,
+    /// How `plan` was fitted to the traffic classes, where keys were
+    /// forced up to fit them (`None`: it fitted as found, or misfits).
+    fitted: Option<fit::ClassFit>,
 }
 
 /// The search's shared setting: the stage's context and the algorithm as
@@ -76,6 +79,7 @@ pub(in crate::tagging) fn plan(cx: &Context<'_>, p: &SearchParams) -> Result<Tag
         rules: greedy.rule_count(topo),
         seed_orders: (u32::MAX, plans[0].clone()),
         fewest: greedy.priorities,
+        fitted: None,
         plan: greedy,
     };
     for plan in &plans {
@@ -153,11 +157,12 @@ impl Driver<'_, '_> {
         let fitted = fit::fit(self.cx.topo, n, g, &mut |f: &fit::Forced| {
             greedy::plan_forced(self.cx, 1, 0, Some(f))
         })?;
-        if let Ok((t, _)) = fitted {
+        if let Ok((t, info)) = fitted {
             let r = t.rule_count(self.cx.topo);
             if (0, t.priorities, r) < (best.misfit, best.priorities, best.rules) {
                 (best.misfit, best.priorities, best.rules) = (0, t.priorities, r);
                 best.plan = t;
+                best.fitted = Some(info);
             }
         }
         Ok(())
@@ -187,6 +192,7 @@ impl Driver<'_, '_> {
                 if (m, t.priorities, r) < (best.misfit, best.priorities, best.rules) {
                     (best.misfit, best.priorities, best.rules) = (m, t.priorities, r);
                     best.plan = t;
+                    best.fitted = None;
                 }
             }
         }
@@ -448,12 +454,13 @@ impl Driver<'_, '_> {
             // up, they may still beat the best plan that fits.
             let walk = plan.walk(topo, elp, budget)?;
             let found = finish(topo, self.algo, self.cx.cycle, walk, budget)?;
-            if let Ok((t, _)) = repair(self.cx, self.algo, found, n)?
+            if let Ok((t, info)) = repair(self.cx, self.algo, found, n)?
                 && t.priorities < best.priorities
             {
                 let r = t.rule_count(topo);
                 (best.misfit, best.priorities, best.rules) = (0, t.priorities, r);
                 best.plan = t;
+                best.fitted = Some(info);
             }
             if best.priorities >= before {
                 // The search reached the target, but no plan with it fits
@@ -474,7 +481,13 @@ impl Driver<'_, '_> {
         t.algo = self.algo;
         t.lower_bound = lb;
         t.effort = Some(effort);
-        if let Some(n) = self.cx.max_tcs
+        if let Some(info) = best.fitted {
+            // Keys were forced up to fit: say how many.
+            t.class_fit = Some(fit::ClassFit {
+                unconstrained_priorities: info.unconstrained_priorities.min(best.fewest),
+                ..info
+            });
+        } else if let Some(n) = self.cx.max_tcs
             && best.misfit == 0
         {
             let c = traffic::classify(topo, &t.keys)?;
