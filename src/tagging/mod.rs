@@ -247,9 +247,6 @@ fn own_decisions(t: &Tagging) -> rustc_hash::FxHashMap<(ChannelId, u32, ChannelI
         .collect()
 }
 
-/// What every algorithm returns passes these: [`self_check`], and its lower
-/// bound raised to what its own dependencies prove. Algorithms that build
-/// on another (search on greedy, exact on search) call it on what they get.
 /// Orders that fit every maximal ELP path in `target` priorities must fit
 /// the whole ELP in as many: `got` more is a bug of `algo`'s, reported as
 /// [`Error::SelfCheck`].
@@ -265,6 +262,9 @@ fn orders_fit(algo: &str, target: u32, got: u32) -> Result<()> {
     })
 }
 
+/// What every algorithm returns passes these: [`self_check`], and its lower
+/// bound raised to what its own dependencies prove. Algorithms that build
+/// on another (search on greedy, exact on search) call it on what they get.
 fn checked(mut t: Tagging) -> Result<Tagging> {
     self_check(&t)?;
     t.lower_bound = t.lower_bound.max(dependency_lower_bound(&t.keys));
