@@ -305,4 +305,41 @@ mod self_check_tests {
             Some(2)
         );
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// The peel over sorted keys' runs agrees with the edge-list test,
+        /// and keys out of order (its fallback) do too.
+        #[test]
+        fn key_runs_find_the_cycles_an_edge_list_does(
+            raw in proptest::collection::vec((0u32..16, 0u32..16, 1u32..3, 0u32..2), 0..40),
+        ) {
+            let mut keys: Vec<Key> = raw
+                .iter()
+                .map(|&(c1, c2, p, up)| Key {
+                    // A channel's keys sit at its head node, as in a plan.
+                    node: c1 / 3,
+                    in_channel: Some(c1),
+                    tag: p,
+                    out_channel: c2,
+                    next_tag: p + up,
+                    priority: p,
+                    next_priority: p + up,
+                })
+                .collect();
+            keys.sort_unstable();
+            keys.dedup_by_key(|k| (k.node, k.in_channel, k.tag, k.out_channel));
+            let edges = |keep: &dyn Fn(&Key) -> bool| -> Vec<(u32, u32)> {
+                keys.iter().filter(|k| keep(k)).map(|k| (k.in_channel.unwrap(), k.out_channel)).collect()
+            };
+            let all = has_cycle(edges(&|_| true));
+            proptest::prop_assert_eq!(keys_have_cycle(&keys, |_| true), all);
+            proptest::prop_assert_eq!(dependency_lower_bound(&keys), if keys.is_empty() { 0 } else if all { 2 } else { 1 });
+            let first = (1..3).find(|&p| has_cycle(edges(&|k: &Key| k.priority == p && k.next_priority == p)));
+            proptest::prop_assert_eq!(cyclic_priority(&keys), first);
+            keys.reverse();
+            proptest::prop_assert_eq!(keys_have_cycle(&keys, |_| true), all);
+            proptest::prop_assert_eq!(cyclic_priority(&keys), first);
+        }
+    }
 }
