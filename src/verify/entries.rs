@@ -106,37 +106,54 @@ pub(super) fn check<'a>(topo: &Topology, rules: &'a RuleSet, host_tags: &[u32]) 
     // malformed entries' violations: the channels are cheap to recompute
     // and the rule set can be large (a violation per entry would be 64
     // bytes each).
-    let malformed: Vec<(u32, Violation)> = entries
+    // The node each well-formed entry's packets arrive at (`MALFORMED`
+    // where the entry is not well-formed): the grouping passes below read
+    // it instead of checking every entry again, sequentially.
+    const MALFORMED: NodeId = NodeId::MAX;
+    let next_node: Vec<NodeId> = entries
         .par_iter()
-        .enumerate()
-        .filter_map(|(i, e)| check_entry(topo, e).err().map(|v| (i as u32, v)))
+        .map(|e| check_entry(topo, e).map_or(MALFORMED, |c| c.next_node))
         .collect();
-    let mut ok = vec![true; entries.len()];
-    for (i, _) in &malformed {
-        ok[*i as usize] = false;
-    }
+    let malformed: Vec<(u32, Violation)> = next_node
+        .iter()
+        .enumerate()
+        .filter(|&(_, &v)| v == MALFORMED)
+        .filter_map(|(i, _)| check_entry(topo, &entries[i]).err().map(|v| (i as u32, v)))
+        .collect();
+    let ok = |i: u32| next_node[i as usize] != MALFORMED;
     let mut findings = entry_findings(rules, host_tags, malformed);
     let n = topo.node_count();
-    let channels = |i: u32| {
-        let e = &entries[i as usize];
-        ok[i as usize].then(|| check_entry(topo, e).ok()).flatten()
-    };
     // Entries by their node, and by the node their packets arrive at.
     let (off, at) = group_by_node(n, entries.len(), |i| {
-        ok[i as usize].then(|| entries[i as usize].node)
+        ok(i).then(|| entries[i as usize].node)
     });
-    let (in_off, arriving) = group_by_node(n, entries.len(), |i| channels(i).map(|c| c.next_node));
+    let (in_off, arriving) =
+        group_by_node(n, entries.len(), |i| ok(i).then(|| next_node[i as usize]));
     // Per node: (a) one action per key; (b) one queue per state the switch
     // can tell apart, over the entries that match it and those that lead
     // into it.
-    let per_node: Vec<(Vec<u32>, Vec<Finding>)> = (0..n)
+    // Each node's table is made in place in its part of `at` (sorted by
+    // key, one per key kept at the front), so the grouping becomes the
+    // lookup table without a copy of it beside.
+    let mut at = at;
+    let mut parts: Vec<&mut [u32]> = Vec::with_capacity(n);
+    let mut rest = at.as_mut_slice();
+    for v in 0..n {
+        let (part, tail) = rest.split_at_mut((off[v + 1] - off[v]) as usize);
+        parts.push(part);
+        rest = tail;
+    }
+    let per_node: Vec<(usize, Vec<Finding>)> = parts
         .into_par_iter()
-        .map(|v| {
-            let mine = &at[off[v] as usize..off[v + 1] as usize];
+        .enumerate()
+        .map(|(v, mine)| {
             let incoming = &arriving[in_off[v] as usize..in_off[v + 1] as usize];
-            let (table, mut found) = key_table(entries, v as NodeId, mine);
-            found.extend(queue_findings(entries, v as NodeId, mine, incoming));
-            (table, found)
+            // Before `key_table` reorders `mine`: the queue check reads
+            // it in entry order.
+            let mut found = queue_findings(entries, v as NodeId, mine, incoming);
+            let (kept, f) = key_table(entries, v as NodeId, mine);
+            found.extend(f);
+            (kept, found)
         })
         .collect();
     let mut table = Table {
@@ -145,18 +162,26 @@ pub(super) fn check<'a>(topo: &Topology, rules: &'a RuleSet, host_tags: &[u32]) 
         idx: Vec::new(),
     };
     table.off.push(0);
-    for (t, f) in per_node {
-        table.idx.extend(t);
-        table.off.push(table.idx.len() as u32);
+    let mut len = 0usize;
+    for (v, (kept, f)) in per_node.into_iter().enumerate() {
+        // Repeated keys leave gaps: close them (nothing moves otherwise).
+        let start = off[v] as usize;
+        if start != len {
+            at.copy_within(start..start + kept, len);
+        }
+        len += kept;
+        table.off.push(len as u32);
         findings.extend(f);
     }
+    at.truncate(len);
+    table.idx = at;
     findings.sort_by_key(|f| f.0);
-    drop((off, at, in_off, arriving));
+    drop((off, in_off, arriving, next_node));
     let same: Vec<(u32, ChannelId, ChannelId)> = (0..entries.len() as u32)
         .into_par_iter()
         .filter_map(|i| {
             let e = &entries[i as usize];
-            let c = channels(i)?;
+            let c = check_entry(topo, e).ok()?;
             (e.priority == e.next_priority).then_some((e.priority, c.c_in?, c.c_out))
         })
         .collect();
@@ -214,19 +239,20 @@ fn entry_findings(
 }
 
 /// Node `v`'s entries `mine` by key, the last of each key kept for the
-/// lookups, with a finding where a repeated key's action differs.
-fn key_table(entries: &[Entry], v: NodeId, mine: &[u32]) -> (Vec<u32>, Vec<Finding>) {
+/// lookups, with a finding where a repeated key's action differs: the
+/// table is written in place, to the first `kept` of `mine`.
+fn key_table(entries: &[Entry], v: NodeId, mine: &mut [u32]) -> (usize, Vec<Finding>) {
     let mut found: Vec<Finding> = Vec::new();
     // By key, then file order: a repeated key's entries side by
     // side, each compared with the one before it in the file, and
     // the last one kept for the lookups.
-    let mut sorted = mine.to_vec();
-    sorted.sort_unstable_by_key(|&i| (entry_key(&entries[i as usize]), i));
-    let mut table: Vec<u32> = Vec::with_capacity(sorted.len());
+    mine.sort_unstable_by_key(|&i| (entry_key(&entries[i as usize]), i));
+    let mut kept = 0usize;
     let act = |e: &Entry| (e.next_tag, e.priority, e.next_priority);
-    for &i in &sorted {
+    for j in 0..mine.len() {
+        let i = mine[j];
         let e = &entries[i as usize];
-        match table.last_mut() {
+        match kept.checked_sub(1).map(|k| &mut mine[k]) {
             Some(last) if entry_key(&entries[*last as usize]) == entry_key(e) => {
                 let prev = &entries[*last as usize];
                 if act(prev) != act(e) {
@@ -243,10 +269,13 @@ fn key_table(entries: &[Entry], v: NodeId, mine: &[u32]) -> (Vec<u32>, Vec<Findi
                 }
                 *last = i;
             }
-            _ => table.push(i),
+            _ => {
+                mine[kept] = i;
+                kept += 1;
+            }
         }
     }
-    (table, found)
+    (kept, found)
 }
 
 /// One queue per state node `v` can tell apart, over the entries that
@@ -267,7 +296,9 @@ fn queue_findings(entries: &[Entry], v: NodeId, mine: &[u32], incoming: &[u32]) 
             ((i, 4), (Some(e.out_link), e.next_tag), e.next_priority)
         }))
         .collect();
-    touches.sort_unstable_by_key(|t| t.0);
+    // Two runs, each in entry order: a stable sort merges them in linear
+    // time (positions are distinct, so it orders as any sort would).
+    touches.sort_by_key(|t| t.0);
     let mut queue_of: HashMap<(Option<LinkId>, u32), u32> = HashMap::default();
     for (at, (link, tag), p) in touches {
         let q = *queue_of.entry((link, tag)).or_insert(p);

@@ -95,6 +95,29 @@ impl Table<'_> {
         let e = &self.entries[mine[i] as usize];
         Some((e.next_tag, e.priority, e.next_priority))
     }
+
+    /// `node`'s entries matching `(in_link, tag)`, by out link: every
+    /// lookup of one replayed state falls in this run, so it is found once
+    /// per state and each transition searches only its few entries.
+    fn run(&self, node: usize, in_link: Option<LinkId>, tag: u32) -> &[u32] {
+        let mine = &self.idx[self.off[node] as usize..self.off[node + 1] as usize];
+        let at = |i: &u32| {
+            let e = &self.entries[*i as usize];
+            (e.in_link, e.tag)
+        };
+        let lo = mine.partition_point(|i| at(i) < (in_link, tag));
+        let len = mine[lo..].partition_point(|i| at(i) == (in_link, tag));
+        &mine[lo..lo + len]
+    }
+
+    /// The action of the entry of `run` ([`Table::run`]) for `out_link`.
+    fn in_run(&self, run: &[u32], out_link: LinkId) -> Option<(u32, u32, u32)> {
+        let i = run
+            .binary_search_by_key(&out_link, |&i| self.entries[i as usize].out_link)
+            .ok()?;
+        let e = &self.entries[run[i] as usize];
+        Some((e.next_tag, e.priority, e.next_priority))
+    }
 }
 
 /// An entry's match key.

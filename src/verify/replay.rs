@@ -73,9 +73,10 @@ pub(super) fn replay(
                     for &mut ((c, t), ref mut p) in chunk.iter_mut() {
                         let node = topo.channel_dst(c);
                         let p = std::mem::take(p);
+                        let run = table.run(node as usize, Some(c >> 1), t);
                         for (c2, q) in elp.successors(topo, c, hop, &p) {
                             n += 1;
-                            match table.get(node as usize, (Some(c >> 1), t, c2 >> 1)) {
+                            match table.in_run(run, c2 >> 1) {
                                 Some((t2, _, _)) => out[part(c2)].push(((c2, t2), q)),
                                 None => {
                                     missing.get_or_insert(Violation::Replay {
