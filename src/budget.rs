@@ -9,7 +9,7 @@
 //! allocator overhead and small objects: it estimates the peak from below,
 //! and the README records how it compares with the measured peak RSS.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, ValueError};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Largest budget accepted (1 PiB): anything above is a typo.
@@ -107,18 +107,19 @@ pub fn bytes_of<T>(n: usize) -> u64 {
 /// 1024), e.g. `8GiB`, `1.5 GB`.
 ///
 /// # Errors
-/// A message naming the value when it does not parse, is zero, or exceeds
-/// 1 PiB.
-pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
+/// [`ValueError`] naming the text when it does not parse, is zero, or
+/// exceeds 1 PiB.
+pub fn parse_size(text: &str) -> std::result::Result<u64, ValueError> {
     let t = text.trim();
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());
     let (num, unit) = (t[..split].trim(), t[split..].trim());
+    let not_a_size = || ValueError::NotASize {
+        text: text.to_string(),
+    };
     if num.is_empty() {
-        return Err(format!(
-            "'{text}' is not a size (e.g. 8GiB, 500MB, 1048576)"
-        ));
+        return Err(not_a_size());
     }
     let mult: f64 = match unit.to_ascii_lowercase().as_str() {
         "" | "b" => 1.0,
@@ -131,20 +132,23 @@ pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
         "gib" => 1024.0 * 1024.0 * 1024.0,
         "tib" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
         _ => {
-            return Err(format!(
-                "'{text}': unknown unit '{unit}' (expected B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)"
-            ));
+            return Err(ValueError::UnknownUnit {
+                text: text.to_string(),
+                unit: unit.to_string(),
+            });
         }
     };
-    let n: f64 = num
-        .parse()
-        .map_err(|_| format!("'{text}' is not a size (e.g. 8GiB, 500MB, 1048576)"))?;
+    let n: f64 = num.parse().map_err(|_| not_a_size())?;
     let bytes = n * mult;
     if bytes < 1.0 {
-        return Err(format!("'{text}' must be at least 1 byte"));
+        return Err(ValueError::BelowOneByte {
+            text: text.to_string(),
+        });
     }
     if bytes > MAX_BUDGET as f64 {
-        return Err(format!("'{text}' exceeds 1 PiB"));
+        return Err(ValueError::AbovePebibyte {
+            text: text.to_string(),
+        });
     }
     Ok(bytes as u64)
 }
@@ -164,7 +168,19 @@ mod tests {
         for bad in ["", "GiB", "8 parsecs", "0", "-3GB", "2PiB"] {
             assert!(parse_size(bad).is_err(), "{bad}");
         }
-        assert!(parse_size("8 parsecs").unwrap_err().contains("parsecs"));
+        assert_eq!(
+            parse_size("8 parsecs"),
+            Err(ValueError::UnknownUnit {
+                text: "8 parsecs".into(),
+                unit: "parsecs".into()
+            })
+        );
+        assert!(
+            parse_size("0")
+                .unwrap_err()
+                .to_string()
+                .contains("at least 1 byte")
+        );
     }
 
     #[test]

@@ -266,6 +266,57 @@ fn over_text(over: &[(&'static str, u64)]) -> String {
 /// The library's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// A value given as text that is not what it must be: a size
+/// ([`crate::budget::parse_size`]) or a number of seconds
+/// ([`crate::tagging::millis`]). Each variant carries the text at fault;
+/// callers that report it with more context keep it as a typed cause.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ValueError {
+    /// Not a number with an optional unit.
+    #[error("'{text}' is not a size (e.g. 8GiB, 500MB, 1048576)")]
+    NotASize {
+        /// The text given.
+        text: String,
+    },
+    /// A number with a unit that is not one of the sizes'.
+    #[error("'{text}': unknown unit '{unit}' (expected B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)")]
+    UnknownUnit {
+        /// The text given.
+        text: String,
+        /// Its unit.
+        unit: String,
+    },
+    /// A size under one byte.
+    #[error("'{text}' must be at least 1 byte")]
+    BelowOneByte {
+        /// The text given.
+        text: String,
+    },
+    /// A size past 1 PiB (no machine has a memory budget that large).
+    #[error("'{text}' exceeds 1 PiB")]
+    AbovePebibyte {
+        /// The text given.
+        text: String,
+    },
+    /// Seconds that are not a positive number.
+    #[error("{key} = {value} must be seconds, a positive number")]
+    NotSeconds {
+        /// The parameter or option.
+        key: String,
+        /// The value given.
+        value: String,
+    },
+    /// Seconds past 10^7.
+    #[error("{key} = {value} is out of range (at most 10000000 seconds)")]
+    SecondsOutOfRange {
+        /// The parameter or option.
+        key: String,
+        /// The value given.
+        value: String,
+    },
+}
+
 /// What an [`Error::Export`] is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]

@@ -738,7 +738,7 @@ fn parse_evaluations(s: &str) -> std::result::Result<u64, String> {
     })
 }
 
-fn parse_budget(s: &str) -> std::result::Result<MemoryBudget, String> {
+fn parse_budget(s: &str) -> std::result::Result<MemoryBudget, tagger::ValueError> {
     if s.eq_ignore_ascii_case("none") {
         return Ok(MemoryBudget(None));
     }

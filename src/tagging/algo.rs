@@ -1,6 +1,7 @@
 //! The algorithm names of `--algo`: [`Algo`], its parser and limits.
 
 use super::*;
+use crate::error::ValueError;
 
 /// Tagging algorithm (`--algo`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -231,14 +232,14 @@ impl FromStr for Algo {
             }
             "auto" => {
                 let mut p = params(rest)?;
-                let time_ms = p.take("time").map(|v| millis("time", &v).map_err(bad)).transpose()?;
+                let time_ms = p.take("time").map(|v| millis("time", &v).map_err(|e| bad(e.to_string()))).transpose()?;
                 unknown(&p, "time")?;
                 Ok(Algo::Auto { time_ms })
             }
             "exact" => {
                 let mut p = params(rest)?;
                 let timeout_ms = match p.take("timeout") {
-                    Some(v) => millis("timeout", &v).map_err(bad)?,
+                    Some(v) => millis("timeout", &v).map_err(|e| bad(e.to_string()))?,
                     None => EXACT_TIMEOUT_MS,
                 };
                 unknown(&p, "timeout")?;
@@ -256,7 +257,7 @@ impl FromStr for Algo {
                 let budget = n("budget", &mut p)?.unwrap_or(SEARCH_BUDGET);
                 let seed = n("seed", &mut p)?.unwrap_or(0);
                 let max_paths = n("paths", &mut p)?;
-                let time_ms = p.take("time").map(|v| millis("time", &v).map_err(bad)).transpose()?;
+                let time_ms = p.take("time").map(|v| millis("time", &v).map_err(|e| bad(e.to_string()))).transpose()?;
                 let symmetric = match p.take("symmetric").as_deref() {
                     Some("0") | Some("false") => false,
                     None | Some("1") | Some("true") => true,
@@ -297,13 +298,43 @@ pub fn count(v: &str) -> Option<u64> {
 /// the error names `key` and the value.
 ///
 /// # Errors
-/// The message, when `v` is not such a number of seconds.
-pub fn millis(key: &str, v: &str) -> std::result::Result<u64, String> {
+/// [`ValueError`] naming `key` and `v`, when `v` is not such a number of
+/// seconds.
+pub fn millis(key: &str, v: &str) -> std::result::Result<u64, ValueError> {
+    let (key, value) = (key.to_string(), v.to_string());
     match v.parse::<f64>() {
-        Ok(x) if x > 1e7 => Err(format!(
-            "{key} = {v} is out of range (at most 10000000 seconds)"
-        )),
+        Ok(x) if x > 1e7 => Err(ValueError::SecondsOutOfRange { key, value }),
         Ok(x) if x.is_finite() && x > 0.0 => Ok((x * 1000.0).round().max(1.0) as u64),
-        _ => Err(format!("{key} = {v} must be seconds, a positive number")),
+        _ => Err(ValueError::NotSeconds { key, value }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Seconds become milliseconds; what is not a positive number of
+    /// seconds at most 10^7 is a typed error naming the key and value.
+    #[test]
+    fn millis_are_typed() {
+        assert_eq!(millis("time", "1.5"), Ok(1500));
+        assert_eq!(millis("time", "0.0001"), Ok(1));
+        let value = |v: &str| ("timeout".to_string(), v.to_string());
+        for bad in ["0", "-1", "NaN", "soon"] {
+            let (key, value) = value(bad);
+            assert_eq!(
+                millis("timeout", bad),
+                Err(ValueError::NotSeconds { key, value }),
+                "{bad}"
+            );
+        }
+        for far in ["1e8", "inf"] {
+            let (key, value) = value(far);
+            assert_eq!(
+                millis("timeout", far),
+                Err(ValueError::SecondsOutOfRange { key, value }),
+                "{far}"
+            );
+        }
     }
 }

@@ -88,7 +88,7 @@ impl RawSize {
         match &self.0 {
             toml::Value::Integer(n) if *n >= 1 => Ok(*n as u64),
             toml::Value::Integer(n) => Err(format!("{n} bytes: must be at least 1 byte")),
-            toml::Value::String(t) => crate::budget::parse_size(t),
+            toml::Value::String(t) => crate::budget::parse_size(t).map_err(|e| e.to_string()),
             other => Err(format!(
                 "{other} is not a size (a number of bytes, or a string such as \"8GiB\")"
             )),
