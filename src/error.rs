@@ -12,13 +12,27 @@ pub enum Error {
     /// A topology spec, generator or file (see [`TopologyError`]).
     #[error(transparent)]
     Topology(#[from] TopologyError),
-    /// An ELP spec that does not parse or does not fit the topology.
+    /// An ELP that cannot be built on the topology for a reason given as
+    /// text: forwarding tables on a fabric without switch names and ports,
+    /// paths a plan does not keep (a spec that does not parse is
+    /// [`Error::ElpSyntax`], a family that does not apply
+    /// [`Error::ElpTopology`]).
     #[error("ELP '{spec}': {reason}")]
     ElpSpec {
         /// The spec as given.
         spec: String,
         /// What is wrong, naming the part and parameter.
         reason: String,
+    },
+    /// An ELP spec whose grammar is wrong: the part and parameter at
+    /// fault, typed.
+    #[error("ELP '{spec}': {cause}")]
+    ElpSyntax {
+        /// The spec as given.
+        spec: String,
+        /// What is wrong with it.
+        #[source]
+        cause: crate::elp::SpecError,
     },
     /// An ELP family that does not apply to the topology (kbounce off a
     /// tiered network, dor off HyperX and BCube, fewer than two endpoints).

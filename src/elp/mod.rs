@@ -42,7 +42,7 @@ pub use kbounce::KBounce;
 pub(crate) use kbounce::KbSources;
 pub use shortest::Shortest;
 pub use sources::Sources;
-pub use spec::{ElpSpec, FamilySpec, MAX_BOUNCES, MAX_RANDOM_PATHS};
+pub use spec::{ElpSpec, FamilySpec, MAX_BOUNCES, MAX_RANDOM_PATHS, SpecError};
 
 /// Why an ELP family does not apply to a topology.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -589,6 +589,59 @@ impl ElpSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A spec's grammar errors carry a typed cause a caller can match, and
+    /// read as they always did.
+    #[test]
+    fn spec_errors_are_typed() {
+        let cause = |text: &str| match ElpSpec::parse(text) {
+            Err(crate::Error::ElpSyntax { spec, cause }) => {
+                assert_eq!(spec, text.trim());
+                cause
+            }
+            other => panic!("{text}: {other:?}"),
+        };
+        assert_eq!(cause(" "), SpecError::Empty);
+        assert_eq!(cause("kbounce:9"), SpecError::TooManyBounces { k: 9 });
+        assert_eq!(cause("kbounce"), SpecError::KBounceArity);
+        assert_eq!(
+            cause("shortest+shortest"),
+            SpecError::Twice {
+                name: "shortest".into()
+            }
+        );
+        assert_eq!(
+            cause("dor:3"),
+            SpecError::NoParameters {
+                family: "dor".into(),
+                got: "3".into()
+            }
+        );
+        assert_eq!(cause("random:0"), SpecError::RandomCount { n: 0 });
+        assert_eq!(cause("ksp:8,pairs=0"), SpecError::KspNoPairs);
+        assert_eq!(
+            cause("ksp:8,depth=2"),
+            SpecError::UnknownParameter {
+                family: "ksp".into(),
+                key: "depth".into()
+            }
+        );
+        assert!(matches!(
+            cause("random:-5"),
+            SpecError::NotACount { ref family, ref key, .. } if family == "random" && key == "N"
+        ));
+        assert!(matches!(cause("kbounce:k=1,k=2"), SpecError::Params { .. }));
+        let e = ElpSpec::parse("lfts:").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "ELP 'lfts:': lfts: needs a path, e.g. lfts:opensm-lfts.dump"
+        );
+        assert!(std::error::Error::source(&e).is_some());
+        assert_eq!(
+            cause("spf").to_string(),
+            "unknown family 'spf' (expected shortest, kbounce:K, dor, ksp:K, random:N, file:PATH)"
+        );
+    }
 
     /// `successor_channels` lists exactly the channels `successors_into`
     /// finds, in its order, at every prefix set met in the first hops of

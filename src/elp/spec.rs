@@ -8,6 +8,111 @@ use std::path::PathBuf;
 use tagger_generators::Topology;
 use tagger_generators::params::{Params, non_negative};
 
+/// Why an ELP spec does not parse: the part and parameter at fault, typed
+/// (reported as [`Error::ElpSyntax`] with the spec).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SpecError {
+    /// Nothing given.
+    #[error("empty ELP spec (try shortest, kbounce:1, dor, random:1000, file:PATH)")]
+    Empty,
+    /// A family's parameter list that is not `key=value,...`.
+    #[error("{family}: {cause}")]
+    Params {
+        /// The family.
+        family: String,
+        /// Why the list does not parse.
+        #[source]
+        cause: tagger_generators::params::ParamsError,
+    },
+    /// A parameter given to `shortest` or `dor`.
+    #[error("{family} takes no parameters, got '{got}'")]
+    NoParameters {
+        /// The family.
+        family: String,
+        /// The first parameter, as given.
+        got: String,
+    },
+    /// `kbounce` without its one parameter, or with more.
+    #[error("kbounce needs exactly one parameter, e.g. kbounce:1")]
+    KBounceArity,
+    /// `kbounce:K` past [`MAX_BOUNCES`].
+    #[error("kbounce: K = {k} exceeds {MAX_BOUNCES}")]
+    TooManyBounces {
+        /// The K given.
+        k: u64,
+    },
+    /// A numeric parameter that is not a count.
+    #[error("{family}: {key} = {value} is {why}")]
+    NotACount {
+        /// The family.
+        family: String,
+        /// The parameter, as messages name it.
+        key: String,
+        /// The value given.
+        value: String,
+        /// What it is instead (negative, too large, not a number).
+        why: &'static str,
+    },
+    /// A parameter the family does not take.
+    #[error("{family}: unknown parameter '{key}'")]
+    UnknownParameter {
+        /// The family.
+        family: String,
+        /// The parameter (or the bare value).
+        key: String,
+    },
+    /// `random` without its path count.
+    #[error("random needs a path count, e.g. random:1000")]
+    RandomCountMissing,
+    /// `random:N` out of range.
+    #[error("random: N = {n} must be in 1..={MAX_RANDOM_PATHS}")]
+    RandomCount {
+        /// The N given.
+        n: u64,
+    },
+    /// `random`'s `maxlen` out of range.
+    #[error("random: maxlen = {maxlen} must be in 1..=65536")]
+    RandomMaxlen {
+        /// The value given.
+        maxlen: u64,
+    },
+    /// `ksp` without K.
+    #[error("ksp needs K, e.g. ksp:8")]
+    KspKMissing,
+    /// `ksp:K` out of range.
+    #[error("ksp: K = {k} must be in 1..=1024")]
+    KspK {
+        /// The K given.
+        k: u64,
+    },
+    /// `ksp`'s `pairs=0`.
+    #[error("ksp: pairs = 0 must be at least 1")]
+    KspNoPairs,
+    /// `file:` or `lfts:` without a path.
+    #[error("{family}: needs a path, e.g. {family}:{example}")]
+    PathMissing {
+        /// The family.
+        family: String,
+        /// A file name such a family reads.
+        example: &'static str,
+    },
+    /// A family name that is not one.
+    #[error(
+        "unknown family '{name}' (expected shortest, kbounce:K, dor, ksp:K, random:N, file:PATH)"
+    )]
+    UnknownFamily {
+        /// The name given.
+        name: String,
+    },
+    /// A family given twice where it may not be.
+    #[error("family '{name}' given twice")]
+    Twice {
+        /// The family.
+        name: String,
+    },
+}
+
 /// One family of a spec such as `shortest+random:200,seed=3`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FamilySpec {
@@ -119,17 +224,15 @@ impl ElpSpec {
     /// Parses `family[+family...]`.
     ///
     /// # Errors
-    /// [`Error::ElpSpec`] naming the part and parameter at fault.
+    /// [`Error::ElpSyntax`] naming the part and parameter at fault.
     pub fn parse(text: &str) -> Result<Self> {
         let text = text.trim();
-        let bad = |reason: String| Error::ElpSpec {
+        let bad = |cause: SpecError| Error::ElpSyntax {
             spec: text.to_string(),
-            reason,
+            cause,
         };
         if text.is_empty() {
-            return Err(bad(
-                "empty ELP spec (try shortest, kbounce:1, dor, random:1000, file:PATH)".into(),
-            ));
+            return Err(bad(SpecError::Empty));
         }
         let mut families = Vec::new();
         for part in text.split('+').map(str::trim) {
@@ -146,7 +249,9 @@ impl ElpSpec {
                         | FamilySpec::Ksp { .. }
                 )
             {
-                return Err(bad(format!("family '{name}' given twice")));
+                return Err(bad(SpecError::Twice {
+                    name: name.to_string(),
+                }));
             }
             families.push(fam);
         }
@@ -215,7 +320,7 @@ impl std::str::FromStr for ElpSpec {
 
 /// One part of a spec: family `name` with parameters `rest`; `Err` says
 /// why not.
-fn family(name: &str, rest: &str) -> std::result::Result<FamilySpec, String> {
+fn family(name: &str, rest: &str) -> std::result::Result<FamilySpec, SpecError> {
     // The first parameter may be given bare: `kbounce:1`, `random:1000`,
     // `ksp:8` (and, to be refused by name, any other family's).
     let bare = match name {
@@ -226,20 +331,23 @@ fn family(name: &str, rest: &str) -> std::result::Result<FamilySpec, String> {
     let mut params = if name == "file" || name == "lfts" {
         Params::default()
     } else {
-        Params::parse(rest, Some(bare)).map_err(|e| format!("{name}: {e}"))?
+        Params::parse(rest, Some(bare)).map_err(|cause| SpecError::Params {
+            family: name.to_string(),
+            cause,
+        })?
     };
     let p = Part { name };
     Ok(match name {
         "shortest" | "dor" => {
             if let Some((k, v)) = params.first() {
-                return Err(format!(
-                    "{name} takes no parameters, got '{}'",
-                    if k == "_" {
+                return Err(SpecError::NoParameters {
+                    family: name.to_string(),
+                    got: if k == "_" {
                         v.to_string()
                     } else {
                         format!("{k}={v}")
-                    }
-                ));
+                    },
+                });
             }
             if name == "shortest" {
                 FamilySpec::Shortest
@@ -249,11 +357,11 @@ fn family(name: &str, rest: &str) -> std::result::Result<FamilySpec, String> {
         }
         "kbounce" => {
             let (Some(v), true) = (params.take("k"), params.is_empty()) else {
-                return Err("kbounce needs exactly one parameter, e.g. kbounce:1".into());
+                return Err(SpecError::KBounceArity);
             };
             let k = p.num("K", &v)?;
             if k > MAX_BOUNCES as u64 {
-                return Err(format!("kbounce: K = {k} exceeds {MAX_BOUNCES}"));
+                return Err(SpecError::TooManyBounces { k });
             }
             FamilySpec::KBounce { k: k as u32 }
         }
@@ -261,10 +369,13 @@ fn family(name: &str, rest: &str) -> std::result::Result<FamilySpec, String> {
         "ksp" => ksp(&p, &mut params)?,
         "file" | "lfts" => {
             if rest.trim().is_empty() {
-                return Err(if name == "file" {
-                    "file: needs a path, e.g. file:paths.txt".into()
-                } else {
-                    "lfts: needs a path, e.g. lfts:opensm-lfts.dump".into()
+                return Err(SpecError::PathMissing {
+                    family: name.to_string(),
+                    example: if name == "file" {
+                        "paths.txt"
+                    } else {
+                        "opensm-lfts.dump"
+                    },
                 });
             }
             let path = PathBuf::from(rest.trim());
@@ -275,9 +386,9 @@ fn family(name: &str, rest: &str) -> std::result::Result<FamilySpec, String> {
             }
         }
         other => {
-            return Err(format!(
-                "unknown family '{other}' (expected shortest, kbounce:K, dor, ksp:K, random:N, file:PATH)"
-            ));
+            return Err(SpecError::UnknownFamily {
+                name: other.to_string(),
+            });
         }
     })
 }
@@ -289,13 +400,12 @@ struct Part<'a> {
 
 impl Part<'_> {
     /// Parameter `key` = `v`, a count.
-    fn num(&self, key: &str, v: &str) -> std::result::Result<u64, String> {
-        non_negative(v).ok_or_else(|| {
-            format!(
-                "{}: {key} = {v} is {}",
-                self.name,
-                tagger_generators::params::not_a_count(v)
-            )
+    fn num(&self, key: &str, v: &str) -> std::result::Result<u64, SpecError> {
+        non_negative(v).ok_or_else(|| SpecError::NotACount {
+            family: self.name.to_string(),
+            key: key.to_string(),
+            value: v.to_string(),
+            why: tagger_generators::params::not_a_count(v),
         })
     }
 
@@ -305,35 +415,34 @@ impl Part<'_> {
         &self,
         params: &mut Params,
         keys: &[(&str, &str)],
-    ) -> std::result::Result<Vec<Option<u64>>, String> {
+    ) -> std::result::Result<Vec<Option<u64>>, SpecError> {
         let out = keys
             .iter()
             .map(|(k, shown)| params.take(k).map(|v| self.num(shown, &v)).transpose())
             .collect::<std::result::Result<Vec<_>, _>>()?;
         match params.first() {
-            Some((k, v)) => Err(format!(
-                "{}: unknown parameter '{}'",
-                self.name,
-                if k == "_" { v } else { k }
-            )),
+            Some((k, v)) => Err(SpecError::UnknownParameter {
+                family: self.name.to_string(),
+                key: (if k == "_" { v } else { k }).to_string(),
+            }),
             None => Ok(out),
         }
     }
 }
 
 /// `random:N[,maxlen=M][,seed=X]`.
-fn random(p: &Part, params: &mut Params) -> std::result::Result<FamilySpec, String> {
+fn random(p: &Part, params: &mut Params) -> std::result::Result<FamilySpec, SpecError> {
     let v = p.named(
         params,
         &[("n", "N"), ("maxlen", "maxlen"), ("seed", "seed")],
     )?;
     let (n, maxlen, seed) = (v[0], v[1], v[2].unwrap_or(1));
-    let n = n.ok_or("random needs a path count, e.g. random:1000")?;
+    let n = n.ok_or(SpecError::RandomCountMissing)?;
     if n == 0 || n > MAX_RANDOM_PATHS as u64 {
-        return Err(format!("random: N = {n} must be in 1..={MAX_RANDOM_PATHS}"));
+        return Err(SpecError::RandomCount { n });
     }
-    if let Some(m) = maxlen.filter(|&m| m == 0 || m > 1 << 16) {
-        return Err(format!("random: maxlen = {m} must be in 1..=65536"));
+    if let Some(maxlen) = maxlen.filter(|&m| m == 0 || m > 1 << 16) {
+        return Err(SpecError::RandomMaxlen { maxlen });
     }
     Ok(FamilySpec::Random {
         n: n as u32,
@@ -343,15 +452,15 @@ fn random(p: &Part, params: &mut Params) -> std::result::Result<FamilySpec, Stri
 }
 
 /// `ksp:K[,pairs=N][,seed=X]`.
-fn ksp(p: &Part, params: &mut Params) -> std::result::Result<FamilySpec, String> {
+fn ksp(p: &Part, params: &mut Params) -> std::result::Result<FamilySpec, SpecError> {
     let v = p.named(params, &[("k", "K"), ("pairs", "pairs"), ("seed", "seed")])?;
     let (k, pairs, seed) = (v[0], v[1], v[2].unwrap_or(1));
-    let k = k.ok_or("ksp needs K, e.g. ksp:8")?;
+    let k = k.ok_or(SpecError::KspKMissing)?;
     if k == 0 || k > 1024 {
-        return Err(format!("ksp: K = {k} must be in 1..=1024"));
+        return Err(SpecError::KspK { k });
     }
     if pairs == Some(0) {
-        return Err("ksp: pairs = 0 must be at least 1".into());
+        return Err(SpecError::KspNoPairs);
     }
     Ok(FamilySpec::Ksp {
         k: k as u32,
