@@ -22,7 +22,9 @@ mod two_way;
 pub use naive::NaiveDag;
 pub use petgraph_dag::PetgraphDag;
 pub use pk::PearceKelly;
-pub(crate) use topo_order::{find_cycle, has_cycle, topological_order, topological_order_by};
+pub(crate) use topo_order::{
+    find_cycle, has_cycle, peel_leaves_some, topological_order, topological_order_by,
+};
 pub use two_way::OrderedDag;
 
 use std::fmt;

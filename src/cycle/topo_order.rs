@@ -17,13 +17,32 @@ pub(crate) fn has_cycle(edges: Vec<(ChannelId, ChannelId)>) -> bool {
         .map(|&(a, b)| a.max(b) as usize + 1)
         .max()
         .unwrap_or(0);
-    let (start, heads, mut indeg) = adjacency(n, &edges);
+    let (start, heads, indeg) = adjacency(n, &edges);
     drop(edges);
+    peel_leaves_some(indeg, |v| {
+        heads[start[v as usize]..start[v as usize + 1]]
+            .iter()
+            .copied()
+    })
+}
+
+/// Kahn's peel in any order: whether removing vertices without in-edges
+/// leaves some behind (then the graph has a cycle). `indeg` holds every
+/// vertex's in-degree, repeats counted; `heads(v)` lists `v`'s
+/// out-neighbours, repeats as counted. Shared by [`has_cycle`] and the
+/// plan checks, which read the heads from a plan's keys in place.
+///
+/// Complexity: O(n + m) for n vertices and m edges.
+pub(crate) fn peel_leaves_some<I: IntoIterator<Item = ChannelId>>(
+    mut indeg: Vec<u32>,
+    heads: impl Fn(u32) -> I,
+) -> bool {
+    let n = indeg.len();
     let mut ready: Vec<u32> = (0..n as u32).filter(|&v| indeg[v as usize] == 0).collect();
     let mut peeled = 0;
     while let Some(v) = ready.pop() {
         peeled += 1;
-        for &w in &heads[start[v as usize]..start[v as usize + 1]] {
+        for w in heads(v) {
             indeg[w as usize] -= 1;
             if indeg[w as usize] == 0 {
                 ready.push(w);

@@ -188,20 +188,13 @@ pub(crate) fn keys_have_cycle(keys: &[Key], keep: impl Fn(&Key) -> bool) -> bool
             indeg[k.out_channel as usize] += 1;
         }
     }
-    let mut ready: Vec<u32> = (0..n as u32).filter(|&v| indeg[v as usize] == 0).collect();
-    let mut peeled = 0;
-    while let Some(v) = ready.pop() {
-        peeled += 1;
+    crate::cycle::peel_leaves_some(indeg, |v| {
         let (start, end) = run[v as usize];
-        for k in keys[start..end].iter().filter(|k| keep(k)) {
-            let w = k.out_channel as usize;
-            indeg[w] -= 1;
-            if indeg[w] == 0 {
-                ready.push(w as u32);
-            }
-        }
-    }
-    peeled < n
+        keys[start..end]
+            .iter()
+            .filter(|k| keep(k))
+            .map(|k| k.out_channel)
+    })
 }
 
 /// Builds the result of a DSCP-scheme walk: the priority is the tag.

@@ -88,12 +88,7 @@ struct Table<'a> {
 impl Table<'_> {
     /// The action of `node`'s entry for `key`, if any.
     fn get(&self, node: usize, key: (Option<LinkId>, u32, LinkId)) -> Option<(u32, u32, u32)> {
-        let mine = &self.idx[self.off[node] as usize..self.off[node + 1] as usize];
-        let i = mine
-            .binary_search_by(|&i| entry_key(&self.entries[i as usize]).cmp(&key))
-            .ok()?;
-        let e = &self.entries[mine[i] as usize];
-        Some((e.next_tag, e.priority, e.next_priority))
+        self.in_run(self.run(node, key.0, key.1), key.2)
     }
 
     /// `node`'s entries matching `(in_link, tag)`, by out link: every

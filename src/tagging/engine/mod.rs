@@ -89,14 +89,15 @@ impl Walk {
                 states[topo.channel_dst(c) as usize].push(s as u32);
             }
         }
-        let count = |v: usize, list: &mut Vec<ChannelId>, st: &mut Vec<u32>| -> usize {
+        // Each node's lists put in key order, and its keys counted.
+        let sort_and_count = |v: usize, list: &mut Vec<ChannelId>, st: &mut Vec<u32>| -> usize {
             list.sort_unstable();
             st.sort_unstable_by_key(|&s| self.states[s as usize]);
+            let deg = topo.degree(v as u32);
             list.len()
                 + st.iter()
                     .map(|&s| {
                         let off = self.decision_off[s as usize];
-                        let deg = topo.degree(v as u32);
                         self.decisions[off..off + deg]
                             .iter()
                             .filter(|&&t| t != 0)
@@ -108,7 +109,7 @@ impl Walk {
             .par_iter_mut()
             .zip(states.par_iter_mut())
             .enumerate()
-            .map(|(v, (list, st))| count(v, list, st))
+            .map(|(v, (list, st))| sort_and_count(v, list, st))
             .collect();
         let total: usize = sizes.iter().sum();
         let mut keys = Vec::with_capacity(total);
