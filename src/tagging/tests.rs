@@ -468,6 +468,45 @@ fn stalled_searches_restart_and_reach_the_bound() {
     }
 }
 
+/// Under a traffic-class budget, orders that reach the target but need
+/// more classes than a switch has are searched on with each switch's
+/// classes in the objective: on this Jellyfish the 2-priority orders need
+/// 8 at some switches, and greedy (fitted, as search's fallback) needs 3
+/// priorities; held to the classes, the search keeps 2, no key forced up,
+/// and the same plan at 1 and 2 threads (`auto` gives it by default).
+#[test]
+fn search_holds_the_traffic_classes() {
+    let t = topo("jellyfish:n=50,ports=8,r=4,seed=1");
+    let e = ElpSet::build(&t, &ElpSpec::parse("shortest").unwrap()).unwrap();
+    let budget = Budget::unlimited();
+    let control = Control::new();
+    let plan = |algo: &str, max_tcs: Option<u32>| {
+        let cx = Context::new(&t, &e, &budget, &control).with_max_tcs(max_tcs);
+        tag_in(&cx, algo.parse().unwrap()).unwrap()
+    };
+    let free = plan("search", None);
+    assert_eq!(free.priorities, 2);
+    let needs = traffic::classify(&t, &free.keys).unwrap().max();
+    assert!(needs > 7, "the unlimited plan needs {needs}");
+    assert_eq!(plan("greedy", Some(7)).priorities, 3);
+    let held = plan("search", Some(7));
+    assert_eq!((held.priorities, held.lower_bound), (2, 2));
+    let fit = held.class_fit.as_ref().expect("held to the classes");
+    assert!(fit.tcs_max <= 7 && fit.forced_keys == 0, "{fit:?}");
+    assert_eq!(
+        traffic::classify(&t, &held.keys).unwrap().max(),
+        fit.tcs_max as usize
+    );
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let again = pool.install(|| plan("auto", Some(7)));
+        assert_eq!(again.keys, held.keys, "at {threads} threads");
+    }
+}
+
 /// Under a traffic-class budget `search` is never above `greedy`: where
 /// every plan the search found needs more classes than a switch has, it
 /// falls back on greedy's own fitting (on this Jellyfish its order plans

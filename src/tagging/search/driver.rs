@@ -11,6 +11,10 @@ use crate::tagging::{
 };
 use rayon::prelude::*;
 
+/// Times the class-held search checks its orders with the classification
+/// and holds the nodes it finds over lower, before it gives up.
+const MAX_CHECKS: u32 = 32;
+
 /// `search`'s options and its deadline.
 struct Options {
     p: SearchParams,
@@ -284,7 +288,10 @@ impl Driver<'_, '_> {
             ) else {
                 break;
             };
-            if !self.accept(order::OrderPlan { pos }, best, target)? {
+            let mut held = |plan: &order::OrderPlan, n: u32| {
+                self.within_classes(opts, &paths, plan, (target, n), &mut left, effort)
+            };
+            if !self.accept(order::OrderPlan { pos }, best, target, &mut held)? {
                 break;
             }
             target = best.priorities - 1;
@@ -436,16 +443,138 @@ impl Driver<'_, '_> {
             .collect()
     }
 
+    /// Orders that reached `target` but need more traffic classes than a
+    /// switch has (`n` for lossless traffic), searched on from until every
+    /// node's class bound fits too (see `class_bound.rs`), with the budget
+    /// left; restarted with a new seed where a search stalls close, as the
+    /// portfolio's members are. Returns the orders found, if any.
+    fn within_classes(
+        &self,
+        opts: &Options,
+        paths: &ChannelPaths,
+        start: &order::OrderPlan,
+        (target, n): (u32, u32),
+        left: &mut u64,
+        effort: &mut Effort,
+    ) -> Result<Option<order::OrderPlan>> {
+        let control = self.cx.control;
+        // Its own seeds, apart from the portfolio's.
+        let mix = crate::seed::mix(crate::seed::mix(opts.p.seed, target as u64), 0xC1A5);
+        let mut tries = 0u64;
+        // Half the budget left at most: the rest stays for the targets
+        // below, and where the classes do not fit the search's time is
+        // not all spent on them.
+        let keep = *left - *left / 2;
+        while *left > keep {
+            let mut ls = LocalSearch::within_classes(
+                paths,
+                self.cx.topo,
+                &start.pos,
+                target,
+                crate::seed::mix(mix, tries),
+                n,
+            );
+            let mut spent = 0u64;
+            let mut checks = 0;
+            let out = loop {
+                let out = ls.run(
+                    left.saturating_sub(keep).min(SLICE),
+                    &|| control.expired(opts.deadline),
+                    |steps, violated, now| {
+                        control.report(control::Progress {
+                            target,
+                            steps,
+                            violated: violated as u64,
+                            evaluations: (opts.p.budget - *left + now).min(opts.p.budget),
+                            budget: opts.p.budget,
+                        })
+                    },
+                );
+                effort.steps += out.steps;
+                effort.evaluations += out.work;
+                spent += out.work;
+                *left = left.saturating_sub(out.work);
+                if out.reached {
+                    // The bound fits everywhere; the classification may
+                    // still need more where its first fit strays from the
+                    // orders: those nodes' bounds are held lower.
+                    let plan = order::OrderPlan {
+                        pos: ls.pos.clone(),
+                    };
+                    let over = self.classes_over(&plan, n)?;
+                    if over.is_empty() {
+                        return Ok(Some(plan));
+                    }
+                    checks += 1;
+                    if checks > MAX_CHECKS || *left <= keep {
+                        break out;
+                    }
+                    for (v, k) in over {
+                        let lower = ls.class_bound(v).saturating_sub(k as u32 - n);
+                        ls.tighten(v, lower);
+                    }
+                    continue;
+                }
+                // At its recent rate it would need more than the budget it
+                // has left (the portfolio's projection): Jellyfish 300/64
+                // r=12 `shortest` came down from 637 classes over to about
+                // 40 at a class per 10^7 evaluations or so, and stalled.
+                let hopeless = ls
+                    .needs()
+                    .is_some_and(|need| need > left.saturating_sub(keep));
+                if out.stalled || out.timed_out || hopeless || *left <= keep {
+                    break out;
+                }
+            };
+            if out.reached
+                || out.timed_out
+                || !restartable(ls.best, paths.len(), spent, left.saturating_sub(keep))
+            {
+                return Ok(None);
+            }
+            tries += 1;
+            effort.restarts += 1;
+        }
+        Ok(None)
+    }
+
+    /// Nodes where the plan of orders `plan` needs more than `n` traffic
+    /// classes, with what each needs.
+    fn classes_over(&self, plan: &order::OrderPlan, n: u32) -> Result<Vec<(u32, usize)>> {
+        let (topo, elp, budget) = (self.cx.topo, self.cx.elp, self.cx.budget);
+        let t = finish(
+            topo,
+            self.algo,
+            self.cx.cycle,
+            plan.walk(topo, elp, budget)?,
+            budget,
+        )?;
+        Ok(traffic::classify(topo, &t.keys)?.over(n as usize))
+    }
+
     /// Takes the orders a search found for `target` into `best`. Returns
     /// whether a lower target is worth a try.
     ///
     /// # Errors
     /// [`crate::Error::SelfCheck`] when orders that fit every maximal path need
     /// more priorities on the whole ELP (a bug).
-    fn accept(&self, plan: order::OrderPlan, best: &mut Best, target: u32) -> Result<bool> {
+    fn accept(
+        &self,
+        plan: order::OrderPlan,
+        best: &mut Best,
+        target: u32,
+        held: &mut dyn FnMut(&order::OrderPlan, u32) -> Result<Option<order::OrderPlan>>,
+    ) -> Result<bool> {
         let (topo, elp, budget) = (self.cx.topo, self.cx.elp, self.cx.budget);
         let before = best.priorities;
         self.consider(&plan, best)?;
+        if best.priorities > target
+            && let Some(n) = self.cx.max_tcs
+            && let Some(within) = held(&plan, n)?
+        {
+            // The orders moved on until every node's class bound fits.
+            self.consider(&within, best)?;
+        }
         if best.priorities > target
             && let Some(n) = self.cx.max_tcs
         {

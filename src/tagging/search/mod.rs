@@ -26,6 +26,12 @@
 //! P-1-t mirrors order t on the reversed channels) runs beside the
 //! unrestricted one, each on its own core.
 //!
+//! Held to a traffic-class budget ([`LocalSearch::within_classes`]), the
+//! objective also counts each node's classes over the budget, bounded by
+//! the orders (`class_bound.rs`), and a step picks such a node as often as
+//! a violated path; the driver runs it from orders that reached a target
+//! but need more classes than a switch has.
+//!
 //! The driver (the search over targets, a portfolio of searches per
 //! target) is in `driver.rs`; the moves and their scoring in `moves.rs`;
 //! where channels occur and the relabelling of orders in `positions.rs`;
@@ -37,6 +43,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use tagger_generators::ChannelId;
+mod class_bound;
 mod driver;
 mod moves;
 mod positions;
@@ -128,6 +135,9 @@ pub struct LocalSearch<'a> {
     /// An extension's installed decisions and dependencies, kept through
     /// every move ([`LocalSearch::pinned`]).
     pins: Option<&'a Pins>,
+    /// Held to a traffic-class budget: every node's class bound
+    /// ([`class_bound`]), part of the objective.
+    classes: Option<class_bound::ClassState>,
 }
 
 impl<'a> LocalSearch<'a> {
@@ -156,6 +166,27 @@ impl<'a> LocalSearch<'a> {
         pins: &'a Pins,
     ) -> Self {
         Self::start(paths, channels, pos, target, seed, None, Some(pins))
+    }
+
+    /// [`LocalSearch::new`] held to `budget` traffic classes a node of
+    /// `topo`: a node whose class bound (see `class_bound.rs`) passes it counts
+    /// against the target as violated paths do, and the target is reached
+    /// when neither is left.
+    pub fn within_classes(
+        paths: &'a ChannelPaths,
+        topo: &tagger_generators::Topology,
+        pos: &[Vec<u64>],
+        target: u32,
+        seed: u64,
+        budget: u32,
+    ) -> Self {
+        let mut s = Self::start(paths, topo.channel_count(), pos, target, seed, None, None);
+        let c = class_bound::ClassState::new(topo, &s.pos, budget);
+        s.best += c.excess;
+        s.mark = (s.best, 0);
+        s.last_mark = s.mark;
+        s.classes = Some(c);
+        s
     }
 
     /// [`LocalSearch::new`] restricted to plans that map onto themselves
@@ -216,6 +247,7 @@ impl<'a> LocalSearch<'a> {
             last_mark: (0, 0),
             steps: 0,
             pins,
+            classes: None,
         };
         if symmetric {
             let p = target as usize;
@@ -301,6 +333,38 @@ impl<'a> LocalSearch<'a> {
         }
     }
 
+    /// Holds node `v`'s class bound to `n` (see [`class_bound`]), and measures
+    /// progress afresh from here: the stall rule then counts from what is
+    /// left now, not from the fewest seen before.
+    fn tighten(&mut self, v: tagger_generators::NodeId, n: u32) {
+        let cl = self.classes.as_mut().expect("held to a class budget");
+        cl.tighten(&self.pos, v, n);
+        self.best = self.left();
+        self.mark = (self.best, *self.work.get_mut());
+        self.last_mark = self.mark;
+    }
+
+    /// Node `v`'s class bound now (see [`class_bound`]).
+    fn class_bound(&self, v: tagger_generators::NodeId) -> u32 {
+        self.classes.as_ref().map_or(0, |c| c.count(v))
+    }
+
+    /// Classes over the budget, summed over the nodes (0 without one).
+    fn excess(&self) -> u64 {
+        self.classes.as_ref().map_or(0, |c| c.excess)
+    }
+
+    /// True when no path passes the target and no node the class budget.
+    fn done(&self) -> bool {
+        self.violated.is_empty() && self.excess() == 0
+    }
+
+    /// What is left to the target: paths of the whole ELP past it, and
+    /// classes over the budget.
+    fn left(&self) -> u64 {
+        self.violated_total + self.excess()
+    }
+
     /// Paths currently past the target.
     pub fn violated(&self) -> usize {
         self.violated.len()
@@ -374,7 +438,7 @@ impl<'a> LocalSearch<'a> {
         let mut timed_out = false;
         let start = *self.work.get_mut();
         let mut stalled = self.stalled();
-        while !self.violated.is_empty() && !stalled && *self.work.get_mut() - start < work {
+        while !self.done() && !stalled && *self.work.get_mut() - start < work {
             if taken.is_multiple_of(1024) {
                 let spent = *self.work.get_mut() - start;
                 progress(self.steps + taken, self.violated.len(), spent);
@@ -385,7 +449,7 @@ impl<'a> LocalSearch<'a> {
             }
             taken += 1;
             self.step();
-            let (now, done) = (self.violated_total, *self.work.get_mut());
+            let (now, done) = (self.left(), *self.work.get_mut());
             self.best = self.best.min(now);
             if now + (self.mark.0 / 50).max(1) <= self.mark.0 {
                 self.last_mark = self.mark;
@@ -395,11 +459,11 @@ impl<'a> LocalSearch<'a> {
         }
         self.steps += taken;
         Outcome {
-            reached: self.violated.is_empty(),
+            reached: self.done(),
             steps: taken,
             residue: self.best,
             timed_out,
-            stalled: stalled && !self.violated.is_empty(),
+            stalled: stalled && !self.done(),
             work: *self.work.get_mut() - start,
         }
     }

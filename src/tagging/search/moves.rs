@@ -1,6 +1,7 @@
-//! The local search's moves: a step picks a violated path, scores every
-//! position of each channel a descent on it could move to, and makes the
-//! best move (or weighs the path more).
+//! The local search's moves: a step picks a violated path (or a node over
+//! the class budget), scores every position of each channel a descent on
+//! it (or a channel at the node) could move to, and makes the best move
+//! (or weighs the path or node more).
 
 use super::{GAP, LocalSearch, MIRROR};
 use rand::Rng;
@@ -30,6 +31,16 @@ impl LocalSearch<'_> {
     /// one of its descents, made when it lowers the weighted count (or,
     /// one time in four, when it keeps it); else the path weighs more.
     pub(super) fn step(&mut self) {
+        // Held to a class budget: a node over it is picked as often as a
+        // violated path, one of each at random.
+        let over = self.classes.as_ref().map_or(0, |c| c.over().len());
+        if over > 0 {
+            let i = self.rng.random_range(0..over + self.violated.len());
+            if i < over {
+                let v = self.classes.as_ref().expect("held to a budget").over()[i];
+                return self.node_step(v);
+            }
+        }
         let p = self.violated[self.rng.random_range(0..self.violated.len())] as usize;
         let path = self.paths.path(p);
         // Candidates: both channels of every descent at a tag within the
@@ -60,6 +71,35 @@ impl LocalSearch<'_> {
         }
         cands.sort_unstable();
         cands.dedup();
+        if !self.make_best_move(&cands) {
+            // A local minimum for this path: make it weigh more.
+            self.weight[p] = self.weight[p].saturating_add(1);
+        }
+    }
+
+    /// A step at node `v`, over the class budget: the best move of one of
+    /// its channels in any order, or `v` weighs more.
+    fn node_step(&mut self, v: tagger_generators::NodeId) {
+        let c = self.classes.as_ref().expect("held to a budget");
+        let mut cands: Vec<(ChannelId, usize)> = Vec::new();
+        for &o in c.outs(v) {
+            for t in 0..self.target as usize {
+                cands.push((o, t));
+                cands.push((o ^ 1, t));
+            }
+        }
+        cands.sort_unstable();
+        cands.dedup();
+        if !self.make_best_move(&cands) {
+            let c = self.classes.as_mut().expect("held to a budget");
+            c.weight[v as usize] = c.weight[v as usize].saturating_add(1);
+        }
+    }
+
+    /// Scores every candidate `(channel, order)` and makes the best move
+    /// when it lowers the weighted count (or, one time in four, when it
+    /// keeps it). Returns whether a move was made.
+    fn make_best_move(&mut self, cands: &[(ChannelId, usize)]) -> bool {
         // Candidates are scored independently; in parallel when they are
         // worth a task (the sum of the evaluations does not depend on the
         // split, so neither does the budget).
@@ -93,11 +133,9 @@ impl LocalSearch<'_> {
         match best {
             Some(m) if m.delta < 0 => self.apply(m),
             Some(m) if m.delta == 0 && self.rng.random_ratio(1, 4) => self.apply(m),
-            _ => {
-                // A local minimum for this path: make it weigh more.
-                self.weight[p] = self.weight[p].saturating_add(1);
-            }
+            _ => return false,
         }
+        true
     }
 
     /// The best position for channel `c` in order `t` (None when it has no
@@ -121,16 +159,19 @@ impl LocalSearch<'_> {
             return Ok(None);
         };
         let (diff, now) = self.region_costs(&sides, &marks);
+        let (classes, classes_now) = self.class_costs(c, t, &marks);
+        let now = now + classes_now;
         let k = marks.len();
         let mut run = 0i64;
         let mut best: Option<(i64, usize)> = None;
         for (i, d) in diff.iter().take(k + 1).enumerate() {
             run += d;
+            let here = run + classes.get(i).copied().unwrap_or(0);
             // Region i lies in (marks[i - 1], marks[i]).
             let allowed = floor.is_none_or(|f| i > 0 && marks[i - 1] >= f)
                 && ceil.is_none_or(|h| i < k && marks[i] <= h);
-            if allowed && best.is_none_or(|b| run < b.0) {
-                best = Some((run, i));
+            if allowed && best.is_none_or(|b| here < b.0) {
+                best = Some((here, i));
             }
         }
         let (total, region) = best.expect("the channel's own region is allowed");
@@ -184,6 +225,22 @@ impl LocalSearch<'_> {
                 }
                 if j + 1 < path.len() {
                     marks.push(self.side_pos(path[j + 1], tt, mirrored));
+                }
+            }
+        }
+        if let Some(cl) = &self.classes {
+            // Held to a class budget: every channel at the two nodes a move
+            // changes the bound of is a mark too, so that the bound is the
+            // same all through a region.
+            for &(ch, tt, mirrored) in sides {
+                for v in cl.ends(ch) {
+                    for &o in cl.outs(v) {
+                        for x in [o, o ^ 1] {
+                            if x != ch {
+                                marks.push(self.side_pos(x, tt, mirrored));
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -257,6 +314,35 @@ impl LocalSearch<'_> {
         (diff, now)
     }
 
+    /// What the class bound costs a move of channel `c` in order `t` to
+    /// each region between the `marks` (weighted classes over the budget
+    /// at the two nodes it changes), and what it costs now; nothing
+    /// without a class budget.
+    fn class_costs(&self, c: ChannelId, t: usize, marks: &[u64]) -> (Vec<i64>, i64) {
+        let Some(cl) = &self.classes else {
+            return (Vec::new(), 0);
+        };
+        let k = marks.len();
+        let mut costs = vec![0i64; k + 1];
+        let mut now = 0i64;
+        for v in cl.ends(c) {
+            let w = i64::from(cl.weight[v as usize]);
+            now += w * i64::from(cl.excess_of(v, cl.count(v)));
+            let others = cl.count(v) - cl.gaps(&self.pos[t], t, v, None);
+            for (i, cost) in costs.iter_mut().enumerate() {
+                // A doubled position inside region i.
+                let x2 = match i {
+                    0 => (2 * marks[0]).saturating_sub(1),
+                    _ if i == k => 2 * marks[k - 1] + 1,
+                    _ => marks[i - 1] + marks[i],
+                };
+                let n = others + cl.gaps(&self.pos[t], t, v, Some((t, c, x2)));
+                *cost += w * i64::from(cl.excess_of(v, n));
+            }
+        }
+        (costs, now)
+    }
+
     fn apply(&mut self, m: Move) {
         self.pos[m.t][m.c as usize] = m.at;
         let mut moved = vec![m.c];
@@ -267,6 +353,11 @@ impl LocalSearch<'_> {
         }
         for ch in moved {
             self.retag_through(ch);
+        }
+        if let Some(cl) = self.classes.as_mut() {
+            for v in cl.ends(m.c) {
+                cl.update(&self.pos, v);
+            }
         }
     }
 
