@@ -135,6 +135,10 @@ pub enum Error {
         /// What stops it.
         reason: String,
     },
+    /// The installed plan given to `tagger update` cannot be extended
+    /// (only planned afresh, with `--new-rules`).
+    #[error("update: {0}")]
+    NotExtendable(#[from] NotExtendable),
     /// An invariant the tagging stage checks on its own result did not hold.
     #[error("internal check failed in {stage}: {reason}")]
     SelfCheck {
@@ -279,6 +283,37 @@ fn over_text(over: &[(&'static str, u64)]) -> String {
 
 /// The library's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Why an installed plan cannot be extended to a changed topology: the
+/// extension reads each tag as its priority and starts every host at tag
+/// 1, as the DSCP plans of every algorithm but `greedy-ttl` do.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NotExtendable {
+    /// Hosts send another first tag, or several application classes share
+    /// the plan (`run --classes`).
+    #[error(
+        "extending a plan needs one class starting at tag 1 (this one: initial_tag {initial_tag}, classes {classes:?}); give the new plan with --new-rules instead"
+    )]
+    Classes {
+        /// The tag hosts send.
+        initial_tag: u32,
+        /// The tags of the application classes (empty: one).
+        classes: Vec<u32>,
+    },
+    /// An entry whose tag is not its priority (a hop-count plan).
+    #[error(
+        "extending a plan needs each tag to be its priority (DSCP rewrite); node {node}'s entry for tag {tag} is in queue {priority}: give the new plan with --new-rules instead"
+    )]
+    TagNotPriority {
+        /// The node of the first such entry.
+        node: u32,
+        /// Its tag.
+        tag: u32,
+        /// Its priority (queue).
+        priority: u32,
+    },
+}
 
 /// A value given as text that is not what it must be: a size
 /// ([`crate::budget::parse_size`]) or a number of seconds

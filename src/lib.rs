@@ -75,7 +75,7 @@ pub mod verify;
 #[cfg(test)]
 mod testing;
 
-pub use error::{Error, ExportKind, Result, ValueError};
+pub use error::{Error, ExportKind, NotExtendable, Result, ValueError};
 pub use tagger_generators as generators;
 pub use tagger_generators::{Topology, TopologySpec};
 

@@ -537,11 +537,10 @@ fn extend(
     corr: &Correspondence,
     old_u: &RuleSet,
 ) -> Result<Extended> {
-    let bad = |reason: String| Error::Update { reason };
     let mut reordered = None;
     let mut extension_refused = None;
     let mut prior = None;
-    extendable(req.installed).map_err(bad)?;
+    extendable(req.installed)?;
     let seed = seed(corr, old_u);
     let mut t = crate::tagging::extend::plan(cx, &seed)?;
     // Keeping the installed decisions greedily can cost a priority
@@ -644,29 +643,31 @@ pub fn to_file(to: &str) -> Option<std::path::PathBuf> {
     }
 }
 
-/// The extension reads tags as priorities and starts at tag 1 with one
-/// class: what every DSCP-scheme algorithm here writes.
 /// The algorithm that planned `r` (greedy when its name is not one).
 fn installed_algo(r: &RuleSet) -> crate::tagging::Algo {
     r.algo.parse().unwrap_or(crate::tagging::Algo::GREEDY)
 }
 
-fn extendable(r: &RuleSet) -> std::result::Result<(), String> {
+/// Whether the extension can read installed plan `r`: it reads tags as
+/// priorities and starts at tag 1 with one class, what every DSCP-scheme
+/// algorithm here writes.
+fn extendable(r: &RuleSet) -> std::result::Result<(), crate::NotExtendable> {
     if r.initial_tag != 1 || !r.classes.is_empty() {
-        return Err(format!(
-            "extending a plan needs one class starting at tag 1 (this one: initial_tag {}, classes {:?}); give the new plan with --new-rules instead",
-            r.initial_tag, r.classes
-        ));
+        return Err(crate::NotExtendable::Classes {
+            initial_tag: r.initial_tag,
+            classes: r.classes.clone(),
+        });
     }
     if let Some(e) = r
         .entries
         .iter()
         .find(|e| e.tag != e.priority || e.next_tag != e.next_priority)
     {
-        return Err(format!(
-            "extending a plan needs each tag to be its priority (DSCP rewrite); node {}'s entry for tag {} is in queue {}: give the new plan with --new-rules instead",
-            e.node, e.tag, e.priority
-        ));
+        return Err(crate::NotExtendable::TagNotPriority {
+            node: e.node,
+            tag: e.tag,
+            priority: e.priority,
+        });
     }
     Ok(())
 }

@@ -635,3 +635,44 @@ fn steps_name_switches_as_the_new_topology_does() {
     assert!(text.contains("switch leaf4, spine0, spine1:"), "{text}");
     assert!(!text.contains("new ids"), "{text}");
 }
+
+/// A plan the extension cannot read is refused with a typed reason: a
+/// hop-count plan (its tags are not its priorities), and a plan shared by
+/// application classes; the message says to give the new plan instead.
+/// (Neither verifies as an installed one-class DSCP plan, which `plan`
+/// checks first, so the reason is asked of the check itself.)
+#[test]
+fn unextendable_plans_are_refused_by_kind() {
+    let old = crate::TopologySpec::parse("jellyfish:n=16,ports=6,r=3,seed=1")
+        .unwrap()
+        .build()
+        .unwrap();
+    let set = ElpSet::build(&old, &ElpSpec::parse("shortest").unwrap()).unwrap();
+    let ttl = RuleSet::from_tagging(
+        &old,
+        &tag(&old, &set, Algo::GreedyTtl, Default::default()).unwrap(),
+    );
+    let why = extendable(&ttl).unwrap_err();
+    assert!(
+        matches!(why, crate::NotExtendable::TagNotPriority { .. }),
+        "{why}"
+    );
+    let err = Error::from(why);
+    assert!(
+        err.to_string()
+            .starts_with("update: extending a plan needs each tag to be its priority"),
+        "{err}"
+    );
+    let mut shared = installed(&old, "shortest");
+    assert_eq!(extendable(&shared), Ok(()));
+    shared.classes = vec![1, 3];
+    assert_eq!(
+        extendable(&shared),
+        Err(crate::NotExtendable::Classes {
+            initial_tag: 1,
+            classes: vec![1, 3]
+        })
+    );
+    let err = Error::from(extendable(&shared).unwrap_err());
+    assert!(err.to_string().ends_with("--new-rules instead"), "{err}");
+}
