@@ -28,15 +28,12 @@ use tagger_generators::{ChannelId, NodeId, Topology};
 
 /// The class bound of every node and the nodes over the budget.
 #[derive(Debug)]
-pub(super) struct ClassState {
+pub(super) struct ClassState<'a> {
+    /// The network: each node's out channels (its in channels are their
+    /// reverses) and whether hosts hang off it.
+    topo: &'a Topology,
     /// Per node: classes its bound may have.
     budget: Vec<u32>,
-    src: Vec<NodeId>,
-    dst: Vec<NodeId>,
-    /// Out channels per node (CSR); the in channels are their reverses.
-    off: Vec<u32>,
-    outs: Vec<ChannelId>,
-    hosts: Vec<bool>,
     /// The bound per node under the current orders.
     count: Vec<u32>,
     /// Per node: how much one class over the budget weighs.
@@ -52,29 +49,14 @@ pub(super) struct ClassState {
 /// position)`, compared with the others' doubled positions.
 pub(super) type Moved = (usize, ChannelId, u64);
 
-impl ClassState {
+impl<'a> ClassState<'a> {
     /// The bound of every node of `topo` under orders `pos`, held to
     /// `budget` classes a node.
-    pub(super) fn new(topo: &Topology, pos: &[Vec<u64>], budget: u32) -> Self {
+    pub(super) fn new(topo: &'a Topology, pos: &[Vec<u64>], budget: u32) -> Self {
         let nodes = topo.node_count();
-        let channels = topo.channel_count();
-        let mut off = vec![0u32; nodes + 1];
-        let mut outs = Vec::with_capacity(channels);
-        for v in 0..nodes {
-            outs.extend_from_slice(topo.out_channels(v as NodeId));
-            off[v + 1] = outs.len() as u32;
-        }
         let mut s = ClassState {
+            topo,
             budget: vec![budget; nodes],
-            src: (0..channels as ChannelId)
-                .map(|c| topo.channel_src(c))
-                .collect(),
-            dst: (0..channels as ChannelId)
-                .map(|c| topo.channel_dst(c))
-                .collect(),
-            off,
-            outs,
-            hosts: topo.nodes().iter().map(|n| n.is_endpoint()).collect(),
             count: vec![0; nodes],
             weight: vec![1; nodes],
             over: Vec::new(),
@@ -88,15 +70,15 @@ impl ClassState {
     }
 
     /// Out channels of `v`.
-    pub(super) fn outs(&self, v: NodeId) -> &[ChannelId] {
-        &self.outs[self.off[v as usize] as usize..self.off[v as usize + 1] as usize]
+    pub(super) fn outs(&self, v: NodeId) -> &'a [ChannelId] {
+        self.topo.out_channels(v)
     }
 
     /// The two nodes a move of channel `c` changes the bound of: the one it
     /// enters (where it is an in channel) and the one it leaves (where it
     /// is a boundary).
     pub(super) fn ends(&self, c: ChannelId) -> [NodeId; 2] {
-        [self.dst[c as usize], self.src[c as usize]]
+        [self.topo.channel_dst(c), self.topo.channel_src(c)]
     }
 
     /// Nodes over the budget.
@@ -126,7 +108,7 @@ impl ClassState {
                 bounds.partition_point(|&b| b <= x)
             })
             .collect();
-        if t == 0 && self.hosts[v as usize] {
+        if t == 0 && self.topo.node(v).is_endpoint() {
             gaps.push(0);
         }
         gaps.sort_unstable();

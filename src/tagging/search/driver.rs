@@ -15,6 +15,9 @@ use rayon::prelude::*;
 /// and holds the nodes it finds over lower, before it gives up.
 const MAX_CHECKS: u32 = 32;
 
+/// A plan of orders and the ELP as it tags it.
+type Tagged = (order::OrderPlan, Tagging);
+
 /// `search`'s options and its deadline.
 struct Options {
     p: SearchParams,
@@ -172,17 +175,27 @@ impl Driver<'_, '_> {
         Ok(())
     }
 
-    /// The plan of orders `plan`, kept where it beats `best`; its orders
-    /// seed the next target where they need the fewest priorities yet.
-    fn consider(&self, plan: &order::OrderPlan, best: &mut Best) -> Result<()> {
+    /// The ELP tagged by the plan of orders `plan`, checked.
+    fn tagged(&self, plan: &order::OrderPlan) -> Result<Tagging> {
         let (topo, elp, budget) = (self.cx.topo, self.cx.elp, self.cx.budget);
-        let t = finish(
+        finish(
             topo,
             self.algo,
             self.cx.cycle,
             plan.walk(topo, elp, budget)?,
             budget,
-        )?;
+        )
+    }
+
+    /// The plan of orders `plan`, kept where it beats `best`; its orders
+    /// seed the next target where they need the fewest priorities yet.
+    fn consider(&self, plan: &order::OrderPlan, best: &mut Best) -> Result<()> {
+        self.consider_tagged(plan, self.tagged(plan)?, best)
+    }
+
+    /// [`Driver::consider`] of `t`, the ELP as `plan` tags it.
+    fn consider_tagged(&self, plan: &order::OrderPlan, t: Tagging, best: &mut Best) -> Result<()> {
+        let topo = self.cx.topo;
         if t.priorities < best.seed_orders.0 {
             best.seed_orders = (t.priorities, plan.truncated(t.priorities as usize));
         }
@@ -451,7 +464,7 @@ impl Driver<'_, '_> {
     /// traffic), searched on from until every node's class bound fits too
     /// (see `class_bound.rs`), with part of the budget `left`; restarted
     /// with a new seed where a search stalls close, as the portfolio's
-    /// members are. Returns the orders found, if any.
+    /// members are. Returns the orders found and the ELP they tag, if any.
     fn within_classes(
         &self,
         opts: &Options,
@@ -460,7 +473,7 @@ impl Driver<'_, '_> {
         (target, n): (u32, u32),
         (left, reached_with): (&mut u64, u64),
         effort: &mut Effort,
-    ) -> Result<Option<order::OrderPlan>> {
+    ) -> Result<Option<Tagged>> {
         let control = self.cx.control;
         // Its own seeds, apart from the portfolio's.
         let mix = crate::seed::mix(crate::seed::mix(opts.p.seed, target as u64), 0xC1A5);
@@ -509,9 +522,10 @@ impl Driver<'_, '_> {
                     let plan = order::OrderPlan {
                         pos: ls.pos.clone(),
                     };
-                    let over = self.classes_over(&plan, n)?;
+                    let t = self.tagged(&plan)?;
+                    let over = traffic::classify(self.cx.topo, &t.keys)?.over(n as usize);
                     if over.is_empty() {
-                        return Ok(Some(plan));
+                        return Ok(Some((plan, t)));
                     }
                     checks += 1;
                     if checks > MAX_CHECKS || *left <= keep {
@@ -546,20 +560,6 @@ impl Driver<'_, '_> {
         Ok(None)
     }
 
-    /// Nodes where the plan of orders `plan` needs more than `n` traffic
-    /// classes, with what each needs.
-    fn classes_over(&self, plan: &order::OrderPlan, n: u32) -> Result<Vec<(u32, usize)>> {
-        let (topo, elp, budget) = (self.cx.topo, self.cx.elp, self.cx.budget);
-        let t = finish(
-            topo,
-            self.algo,
-            self.cx.cycle,
-            plan.walk(topo, elp, budget)?,
-            budget,
-        )?;
-        Ok(traffic::classify(topo, &t.keys)?.over(n as usize))
-    }
-
     /// Takes the orders a search found for `target` into `best`. Returns
     /// whether a lower target is worth a try.
     ///
@@ -571,17 +571,17 @@ impl Driver<'_, '_> {
         plan: order::OrderPlan,
         best: &mut Best,
         target: u32,
-        held: &mut dyn FnMut(&order::OrderPlan, u32) -> Result<Option<order::OrderPlan>>,
+        held: &mut dyn FnMut(&order::OrderPlan, u32) -> Result<Option<Tagged>>,
     ) -> Result<bool> {
-        let (topo, elp, budget) = (self.cx.topo, self.cx.elp, self.cx.budget);
+        let topo = self.cx.topo;
         let before = best.priorities;
         self.consider(&plan, best)?;
         if best.priorities > target
             && let Some(n) = self.cx.max_tcs
-            && let Some(within) = held(&plan, n)?
+            && let Some((within, t)) = held(&plan, n)?
         {
             // The orders moved on until every node's class bound fits.
-            self.consider(&within, best)?;
+            self.consider_tagged(&within, t, best)?;
         }
         if best.priorities > target
             && let Some(n) = self.cx.max_tcs
@@ -589,8 +589,7 @@ impl Driver<'_, '_> {
             // The orders fit every path in `target` priorities but need
             // more traffic classes than a switch has: fitted by moving keys
             // up, they may still beat the best plan that fits.
-            let walk = plan.walk(topo, elp, budget)?;
-            let found = finish(topo, self.algo, self.cx.cycle, walk, budget)?;
+            let found = self.tagged(&plan)?;
             if let Ok((t, info)) = repair(self.cx, self.algo, found, n)?
                 && t.priorities < best.priorities
             {

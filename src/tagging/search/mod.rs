@@ -137,7 +137,7 @@ pub struct LocalSearch<'a> {
     pins: Option<&'a Pins>,
     /// Held to a traffic-class budget: every node's class bound
     /// ([`class_bound`]), part of the objective.
-    classes: Option<class_bound::ClassState>,
+    classes: Option<class_bound::ClassState<'a>>,
 }
 
 impl<'a> LocalSearch<'a> {
@@ -174,7 +174,7 @@ impl<'a> LocalSearch<'a> {
     /// when neither is left.
     pub fn within_classes(
         paths: &'a ChannelPaths,
-        topo: &tagger_generators::Topology,
+        topo: &'a tagger_generators::Topology,
         pos: &[Vec<u64>],
         target: u32,
         seed: u64,
