@@ -9,9 +9,9 @@
 //! as a run computes them) and `verify`. Run without arguments (as `cargo
 //! bench` does) it only says how to use it.
 
+use tagger::TopologySpec;
 use tagger::elp::{ElpSet, ElpSpec};
 use tagger::rules::RuleSet;
-use tagger::topo::TopologySpec;
 
 const STAGES: [&str; 5] = ["topology", "elp", "tag", "rules", "verify"];
 

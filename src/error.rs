@@ -62,6 +62,17 @@ pub enum Error {
         /// What is wrong, naming the file, table, port or node.
         reason: String,
     },
+    /// A tag -> DSCP or priority -> queue mapping that is invalid (a value
+    /// out of range or listed twice) or has no value for what the plan
+    /// uses; `origin` names where it was read, if not given by the caller.
+    #[error("export: {}{cause}", origin.as_ref().map(|o| format!("{o}: ")).unwrap_or_default())]
+    Mapping {
+        /// The file it was read from (`summary.json` of an export).
+        origin: Option<String>,
+        /// What is wrong with it.
+        #[source]
+        cause: crate::sonic::MappingError,
+    },
     /// A line of a path file that is not a path of the topology.
     #[error("{}: line {line}: {reason}", path.display())]
     PathFile {
@@ -96,6 +107,19 @@ pub enum Error {
         algo: String,
         /// What is wrong, naming the parameter.
         reason: String,
+    },
+    /// An algorithm or failure spec whose parameters their own parser
+    /// refused (a list that is not `key=value,...`, seconds that are not a
+    /// number).
+    #[error("{what} '{spec}': {cause}")]
+    Param {
+        /// `algorithm` or `failures`.
+        what: &'static str,
+        /// The spec as given.
+        spec: String,
+        /// The parser's error.
+        #[source]
+        cause: ParamError,
     },
     /// A result larger than the caller allowed: counting stopped once it
     /// passed the limit, so how many there are is not known.
@@ -135,6 +159,17 @@ pub enum Error {
         /// What stops it.
         reason: String,
     },
+    /// A growth path (`growth = "grow:switches=10"`) whose change does not
+    /// parse: the change parser's own error.
+    #[error("update: growth '{spec}': {cause}")]
+    Growth {
+        /// The growth spec as given.
+        spec: String,
+        /// Why its change does not parse (boxed: a topology error is
+        /// large, and every `Result` carries the largest variant).
+        #[source]
+        cause: Box<TopologyError>,
+    },
     /// The installed plan given to `tagger update` cannot be extended
     /// (only planned afresh, with `--new-rules`).
     #[error("update: {0}")]
@@ -161,14 +196,16 @@ pub enum Error {
         reason: String,
     },
     /// A sweep spec that is invalid; names file, group and key.
-    #[error("{file}: {location}: {reason}")]
+    #[error("{file}: {location}: {cause}")]
     SweepSpec {
         /// The spec file.
         file: String,
         /// The group and key, or the line.
         location: String,
-        /// What is wrong there.
-        reason: String,
+        /// What is wrong there: the value's own typed error where its
+        /// parser gave one (boxed, to keep every `Result` small).
+        #[source]
+        cause: Box<SpecFault>,
     },
     /// Two outputs that name one file, or an output that is one of the
     /// run's inputs (or inside an output directory): refused before any
@@ -224,12 +261,26 @@ pub enum Error {
         reason: String,
     },
     /// A Parquet file that cannot be written or read.
-    #[error("Parquet file {}: {reason}", path.display())]
+    #[error("Parquet file {}: {cause}", path.display())]
     Parquet {
         /// The file.
         path: PathBuf,
-        /// What went wrong.
-        reason: String,
+        /// What went wrong: Arrow's or Parquet's own error where one of
+        /// them refused.
+        #[source]
+        cause: TableFault,
+    },
+    /// A chart of the sweep's HTML report that plotters could not draw.
+    #[cfg(feature = "tables")]
+    #[error("{}: drawing the chart '{title}': {cause}", path.display())]
+    Chart {
+        /// The report being written.
+        path: PathBuf,
+        /// The chart's title.
+        title: String,
+        /// plotters' error.
+        #[source]
+        cause: crate::report::DrawError,
     },
     /// Shard files that cannot be merged: none, different sweeps, or some
     /// missing (named by index).
@@ -263,12 +314,13 @@ pub enum Error {
         over: Vec<(&'static str, u64)>,
     },
     /// A worker pool that could not be built (threads the OS refused).
-    #[error("starting {jobs} worker threads: {reason}")]
+    #[error("starting {jobs} worker threads: {cause}")]
     Threads {
         /// Threads asked for.
         jobs: usize,
-        /// The operating system's answer.
-        reason: String,
+        /// rayon's error, with the operating system's answer.
+        #[source]
+        cause: rayon::ThreadPoolBuildError,
     },
 }
 
@@ -366,16 +418,116 @@ pub enum ValueError {
     },
 }
 
+/// What is wrong with a Parquet file ([`Error::Parquet`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TableFault {
+    /// Said in words: tables of different sweeps, no record batch, a row
+    /// without its scenario.
+    #[error("{0}")]
+    Reason(String),
+    /// The Parquet reader refused the file.
+    #[cfg(feature = "tables")]
+    #[error("cannot read it: {0}")]
+    Read(#[source] parquet::errors::ParquetError),
+    /// A record batch of the file that cannot be decoded.
+    #[cfg(feature = "tables")]
+    #[error("cannot read it: {0}")]
+    ReadBatch(#[source] arrow_schema::ArrowError),
+    /// The Parquet writer failed (an I/O error is [`Error::Io`] instead).
+    #[cfg(feature = "tables")]
+    #[error("cannot write it: {0}")]
+    Write(#[source] parquet::errors::ParquetError),
+    /// Arrow refused to build or combine record batches.
+    #[cfg(feature = "tables")]
+    #[error(transparent)]
+    Arrow(arrow_schema::ArrowError),
+    /// Parquet refused a writer setting.
+    #[cfg(feature = "tables")]
+    #[error(transparent)]
+    Setting(parquet::errors::ParquetError),
+    /// A column that is not what its record declares ([`Error::Column`]).
+    #[error(transparent)]
+    Column(Box<Error>),
+}
+
+impl From<String> for TableFault {
+    fn from(reason: String) -> Self {
+        TableFault::Reason(reason)
+    }
+}
+
+impl From<&str> for TableFault {
+    fn from(reason: &str) -> Self {
+        TableFault::Reason(reason.to_string())
+    }
+}
+
+/// A parameter list or value that its own parser refused
+/// ([`Error::Param`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParamError {
+    /// The list is not `key=value,...`.
+    #[error(transparent)]
+    List(#[from] tagger_generators::params::ParamsError),
+    /// A value (seconds) that does not parse.
+    #[error(transparent)]
+    Value(#[from] ValueError),
+}
+
+/// What is wrong at one key of a sweep spec ([`Error::SweepSpec`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SpecFault {
+    /// A rule of the spec itself (an empty list, a key without the key it
+    /// needs, an ELP a topology cannot take), said in words.
+    #[error("{0}")]
+    Reason(String),
+    /// A value its own parser refused (a topology, ELP, algorithm, failure
+    /// spec, switch profile, ...): that parser's error.
+    #[error(transparent)]
+    Value(Box<Error>),
+    /// A size (`memory_budget`) that does not parse.
+    #[error(transparent)]
+    Size(#[from] ValueError),
+    /// A file the spec names that cannot be read.
+    #[error("'{spec}': cannot read {}: {cause}", path.display())]
+    Unreadable {
+        /// The spec naming it (`file:PATH`).
+        spec: String,
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        cause: std::io::Error,
+    },
+}
+
+impl From<String> for SpecFault {
+    fn from(reason: String) -> Self {
+        SpecFault::Reason(reason)
+    }
+}
+
+impl From<&str> for SpecFault {
+    fn from(reason: &str) -> Self {
+        SpecFault::Reason(reason.to_string())
+    }
+}
+
+impl From<Error> for SpecFault {
+    fn from(e: Error) -> Self {
+        SpecFault::Value(Box::new(e))
+    }
+}
+
 /// What an [`Error::Export`] is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ExportKind {
     /// An export target that is not `sonic:DIR` or `json:DIR`.
     Target,
-    /// A tag -> DSCP or priority -> queue mapping that is invalid (a value
-    /// out of range or listed twice) or has no value for what the plan
-    /// uses.
-    Mapping,
     /// A plan the port maps cannot encode (an entry sending a packet back
     /// out of the link it came in on).
     Plan,
@@ -391,6 +543,49 @@ impl Error {
         Error::Io {
             path: path.into(),
             cause: source,
+        }
+    }
+
+    /// The variant's name in snake case (`memory_budget`, `verification`,
+    /// `elp_topology`, ...): what kind of error this is, as a sweep's
+    /// `runs.parquet` records it (`error_kind`) so that failed scenarios can
+    /// be grouped without parsing their messages. Stable: a variant's name
+    /// does not change.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::Topology(_) => "topology",
+            Error::ElpSpec { .. } => "elp_spec",
+            Error::ElpSyntax { .. } => "elp_syntax",
+            Error::ElpTopology { .. } => "elp_topology",
+            Error::FailureSpec { .. } => "failure_spec",
+            Error::Export { .. } => "export",
+            Error::Mapping { .. } => "mapping",
+            Error::PathFile { .. } => "path_file",
+            Error::Choice { .. } => "choice",
+            Error::Shard { .. } => "shard",
+            Error::Algo { .. } => "algo",
+            Error::Param { .. } => "param",
+            Error::Limit { .. } => "limit",
+            Error::RulesFile { .. } => "rules_file",
+            Error::Verification { .. } => "verification",
+            Error::Update { .. } => "update",
+            Error::Growth { .. } => "growth",
+            Error::NotExtendable(_) => "not_extendable",
+            Error::SelfCheck { .. } => "self_check",
+            Error::Profile { .. } => "profile",
+            Error::SweepSpec { .. } => "sweep_spec",
+            Error::SameFile { .. } => "same_file",
+            Error::OutputDir { .. } => "output_dir",
+            Error::Io { .. } => "io",
+            Error::MemoryBudget { .. } => "memory_budget",
+            Error::Column { .. } => "column",
+            Error::Parquet { .. } => "parquet",
+            #[cfg(feature = "tables")]
+            Error::Chart { .. } => "chart",
+            Error::Merge { .. } => "merge",
+            Error::Busy { .. } => "busy",
+            Error::DoesNotFit { .. } => "does_not_fit",
+            Error::Threads { .. } => "threads",
         }
     }
 

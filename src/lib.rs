@@ -75,7 +75,9 @@ pub mod verify;
 #[cfg(test)]
 mod testing;
 
-pub use error::{Error, ExportKind, NotExtendable, Result, ValueError};
+pub use error::{
+    Error, ExportKind, NotExtendable, ParamError, Result, SpecFault, TableFault, ValueError,
+};
 pub use tagger_generators as generators;
 pub use tagger_generators::{Topology, TopologySpec};
 

@@ -36,7 +36,7 @@ fn main() -> ExitCode {
             if broken_pipe {
                 return ExitCode::SUCCESS;
             }
-            errln!("error: {}", cli::out::bounded(&format!("{e:#}")));
+            errln!("error: {}", cli::out::bounded(&cli::out::chain(&e)));
             ExitCode::FAILURE
         }
     }

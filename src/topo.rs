@@ -1,10 +1,12 @@
-//! The topology stage: re-exports of the generators crate plus the summary
-//! that `tagger topo` prints.
+//! The topology stage's figures: the summary `tagger topo` prints, the
+//! endpoint diameter and a topology's memory estimate. The topologies
+//! themselves are the generators crate's ([`crate::generators`], with
+//! [`crate::Topology`] and [`crate::TopologySpec`] at the top).
 
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::fmt;
-pub use tagger_generators::*;
+use tagger_generators::{NodeId, NodeKind, Topology};
 
 /// Bytes a topology of `nodes` nodes and `channels` channels holds (32 per
 /// node and 16 per channel: the node records and the adjacency), for
@@ -233,6 +235,7 @@ impl fmt::Display for Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tagger_generators::TopologySpec;
 
     /// One plain BFS per endpoint: the oracle.
     fn slow_diameter(topo: &Topology) -> Option<u32> {

@@ -38,7 +38,7 @@ fn every_sweep_spec_parses() {
 #[test]
 fn every_topology_and_path_file_loads() {
     for f in files("datasets/topologies", "json") {
-        let t = tagger::topo::file::read_json_file(&f).unwrap();
+        let t = tagger::generators::file::read_json_file(&f).unwrap();
         assert!(t.node_count() > 0);
     }
     let (t, e) = common::design_example();

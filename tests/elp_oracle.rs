@@ -5,8 +5,8 @@
 use std::collections::{BTreeSet, VecDeque};
 use tagger::cycle::CycleBackend;
 use tagger::elp::{ElpSet, ElpSpec, enumerate};
+use tagger::generators::{Family, NodeKind, Topology};
 use tagger::tagging::{Algo, tag};
-use tagger::topo::{Family, NodeKind, Topology};
 
 mod common;
 use common::topo;
@@ -128,7 +128,7 @@ fn oracle_dor(t: &Topology) -> BTreeSet<Vec<u32>> {
                             let here = cur.iter().rev().fold(0, |acc, &x| acc * n + x);
                             let sw = servers
                                 + i as u32 * n.pow(k)
-                                + tagger::topo::bcube::switch_index(here, n, i as u32);
+                                + tagger::generators::bcube::switch_index(here, n, i as u32);
                             cur[i] = target[i];
                             path.push(sw);
                             path.push(cur.iter().rev().fold(0, |acc, &x| acc * n + x));

@@ -9,11 +9,11 @@
 
 use proptest::prelude::*;
 use std::path::Path;
+use tagger::TopologySpec;
 use tagger::elp::{ElpSpec, PathList};
 use tagger::rules::RuleSet;
 use tagger::sweep::Sweep;
 use tagger::tagging::Algo;
-use tagger::topo::TopologySpec;
 
 const TOPOLOGY: &str = r#"{"format": "tagger-topology/1", "name": "t",
  "nodes": [{"id": 0, "kind": "switch", "level": 0, "hosts": 2}, {"id": 1, "kind": "switch", "level": 1, "hosts": 0}, {"id": 2, "kind": "switch", "level": 0, "hosts": 2}],
@@ -122,7 +122,7 @@ fn spec_like() -> impl Strategy<Value = String> {
 }
 
 fn topo() -> tagger::Topology {
-    tagger::topo::file::parse_json(TOPOLOGY, "t").unwrap()
+    tagger::generators::file::parse_json(TOPOLOGY, "t").unwrap()
 }
 
 proptest! {
@@ -143,7 +143,7 @@ proptest! {
 
     #[test]
     fn topology_json(s in prop_oneof![bytes(), mutated(TOPOLOGY)]) {
-        let _ = tagger::topo::file::parse_json(&s, "fuzz");
+        let _ = tagger::generators::file::parse_json(&s, "fuzz");
     }
 
     #[test]
@@ -161,12 +161,12 @@ proptest! {
 
     #[test]
     fn ibnetdiscover_files(s in prop_oneof![bytes(), mutated(IBNET)]) {
-        let _ = tagger::topo::ibnet::parse(&s, "fuzz");
+        let _ = tagger::generators::ibnet::parse(&s, "fuzz");
     }
 
     #[test]
     fn forwarding_table_dumps(s in prop_oneof![bytes(), mutated(LFTS)]) {
-        let t = tagger::topo::ibnet::parse(IBNET, "t").unwrap();
+        let t = tagger::generators::ibnet::parse(IBNET, "t").unwrap();
         let _ = tagger::elp::lfts::parse(&t, &s, Path::new("fuzz.dump"));
     }
 
@@ -191,7 +191,7 @@ fn the_seeds_are_valid() {
     let r = RuleSet::parse(RULES, Path::new("r.json")).unwrap();
     assert!(tagger::verify::verify(&t, &r, None).ok());
     PathList::parse(&t, PATHS, Path::new("p.txt")).unwrap();
-    let ib = tagger::topo::ibnet::parse(IBNET, "t").unwrap();
+    let ib = tagger::generators::ibnet::parse(IBNET, "t").unwrap();
     assert_eq!((ib.node_count(), ib.link_count()), (2, 1));
     let routes = tagger::elp::lfts::parse(&ib, LFTS, Path::new("d")).unwrap();
     assert_eq!(routes.len(), 2);

@@ -310,7 +310,7 @@ fn search_matches_clos_without_levels() {
     let dir = tempfile::tempdir().unwrap();
     let (t, _) = build("fattree:k=4", "kbounce:0");
     let mut json: serde_json::Value =
-        serde_json::from_str(&tagger::topo::file::to_json(&t)).unwrap();
+        serde_json::from_str(&tagger::generators::file::to_json(&t)).unwrap();
     for n in json["nodes"].as_array_mut().unwrap() {
         n["level"] = serde_json::Value::Null;
     }

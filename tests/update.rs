@@ -132,7 +132,7 @@ fn outputs_agree_with_each_other() {
             s(&pq),
         ],
     );
-    let new_topo = tagger::topo::file::read_json_file(&topo).unwrap();
+    let new_topo = tagger::generators::file::read_json_file(&topo).unwrap();
     let new_rules = RuleSet::read(&rules).unwrap();
     let elp =
         tagger::elp::ElpSet::build(&new_topo, &tagger::elp::ElpSpec::parse("shortest").unwrap())
@@ -141,7 +141,7 @@ fn outputs_agree_with_each_other() {
     let o = tagger(&["verify", "--topology", s(&topo), "--rules", s(&rules)]);
     assert!(o.status.success(), "{}", text(&o));
     // Replay the step files over the installed entries, on the union.
-    let old = tagger::topo::TopologySpec::parse(topology)
+    let old = tagger::TopologySpec::parse(topology)
         .unwrap()
         .build()
         .unwrap();
@@ -178,7 +178,7 @@ fn outputs_agree_with_each_other() {
         corr.new_on_union(&new_rules).entries
     );
     // The union topology the step files use is written beside them.
-    let union = tagger::topo::file::read_json_file(&steps.join("topology.json")).unwrap();
+    let union = tagger::generators::file::read_json_file(&steps.join("topology.json")).unwrap();
     assert_eq!(union.link_count(), corr.union.link_count());
     let batches = tagger::output::parquet::read_batches(&pq).unwrap();
     let rows: usize = batches.iter().map(|b| b.num_rows()).sum();

@@ -1,9 +1,9 @@
 //! The verifier against deliberately broken rule sets, and round trips of
 //! every algorithm on every family.
 
+use tagger::Topology;
 use tagger::elp::ElpSet;
 use tagger::rules::{Entry, RuleSet, compress};
-use tagger::topo::Topology;
 use tagger::verify::{Violation, verify};
 
 mod common;
@@ -281,9 +281,9 @@ fn the_header_is_checked_against_the_entries() {
     // by another path is the same topology.
     let named = |name: &str| {
         let mut json: serde_json::Value =
-            serde_json::from_str(&tagger::topo::file::to_json(&t)).unwrap();
+            serde_json::from_str(&tagger::generators::file::to_json(&t)).unwrap();
         json.as_object_mut().unwrap().remove("name");
-        tagger::topo::file::parse_json(&json.to_string(), name).unwrap()
+        tagger::generators::file::parse_json(&json.to_string(), name).unwrap()
     };
     let mut by_path = r.clone();
     by_path.topology = "./nets/ft.json".into();

@@ -216,83 +216,7 @@ impl TopologySpec {
             _ => return Err(TopologyError::UnknownFamily { family }),
         };
         let mut p = Params::parse(fam, spec, rest)?;
-        let parsed = match fam {
-            "fattree" => {
-                let k = p.take_u32("k", 2, 1024)?;
-                if k % 2 != 0 {
-                    return Err(p.bad("k", k, "must be even"));
-                }
-                let k64 = k as u128;
-                too_large(fam, "switches", 5 * k64 * k64 / 4, MAX_NODES)?;
-                too_large(fam, "links", k64 * k64 * k64 / 2, MAX_LINKS)?;
-                TopologySpec::Generated(Family::FatTree { k })
-            }
-            "leafspine" => {
-                let leaves = p.take_u32("leaves", 1, MAX_NODES)?;
-                let spines = p.take_u32("spines", 1, MAX_NODES)?;
-                let hosts = p.take_u32_or("hosts", 1, 0, 1 << 20)?;
-                let links = p.take_u32_or("links", 1, 1, 64)?;
-                too_large(fam, "switches", leaves as u128 + spines as u128, MAX_NODES)?;
-                too_large(
-                    fam,
-                    "links",
-                    leaves as u128 * spines as u128 * links as u128,
-                    MAX_LINKS,
-                )?;
-                TopologySpec::Generated(Family::LeafSpine {
-                    leaves,
-                    spines,
-                    hosts,
-                    links,
-                })
-            }
-            "bcube" => {
-                let n = p.take_u32("n", 2, 1 << 12)?;
-                let k = p.take_u32("k", 0, 23)?;
-                let servers = (n as u128).checked_pow(k + 1).unwrap_or(u128::MAX);
-                too_large(fam, "servers", servers, MAX_NODES)?;
-                let switches = servers / n as u128 * (k as u128 + 1);
-                too_large(fam, "nodes", servers + switches, MAX_NODES)?;
-                too_large(fam, "links", servers * (k as u128 + 1), MAX_LINKS)?;
-                TopologySpec::Generated(Family::BCube { n, k })
-            }
-            "hyperx" => {
-                let l = p.take_u32("l", 1, 24)?;
-                let s = p.take_u32("s", 2, 1 << 12)?;
-                let k = p.take_u32_or("k", 1, 1, 64)?;
-                let t = p.take_u32_or("t", 1, 0, 1 << 20)?;
-                let sw = (s as u128).checked_pow(l).unwrap_or(u128::MAX);
-                too_large(fam, "switches", sw, MAX_NODES)?;
-                let links = sw * l as u128 * (s as u128 - 1) / 2 * k as u128;
-                too_large(fam, "links", links, MAX_LINKS)?;
-                TopologySpec::Generated(Family::HyperX { l, s, k, t })
-            }
-            "jellyfish" => {
-                let n = p.take_u32("n", 2, MAX_NODES)?;
-                let ports = p.take_u32("ports", 1, 1 << 16)?;
-                let r = p.take_u32("r", 1, 1 << 16)?;
-                let seed = p.take_opt("seed")?.unwrap_or(1);
-                if r >= n {
-                    return Err(p.bad("r", r, format!("must be below n = {n}")));
-                }
-                if r > ports {
-                    return Err(p.bad("r", r, format!("must be at most ports = {ports}")));
-                }
-                if !(n as u64 * r as u64).is_multiple_of(2) {
-                    return Err(p.bad(
-                        "r",
-                        r,
-                        format!("n*r = {} must be even", n as u64 * r as u64),
-                    ));
-                }
-                if r == 1 && n > 2 {
-                    return Err(p.bad("r", r, "r = 1 cannot connect more than 2 switches"));
-                }
-                too_large(fam, "links", n as u128 * r as u128 / 2, MAX_LINKS)?;
-                TopologySpec::Generated(Family::Jellyfish { n, ports, r, seed })
-            }
-            _ => unreachable!(),
-        };
+        let parsed = TopologySpec::Generated(family_of(fam, &mut p)?);
         p.finish()?;
         Ok(parsed)
     }
@@ -378,6 +302,88 @@ impl TopologySpec {
 /// As [`TopologySpec::parse`] and [`TopologySpec::build`].
 pub fn build(spec: &str) -> Result<Topology> {
     TopologySpec::parse(spec)?.build()
+}
+
+/// The family `fam` (a name [`TopologySpec::parse`] accepted) with its
+/// parameters taken from `p`, each checked and the network's size capped.
+fn family_of(fam: &'static str, p: &mut Params) -> Result<Family> {
+    Ok(match fam {
+        "fattree" => {
+            let k = p.take_u32("k", 2, 1024)?;
+            if k % 2 != 0 {
+                return Err(p.bad("k", k, "must be even"));
+            }
+            let k64 = k as u128;
+            too_large(fam, "switches", 5 * k64 * k64 / 4, MAX_NODES)?;
+            too_large(fam, "links", k64 * k64 * k64 / 2, MAX_LINKS)?;
+            Family::FatTree { k }
+        }
+        "leafspine" => {
+            let leaves = p.take_u32("leaves", 1, MAX_NODES)?;
+            let spines = p.take_u32("spines", 1, MAX_NODES)?;
+            let hosts = p.take_u32_or("hosts", 1, 0, 1 << 20)?;
+            let links = p.take_u32_or("links", 1, 1, 64)?;
+            too_large(fam, "switches", leaves as u128 + spines as u128, MAX_NODES)?;
+            too_large(
+                fam,
+                "links",
+                leaves as u128 * spines as u128 * links as u128,
+                MAX_LINKS,
+            )?;
+            Family::LeafSpine {
+                leaves,
+                spines,
+                hosts,
+                links,
+            }
+        }
+        "bcube" => {
+            let n = p.take_u32("n", 2, 1 << 12)?;
+            let k = p.take_u32("k", 0, 23)?;
+            let servers = (n as u128).checked_pow(k + 1).unwrap_or(u128::MAX);
+            too_large(fam, "servers", servers, MAX_NODES)?;
+            let switches = servers / n as u128 * (k as u128 + 1);
+            too_large(fam, "nodes", servers + switches, MAX_NODES)?;
+            too_large(fam, "links", servers * (k as u128 + 1), MAX_LINKS)?;
+            Family::BCube { n, k }
+        }
+        "hyperx" => {
+            let l = p.take_u32("l", 1, 24)?;
+            let s = p.take_u32("s", 2, 1 << 12)?;
+            let k = p.take_u32_or("k", 1, 1, 64)?;
+            let t = p.take_u32_or("t", 1, 0, 1 << 20)?;
+            let sw = (s as u128).checked_pow(l).unwrap_or(u128::MAX);
+            too_large(fam, "switches", sw, MAX_NODES)?;
+            let links = sw * l as u128 * (s as u128 - 1) / 2 * k as u128;
+            too_large(fam, "links", links, MAX_LINKS)?;
+            Family::HyperX { l, s, k, t }
+        }
+        "jellyfish" => {
+            let n = p.take_u32("n", 2, MAX_NODES)?;
+            let ports = p.take_u32("ports", 1, 1 << 16)?;
+            let r = p.take_u32("r", 1, 1 << 16)?;
+            let seed = p.take_opt("seed")?.unwrap_or(1);
+            if r >= n {
+                return Err(p.bad("r", r, format!("must be below n = {n}")));
+            }
+            if r > ports {
+                return Err(p.bad("r", r, format!("must be at most ports = {ports}")));
+            }
+            if !(n as u64 * r as u64).is_multiple_of(2) {
+                return Err(p.bad(
+                    "r",
+                    r,
+                    format!("n*r = {} must be even", n as u64 * r as u64),
+                ));
+            }
+            if r == 1 && n > 2 {
+                return Err(p.bad("r", r, "r = 1 cannot connect more than 2 switches"));
+            }
+            too_large(fam, "links", n as u128 * r as u128 / 2, MAX_LINKS)?;
+            Family::Jellyfish { n, ports, r, seed }
+        }
+        _ => unreachable!("TopologySpec::parse names the families"),
+    })
 }
 
 #[cfg(test)]

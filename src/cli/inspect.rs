@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use tagger::budget::Budget;
 use tagger::output::write_string;
 use tagger::pipeline;
-use tagger::topo::{self, Summary};
+use tagger::topo::Summary;
 
 /// `tagger topo`: build a topology, write it, summarise it.
 pub fn topo(a: TopoArgs) -> Result<ExitCode> {
@@ -28,8 +28,8 @@ pub fn topo(a: TopoArgs) -> Result<ExitCode> {
     // them.
     if let Some(path) = &a.out {
         let text = match a.format {
-            Format::Json => topo::file::to_json(&topo),
-            Format::Edgelist => topo::file::to_edgelist(&topo),
+            Format::Json => tagger::generators::file::to_json(&topo),
+            Format::Edgelist => tagger::generators::file::to_edgelist(&topo),
         };
         write_string(path, &text)?;
     }
@@ -82,11 +82,8 @@ pub fn elp(a: ElpArgs) -> Result<ExitCode> {
         say!(out, "{}", serde_json::to_string_pretty(&report.to_json())?);
     } else {
         say!(out, "{report}");
-        if report.uncovered_pairs() > 0 {
-            errln!(
-                "warning: {} ordered endpoint pairs have no ELP; their traffic is lossy",
-                report.uncovered_pairs()
-            );
+        if let Some(w) = report.uncovered_warning() {
+            errln!("{w}");
         }
     }
     Ok(ExitCode::SUCCESS)

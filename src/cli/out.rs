@@ -50,6 +50,25 @@ impl Out {
     }
 }
 
+/// An error and its causes as one message, `a: b: c`, each cause printed
+/// once: the library's errors name their typed cause in their own text
+/// (so that `to_string()` reads whole) and also give it as `source()` (so
+/// that a caller can match it); `{:#}` would print such a cause twice.
+pub fn chain(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.ends_with(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
 /// An error message as printed: each line at most 500 characters and at
 /// most 40 lines (an input's 10 MB line once became a 10 MB error), control
 /// and bidirectional characters escaped so that a name read from a file

@@ -15,7 +15,7 @@ use tagger::output::{Staging, check_distinct};
 use tagger::pipeline::{self, RunConfig};
 use tagger::rules::RuleSet;
 use tagger::tagging::{Algo, Control};
-use tagger::{render, sonic, topo};
+use tagger::{render, sonic};
 
 /// The topology of `export` and `verify`, within the machine's default
 /// memory budget.
@@ -174,7 +174,7 @@ fn write_run(
 ) -> Result<()> {
     let mut staging = Staging::default();
     if let Some(p) = &plan_out.topology_out {
-        let text = topo::file::to_json(&r.topo);
+        let text = tagger::generators::file::to_json(&r.topo);
         staging.file(p, move |w| write_text(w, p, &text));
     }
     if let Some(p) = &plan_out.rules_out {
@@ -508,7 +508,7 @@ fn write_update(
     if let Some(p) = &a.plan_out.topology_out {
         // With the ports named as the switches have them after the change,
         // so that a later export from it matches them.
-        let text = topo::file::to_json(&u.correspondence.new_named(new)?);
+        let text = tagger::generators::file::to_json(&u.correspondence.new_named(new)?);
         staging.file(p, move |w| write_text(w, p, &text));
     }
     if let Some(d) = &a.steps_out {

@@ -14,7 +14,7 @@ use tagger::{output, render};
 pub fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let (text, file) = match &a.spec {
         Some(p) => (
-            tagger::topo::file::read_input(p)
+            tagger::generators::file::read_input(p)
                 .with_context(|| format!("reading sweep spec {}", p.display()))?,
             p.display().to_string(),
         ),
@@ -66,7 +66,7 @@ pub fn sweep(a: SweepArgs) -> Result<ExitCode> {
     if !a.no_report && a.shard.is_none() {
         let page = a.out.join("report.html");
         tagger::report::write(&a.out, &page)?;
-        outln!("report: {}", page.display());
+        outln!("{}", render::report_written(&page));
     }
     Ok(exit(done.failed == 0))
 }
@@ -95,6 +95,6 @@ pub fn report(dir: &Path, out: Option<PathBuf>) -> Result<ExitCode> {
         .collect();
     output::check_distinct(&[("--out", out.as_path())], &[], &inputs)?;
     tagger::report::write(dir, &out)?;
-    outln!("wrote {}", out.display());
+    outln!("{}", render::wrote(&out));
     Ok(ExitCode::SUCCESS)
 }

@@ -498,7 +498,7 @@ mod tests {
             "bcube:n=3,k=1",
             "fattree:k=4",
         ] {
-            let t = crate::topo::TopologySpec::parse(topo)
+            let t = tagger_generators::TopologySpec::parse(topo)
                 .unwrap()
                 .build()
                 .unwrap();
@@ -523,7 +523,7 @@ mod tests {
             ("fattree:k=4", "kbounce:1"),
             ("hyperx:l=2,s=3,t=1", "dor"),
         ] {
-            let t = crate::topo::TopologySpec::parse(topo)
+            let t = tagger_generators::TopologySpec::parse(topo)
                 .unwrap()
                 .build()
                 .unwrap();

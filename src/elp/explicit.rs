@@ -84,19 +84,21 @@ impl PathList {
     /// revisits in a per-node mark, not by scanning the path.
     ///
     /// # Errors
-    /// When a pair finds no walk within `maxlen` after many tries.
+    /// [`super::Mismatch::NoWalk`] when a pair finds no walk within
+    /// `maxlen` after many tries, [`super::Mismatch::Disconnected`] when
+    /// the endpoints are not connected.
     pub(crate) fn random(
         topo: &Topology,
         n: u32,
         maxlen: Option<u32>,
         seed: u64,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, super::Mismatch> {
         let eps = topo.endpoints();
         let maxlen = match maxlen {
             Some(m) => m,
             None => {
                 2 * crate::topo::endpoint_diameter_or_bound(topo)
-                    .ok_or("the topology is not connected between endpoints")?
+                    .ok_or(super::Mismatch::Disconnected)?
             }
         };
         let nodes = topo.node_count();
@@ -105,50 +107,53 @@ impl PathList {
             .map_init(
                 || Marks::new(nodes),
                 |marks, i| {
-                let mut rng = ChaCha8Rng::seed_from_u64(crate::seed::mix(seed, i as u64));
-                let s = eps[rng.random_range(0..eps.len() as u64) as usize];
-                let d = loop {
-                    let d = eps[rng.random_range(0..eps.len() as u64) as usize];
-                    if d != s {
-                        break d;
-                    }
-                };
-                let mut path = Vec::with_capacity((maxlen as usize).min(nodes) + 1);
-                let mut cand = Vec::new();
-                for _ in 0..MAX_WALKS {
-                    path.clear();
-                    path.push(s);
-                    let walk = marks.next();
-                    marks.set(s, walk);
-                    let mut u = s;
-                    while path.len() <= maxlen as usize {
-                        cand.clear();
-                        let step = marks.next();
-                        for w in topo.neighbors(u) {
-                            // Not on the path, and not yet a candidate
-                            // (parallel links name a neighbour twice).
-                            if marks.get(w) != walk && marks.get(w) != step {
-                                marks.set(w, step);
-                                cand.push(w);
+                    let mut rng = ChaCha8Rng::seed_from_u64(crate::seed::mix(seed, i as u64));
+                    let s = eps[rng.random_range(0..eps.len() as u64) as usize];
+                    let d = loop {
+                        let d = eps[rng.random_range(0..eps.len() as u64) as usize];
+                        if d != s {
+                            break d;
+                        }
+                    };
+                    let mut path = Vec::with_capacity((maxlen as usize).min(nodes) + 1);
+                    let mut cand = Vec::new();
+                    for _ in 0..MAX_WALKS {
+                        path.clear();
+                        path.push(s);
+                        let walk = marks.next();
+                        marks.set(s, walk);
+                        let mut u = s;
+                        while path.len() <= maxlen as usize {
+                            cand.clear();
+                            let step = marks.next();
+                            for w in topo.neighbors(u) {
+                                // Not on the path, and not yet a candidate
+                                // (parallel links name a neighbour twice).
+                                if marks.get(w) != walk && marks.get(w) != step {
+                                    marks.set(w, step);
+                                    cand.push(w);
+                                }
+                            }
+                            if cand.is_empty() {
+                                break;
+                            }
+                            u = cand[rng.random_range(0..cand.len() as u64) as usize];
+                            marks.set(u, walk);
+                            path.push(u);
+                            if u == d {
+                                return Ok(path);
                             }
                         }
-                        if cand.is_empty() {
-                            break;
-                        }
-                        u = cand[rng.random_range(0..cand.len() as u64) as usize];
-                        marks.set(u, walk);
-                        path.push(u);
-                        if u == d {
-                            return Ok(path);
-                        }
                     }
-                }
-                Err(format!(
-                    "random: no walk from node {s} to node {d} within maxlen = {maxlen} links after {MAX_WALKS} tries"
-                ))
-            },
+                    Err(super::Mismatch::NoWalk {
+                        from: s,
+                        to: d,
+                        maxlen,
+                        tries: MAX_WALKS,
+                    })
+                },
             )
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, super::Mismatch>>()?;
         Ok(PathList::from_paths(paths))
     }
 

@@ -12,23 +12,23 @@
 //!   channels a source's prefix ends at distance `hop`, so the source alone
 //!   fixes the continuations.
 //! * `kbounce:K`: per bounce count `b = 0..=K`, the sources abstracted to
-//!   none, one or many ([`kbounce::KbSources`]), which is exact for k-bounce.
+//!   none, one or many (`KbSources`), which is exact for k-bounce.
 //! * `dor`: a flag; dimension-order continuations depend on the channel only.
 //! * explicit paths (`random`, `file`): the path ids, whose position is `hop`.
 //!
 //! The spec grammar (`shortest+random:200`) is in `spec.rs`; each family's
 //! construction in its own file.
 
-pub mod count;
-pub mod dor;
+mod count;
+mod dor;
 pub mod enumerate;
-pub mod explicit;
-pub mod kbounce;
+mod explicit;
+mod kbounce;
 mod kbounce_count;
-pub mod ksp;
+mod ksp;
 pub mod lfts;
-pub mod shortest;
-pub mod sources;
+mod shortest;
+mod sources;
 mod spec;
 
 use crate::error::{Error, Result};
@@ -87,6 +87,23 @@ pub enum Mismatch {
         topology: String,
         /// Its family.
         family: String,
+    },
+    /// `random` on a topology whose endpoints are not all connected.
+    #[error("the topology is not connected between endpoints")]
+    Disconnected,
+    /// `random` found no walk for a pair within its length limit.
+    #[error(
+        "random: no walk from node {from} to node {to} within maxlen = {maxlen} links after {tries} tries"
+    )]
+    NoWalk {
+        /// The pair's source.
+        from: u32,
+        /// Its destination.
+        to: u32,
+        /// The walks' length limit.
+        maxlen: u32,
+        /// Walks tried.
+        tries: u32,
     },
 }
 
@@ -269,14 +286,11 @@ impl ElpSet {
     /// ```
     ///
     /// # Errors
-    /// [`Error::ElpSpec`] when a family does not apply to the topology (no
-    /// endpoints, `kbounce` without levels, `dor` on a family without
-    /// dimensions), or a path file error.
+    /// [`Error::ElpTopology`] when a family does not apply to the topology
+    /// (no endpoints, `kbounce` without levels, `dor` on a family without
+    /// dimensions, `random` finding no walk for a pair), or a path file
+    /// error.
     pub fn build(topo: &Topology, spec: &ElpSpec) -> Result<Self> {
-        let bad = |reason: String| Error::ElpSpec {
-            spec: spec.text.clone(),
-            reason,
-        };
         let mismatch = |cause: Mismatch| Error::ElpTopology {
             spec: spec.text.clone(),
             cause,
@@ -305,7 +319,7 @@ impl ElpSet {
                 }
                 FamilySpec::Dor => set.dor = Some(Dor::build(topo).map_err(mismatch)?),
                 FamilySpec::Random { n, maxlen, seed } => {
-                    lists.push(PathList::random(topo, *n, *maxlen, *seed).map_err(bad)?)
+                    lists.push(PathList::random(topo, *n, *maxlen, *seed).map_err(mismatch)?)
                 }
                 FamilySpec::File { path } => lists.push(PathList::read(topo, path)?),
                 FamilySpec::Lfts { path } => lists.push(lfts::read(topo, path)?),
@@ -657,7 +671,7 @@ mod tests {
             ("hyperx:l=2,s=4,t=1", "dor+ksp:3,pairs=30"),
             ("bcube:n=3,k=1", "dor+shortest"),
         ] {
-            let t = crate::topo::TopologySpec::parse(topo)
+            let t = tagger_generators::TopologySpec::parse(topo)
                 .unwrap()
                 .build()
                 .unwrap();
@@ -694,7 +708,7 @@ mod tests {
             ("hyperx:l=2,s=3,k=3,t=1", "shortest+random:40,seed=4"),
             ("hyperx:l=2,s=3,k=2,t=1", "shortest+dor"),
         ] {
-            let t = crate::topo::TopologySpec::parse(topo)
+            let t = tagger_generators::TopologySpec::parse(topo)
                 .unwrap()
                 .build()
                 .unwrap();

@@ -20,7 +20,7 @@
 
 use crate::bits::Bits;
 
-/// A set of source numbers (bit positions of [`crate::elp::shortest`]'s
+/// A set of source numbers (bit positions of [`super::Shortest`]'s
 /// rows) in a universe of `words` 64-bit words.
 #[derive(Clone, Debug)]
 pub struct Sources(Repr);

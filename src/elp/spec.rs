@@ -170,7 +170,7 @@ pub const MAX_RANDOM_PATHS: u32 = 50_000_000;
 /// The largest bounce count. `kbounce:K` needs K + 1 lossless priorities
 /// under bounce tagging, and PFC has 8 priority classes, so K = 7 is the
 /// most any switch could run; a small cap also keeps each state's prefix
-/// record ([`super::kbounce::KbSources`]) at 32 bytes.
+/// record (`KbSources`) at 32 bytes.
 pub const MAX_BOUNCES: u32 = 7;
 
 impl ElpSpec {

@@ -589,18 +589,20 @@ fn plan_verified(
     cycle: CycleBackend,
     budget: &Budget,
 ) -> Result<(u32, bool)> {
+    let control = tagging::Control::new();
+    let cx = tagging::Context::new(topo, elp, budget, &control).with_cycle(cycle);
     let t = match algo {
         Algo::Clos { k: None } => {
             let mut k = elp.kbounce.as_ref().map_or(0, |kb| kb.k);
             loop {
-                match tagging::tag_within(topo, elp, Algo::Clos { k: Some(k) }, cycle, budget) {
+                match tagging::tag_in(&cx, Algo::Clos { k: Some(k) }) {
                     Ok(t) => break t,
                     Err(Error::Algo { .. }) if k < crate::elp::MAX_BOUNCES => k += 1,
                     Err(e) => return Err(e),
                 }
             }
         }
-        a => tagging::tag_within(topo, elp, a, cycle, budget)?,
+        a => tagging::tag_in(&cx, a)?,
     };
     let rules = RuleSet::from_tagging(topo, &t);
     let report = crate::verify::verify(topo, &rules, Some(elp));

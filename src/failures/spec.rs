@@ -160,7 +160,11 @@ impl FailureSpec {
                 "unknown failure kind '{kind}' (expected links:F, switches:F or file:PATH)"
             )));
         }
-        let mut p = Params::parse(rest, Some("count")).map_err(|e| bad(e.to_string()))?;
+        let mut p = Params::parse(rest, Some("count")).map_err(|e| Error::Param {
+            what: "failures",
+            spec: text.to_string(),
+            cause: e.into(),
+        })?;
         let mut num = |key: &str| -> Result<Option<u64>> {
             p.take(key)
                 .map(|v| {

@@ -2,7 +2,7 @@
 
 pub use super::schema::Kind;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, TableFault};
 use arrow_array::{
     ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray, UInt32Array,
     UInt64Array,
@@ -137,7 +137,7 @@ impl Table {
         )
         .map_err(|e| Error::Parquet {
             path: path.to_path_buf(),
-            reason: e.to_string(),
+            cause: TableFault::Arrow(e),
         })
     }
 }
@@ -169,16 +169,18 @@ fn open_regular(path: &Path) -> Result<std::fs::File> {
 /// # Errors
 /// [`Error::Parquet`] or [`Error::Io`] naming the path.
 pub fn read_batches(path: &Path) -> Result<Vec<RecordBatch>> {
-    let pq = |e: &dyn std::fmt::Display| Error::Parquet {
+    let pq = |cause: TableFault| Error::Parquet {
         path: path.to_path_buf(),
-        reason: format!("cannot read it: {e}"),
+        cause,
     };
     let f = open_regular(path)?;
     let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)
-        .map_err(|e| pq(&e))?
+        .map_err(|e| pq(TableFault::Read(e)))?
         .build()
-        .map_err(|e| pq(&e))?;
-    reader.map(|b| b.map_err(|e| pq(&e))).collect()
+        .map_err(|e| pq(TableFault::Read(e)))?;
+    reader
+        .map(|b| b.map_err(|e| pq(TableFault::ReadBatch(e))))
+        .collect()
 }
 
 /// The key-value metadata of a Parquet file, in file order.
@@ -191,7 +193,7 @@ pub fn read_metadata(path: &Path) -> Result<Vec<(String, String)>> {
         parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).map_err(|e| {
             Error::Parquet {
                 path: path.to_path_buf(),
-                reason: format!("cannot read it: {e}"),
+                cause: TableFault::Read(e),
             }
         })?;
     Ok(b.metadata()
@@ -256,17 +258,17 @@ pub fn write_batches_to(
     batches: &[RecordBatch],
     metadata: &[(&str, String)],
 ) -> Result<()> {
-    let pq = |e: &dyn std::fmt::Display| Error::Parquet {
+    let pq = |cause: TableFault| Error::Parquet {
         path: path.to_path_buf(),
-        reason: e.to_string(),
+        cause,
     };
     let Some(first) = batches.first() else {
-        return Err(pq(&"no record batch to write"));
+        return Err(pq("no record batch to write".into()));
     };
     let schema = first.schema();
     let props = WriterProperties::builder()
         .set_compression(Compression::ZSTD(
-            ZstdLevel::try_new(3).map_err(|e| pq(&e))?,
+            ZstdLevel::try_new(3).map_err(|e| pq(TableFault::Setting(e)))?,
         ))
         .set_dictionary_enabled(true)
         .set_key_value_metadata(Some(
@@ -294,7 +296,7 @@ pub fn write_batches_to(
     match (result, out.error.take()) {
         (Ok(()), _) => Ok(()),
         (Err(_), Some(io)) => Err(Error::io(path, io)),
-        (Err(e), None) => Err(pq(&format!("cannot write it: {e}"))),
+        (Err(e), None) => Err(pq(TableFault::Write(e))),
     }
 }
 

@@ -98,6 +98,14 @@ impl ElpReport {
         self.counts.pairs_total - self.counts.pairs_covered
     }
 
+    /// The warning `tagger elp` prints when some pairs have no ELP.
+    pub fn uncovered_warning(&self) -> Option<String> {
+        let n = self.uncovered_pairs();
+        (n > 0).then(|| {
+            format!("warning: {n} ordered endpoint pairs have no ELP; their traffic is lossy")
+        })
+    }
+
     /// The report as `tagger elp --json` prints it.
     pub fn to_json(&self) -> serde_json::Value {
         let (c, s) = (&self.counts, &self.seconds);

@@ -48,5 +48,8 @@ pub use export::{export, topo};
 pub use failures::failures;
 pub use run::{fit, run};
 #[cfg(feature = "tables")]
-pub use sweep::{jobs_capped, merged, sweep_done, sweep_failures, sweep_started, sweep_summary};
+pub use sweep::{
+    jobs_capped, merged, report_written, sweep_done, sweep_failures, sweep_started, sweep_summary,
+    wrote,
+};
 pub use update::{export_steps, update};

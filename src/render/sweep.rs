@@ -220,6 +220,16 @@ pub fn sweep_started(
     )
 }
 
+/// The HTML report's path, once written beside a sweep's tables.
+pub fn report_written(page: &std::path::Path) -> String {
+    format!("report: {}", page.display())
+}
+
+/// A file written on its own (`tagger report --out`).
+pub fn wrote(path: &std::path::Path) -> String {
+    format!("wrote {}", path.display())
+}
+
 /// Why fewer scenarios run at once than asked.
 pub fn jobs_capped(asked: usize, jobs: usize) -> String {
     format!(

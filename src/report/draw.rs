@@ -228,14 +228,17 @@ const PANEL: (u32, u32) = (480, 330);
 /// Font size of tick labels and axis names, in plotters' units.
 const LABEL: u32 = 18;
 
+/// Why plotters could not draw a panel into its SVG string.
+pub type DrawError = plotters::drawing::DrawingAreaErrorKind<std::io::Error>;
+
 /// Draws one panel as SVG: circles for the points (the only circles, so
 /// they can be counted), joined as `join` says, over a reference line and
 /// under grey crosses (bounds and limits stay visible).
-pub(super) fn draw_panel(p: &Panel) -> std::result::Result<String, String> {
+pub(super) fn draw_panel(p: &Panel) -> std::result::Result<String, DrawError> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, PANEL).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        root.fill(&WHITE)?;
         let xs = || p.lines.iter().flat_map(|l| l.pts.iter()).chain(&p.crosses);
         let (x0, x1) = range(xs().map(|q| q.0), p.axes.xs);
         let (y0, y1) = p
@@ -252,7 +255,7 @@ pub(super) fn draw_panel(p: &Panel) -> std::result::Result<String, String> {
             .y_label_area_size(72);
         macro_rules! body {
             ($chart:expr) => {{
-                let mut chart = $chart.map_err(|e| e.to_string())?;
+                let mut chart = $chart?;
                 chart
                     .configure_mesh()
                     .x_desc(p.axes.x)
@@ -264,17 +267,14 @@ pub(super) fn draw_panel(p: &Panel) -> std::result::Result<String, String> {
                     .y_labels(ty.len())
                     .x_label_formatter(&|v| tick_on(v, sx))
                     .y_label_formatter(&|v| tick_on(v, sy))
-                    .draw()
-                    .map_err(|e| e.to_string())?;
+                    .draw()?;
                 if let Some(h) = p.hline {
-                    chart
-                        .draw_series(DashedLineSeries::new(
-                            [(x0, h), (x1, h)],
-                            6,
-                            4,
-                            GREY.stroke_width(1),
-                        ))
-                        .map_err(|e| e.to_string())?;
+                    chart.draw_series(DashedLineSeries::new(
+                        [(x0, h), (x1, h)],
+                        6,
+                        4,
+                        GREY.stroke_width(1),
+                    ))?;
                 }
                 for l in &p.lines {
                     let (color, filled) = style(l.idx);
@@ -295,27 +295,21 @@ pub(super) fn draw_panel(p: &Panel) -> std::result::Result<String, String> {
                         }
                     };
                     if !path.is_empty() {
-                        chart
-                            .draw_series(LineSeries::new(path, color.stroke_width(2)))
-                            .map_err(|e| e.to_string())?;
+                        chart.draw_series(LineSeries::new(path, color.stroke_width(2)))?;
                     }
                     let shape = if filled {
                         color.filled()
                     } else {
                         color.stroke_width(2)
                     };
-                    chart
-                        .draw_series(l.pts.iter().map(|&q| Circle::new(q, 4, shape)))
-                        .map_err(|e| e.to_string())?;
+                    chart.draw_series(l.pts.iter().map(|&q| Circle::new(q, 4, shape)))?;
                 }
                 // Bounds and limits over the circles, so that none hides.
-                chart
-                    .draw_series(
-                        p.crosses
-                            .iter()
-                            .map(|&q| Cross::new(q, 5, GREY.stroke_width(2))),
-                    )
-                    .map_err(|e| e.to_string())?;
+                chart.draw_series(
+                    p.crosses
+                        .iter()
+                        .map(|&q| Cross::new(q, 5, GREY.stroke_width(2))),
+                )?;
             }};
         }
         let log = |s: Scale| s == Scale::Log;
@@ -334,7 +328,7 @@ pub(super) fn draw_panel(p: &Panel) -> std::result::Result<String, String> {
             ),
             (false, false) => body!(b.build_cartesian_2d(x0..x1, y0..y1)),
         }
-        root.present().map_err(|e| e.to_string())?;
+        root.present()?;
     }
     // The drawing's own size is a default; the page scales it to its cell.
     Ok(svg.replacen(

@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-pub use draw::loglog_slope;
+pub use draw::{DrawError, loglog_slope};
 
 /// One chart: the question it answers, how to read it, its panels (small
 /// multiples: one per family, routing model or plan) and its data points.
@@ -79,10 +79,11 @@ fn same_sweep(runs: &Path, other: &Path) -> Result<()> {
     match crate::output::parquet::differing_key(&a, &b, &keys) {
         Some(key) => Err(Error::Parquet {
             path: other.to_path_buf(),
-            reason: format!(
+            cause: format!(
                 "its {key} differs from {}'s: the two tables are of different sweeps",
                 runs.display()
-            ),
+            )
+            .into(),
         }),
         None => Ok(()),
     }
@@ -275,9 +276,10 @@ impl Draft {
         }
         let mut panels = Vec::new();
         for p in &self.panels {
-            let svg = draw_panel(p).map_err(|e| Error::Parquet {
+            let svg = draw_panel(p).map_err(|cause| Error::Chart {
                 path: dir.join("report.html"),
-                reason: format!("drawing a chart: {e}"),
+                title: p.title.clone(),
+                cause,
             })?;
             panels.push((p.title.clone(), svg));
         }
@@ -355,7 +357,7 @@ pub fn html(dir: &Path) -> Result<String> {
     };
     let rows = crate::sweep::rows_of(&runs_b).map_err(|e| Error::Parquet {
         path: dir.join("runs.parquet"),
-        reason: e.to_string(),
+        cause: crate::error::TableFault::Column(Box::new(e)),
     })?;
     let runs = Cols(&runs_b);
     let (status, error) = (runs.str("status"), runs.str("error"));

@@ -221,30 +221,36 @@ impl Mapping {
     /// distinct and in 1..=7 (0 is the lossy class's).
     ///
     /// # Errors
-    /// [`Error::Export`] naming the list (`dscp` or `queues`), the index
+    /// [`Error::Mapping`] naming the list (`dscp` or `queues`), the index
     /// and the value at fault.
     pub fn new(dscp: Vec<u32>, queues: Vec<u32>) -> Result<Self> {
-        Mapping::checked(dscp, queues).map_err(|reason| Error::Export {
-            kind: ExportKind::Mapping,
-            reason,
+        Mapping::checked(dscp, queues, ["dscp", "queues"]).map_err(|cause| Error::Mapping {
+            origin: None,
+            cause,
         })
     }
 
-    /// [`Mapping::new`] with the reason alone, for callers that say where
-    /// the lists came from.
-    fn checked(dscp: Vec<u32>, queues: Vec<u32>) -> std::result::Result<Self, String> {
-        for (what, list, max) in [("dscp", &dscp, 63), ("queues", &queues, 7)] {
-            if list.is_empty() {
-                return Err(format!("{what}: the list is empty"));
+    /// [`Mapping::new`] with the lists named `names` in errors.
+    fn checked(
+        dscp: Vec<u32>,
+        queues: Vec<u32>,
+        names: [&'static str; 2],
+    ) -> std::result::Result<Self, MappingError> {
+        for (list, values, max) in [(names[0], &dscp, 63), (names[1], &queues, 7)] {
+            if values.is_empty() {
+                return Err(MappingError::Empty { list });
             }
-            for (i, &x) in list.iter().enumerate() {
-                if !(1..=max).contains(&x) {
-                    return Err(format!(
-                        "{what}[{i}] = {x}: must be in 1..={max} (0 is the lossy class)"
-                    ));
+            for (index, &value) in values.iter().enumerate() {
+                if !(1..=max).contains(&value) {
+                    return Err(MappingError::OutOfRange {
+                        list,
+                        index,
+                        value,
+                        max,
+                    });
                 }
-                if list[..i].contains(&x) {
-                    return Err(format!("{what}[{i}] = {x}: the value is listed twice"));
+                if values[..index].contains(&value) {
+                    return Err(MappingError::Twice { list, index, value });
                 }
             }
         }
@@ -254,13 +260,15 @@ impl Mapping {
     /// Parses a comma-separated list of numbers (`3,4,2`).
     ///
     /// # Errors
-    /// The item that is not a number.
-    pub fn parse_list(s: &str) -> std::result::Result<Vec<u32>, String> {
+    /// [`MappingError::NotANumber`] naming the item that is not a number.
+    pub fn parse_list(s: &str) -> std::result::Result<Vec<u32>, MappingError> {
         s.split(',')
             .map(|x| {
                 x.trim()
                     .parse::<u32>()
-                    .map_err(|_| format!("'{}' is not a number (expected e.g. 3,4,2)", x.trim()))
+                    .map_err(|_| MappingError::NotANumber {
+                        item: x.trim().to_string(),
+                    })
             })
             .collect()
     }
@@ -268,18 +276,17 @@ impl Mapping {
     /// The DSCP value of tag `t`.
     ///
     /// # Errors
-    /// [`Error::Export`] when the mapping has no value for it.
+    /// [`Error::Mapping`] when the mapping has no value for it.
     pub fn dscp_of(&self, tag: u32) -> Result<u32> {
         self.dscp
             .get(tag.wrapping_sub(1) as usize)
             .copied()
-            .ok_or_else(|| Error::Export {
-                kind: ExportKind::Mapping,
-                reason: format!(
-                    "tag {tag} has no DSCP value: the mapping has {} (tags 1..={})",
-                    self.dscp.len(),
-                    self.dscp.len()
-                ),
+            .ok_or(Error::Mapping {
+                origin: None,
+                cause: MappingError::NoDscp {
+                    tag,
+                    len: self.dscp.len(),
+                },
             })
     }
 
@@ -291,17 +298,17 @@ impl Mapping {
     /// The queue of lossless priority `p`.
     ///
     /// # Errors
-    /// [`Error::Export`] when the mapping has no queue for it.
+    /// [`Error::Mapping`] when the mapping has no queue for it.
     pub fn queue_of(&self, p: u32) -> Result<u32> {
         self.queues
             .get(p.wrapping_sub(1) as usize)
             .copied()
-            .ok_or_else(|| Error::Export {
-                kind: ExportKind::Mapping,
-                reason: format!(
-                    "lossless priority {p} has no queue: the mapping has {} lossless queues",
-                    self.queues.len()
-                ),
+            .ok_or(Error::Mapping {
+                origin: None,
+                cause: MappingError::NoQueue {
+                    priority: p,
+                    len: self.queues.len(),
+                },
             })
     }
 
@@ -317,21 +324,99 @@ impl Mapping {
         json!({"dscp_of_tag": self.dscp, "queue_of_priority": self.queues})
     }
 
-    fn from_json(v: &Value) -> std::result::Result<Self, String> {
-        let list = |k: &str| -> std::result::Result<Vec<u32>, String> {
-            v[k].as_array()
-                .ok_or(format!("mapping.{k} is missing"))?
+    fn from_json(v: &Value) -> std::result::Result<Self, MappingError> {
+        let list = |key: &'static str| -> std::result::Result<Vec<u32>, MappingError> {
+            v[key]
+                .as_array()
+                .ok_or(MappingError::Missing { key })?
                 .iter()
                 .map(|x| {
                     x.as_u64()
-                        .map(|x| x as u32)
-                        .ok_or(format!("mapping.{k}: {x} is not a number"))
+                        .and_then(|x| u32::try_from(x).ok())
+                        .ok_or_else(|| MappingError::NotAnInteger {
+                            key,
+                            value: x.to_string(),
+                        })
                 })
                 .collect()
         };
-        Mapping::checked(list("dscp_of_tag")?, list("queue_of_priority")?)
-            .map_err(|r| format!("mapping: {r}"))
+        Mapping::checked(
+            list("dscp_of_tag")?,
+            list("queue_of_priority")?,
+            ["mapping.dscp_of_tag", "mapping.queue_of_priority"],
+        )
     }
+}
+
+/// Why a tag -> DSCP or priority -> queue mapping is refused
+/// ([`Error::Mapping`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MappingError {
+    /// A list with no value.
+    #[error("{list}: the list is empty")]
+    Empty {
+        /// The list (`dscp`, `queues`).
+        list: &'static str,
+    },
+    /// A value out of its range.
+    #[error("{list}[{index}] = {value}: must be in 1..={max} (0 is the lossy class)")]
+    OutOfRange {
+        /// The list.
+        list: &'static str,
+        /// The value's index.
+        index: usize,
+        /// The value.
+        value: u32,
+        /// The largest allowed (63 for DSCP, 7 for queues).
+        max: u32,
+    },
+    /// A value given twice.
+    #[error("{list}[{index}] = {value}: the value is listed twice")]
+    Twice {
+        /// The list.
+        list: &'static str,
+        /// The second occurrence's index.
+        index: usize,
+        /// The value.
+        value: u32,
+    },
+    /// An item of a comma-separated list that is not a number.
+    #[error("'{item}' is not a number (expected e.g. 3,4,2)")]
+    NotANumber {
+        /// The item as given.
+        item: String,
+    },
+    /// A recorded mapping without one of its lists.
+    #[error("mapping.{key} is missing")]
+    Missing {
+        /// The list's key.
+        key: &'static str,
+    },
+    /// A recorded mapping's value that is not a number.
+    #[error("mapping.{key}: {value} is not a number")]
+    NotAnInteger {
+        /// The list's key.
+        key: &'static str,
+        /// The value as recorded.
+        value: String,
+    },
+    /// A tag past the DSCP list.
+    #[error("tag {tag} has no DSCP value: the mapping has {len} (tags 1..={len})")]
+    NoDscp {
+        /// The tag.
+        tag: u32,
+        /// DSCP values the mapping has.
+        len: usize,
+    },
+    /// A lossless priority past the queue list.
+    #[error("lossless priority {priority} has no queue: the mapping has {len} lossless queues")]
+    NoQueue {
+        /// The priority.
+        priority: u32,
+        /// Lossless queues the mapping has.
+        len: usize,
+    },
 }
 
 /// What an export is configured with: the mapping, the switch model whose

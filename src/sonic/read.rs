@@ -119,8 +119,11 @@ fn read_from(topo: &Topology, src: &Source<'_>) -> Result<ReadBack> {
             ));
         }
     }
-    let mapping = Mapping::from_json(&summary["mapping"]).map_err(|r| bad("summary.json", r))?;
-    let profile = recorded_profile(summary).map_err(|r| bad("summary.json", r))?;
+    let mapping = Mapping::from_json(&summary["mapping"]).map_err(|cause| Error::Mapping {
+        origin: Some(src.show("summary.json")),
+        cause,
+    })?;
+    let profile = recorded_profile(summary, |r| bad("summary.json", r.into()))?;
     let pools = (
         text_at(&summary["buffer"]["ingress_pool"]).unwrap_or(super::INGRESS_POOL),
         text_at(&summary["buffer"]["egress_pool"]).unwrap_or(super::EGRESS_POOL),
@@ -200,16 +203,20 @@ fn text_at(v: &Value) -> Option<&str> {
 }
 
 /// The switch profile `summary.json` records (its TOML), which sized the
-/// buffers.
-fn recorded_profile(summary: &Value) -> std::result::Result<Profile, String> {
-    let text = summary["switch_profile"].as_str().ok_or(
-        "switch_profile is missing: the export does not say what its buffers were sized for",
-    )?;
-    let all = Profile::parse_all(text, "summary.json switch_profile").map_err(|e| e.to_string())?;
+/// buffers; `missing` makes the error for a profile not recorded (or
+/// several), an invalid one is the profile's own error (naming `summary.json
+/// switch_profile`).
+fn recorded_profile(summary: &Value, missing: impl Fn(&str) -> Error) -> Result<Profile> {
+    let text = summary["switch_profile"].as_str().ok_or_else(|| {
+        missing(
+            "switch_profile is missing: the export does not say what its buffers were sized for",
+        )
+    })?;
+    let all = Profile::parse_all(text, "summary.json switch_profile")?;
     let mut it = all.into_values();
     match (it.next(), it.next()) {
         (Some(p), None) => Ok(p),
-        _ => Err("switch_profile must hold exactly one profile".into()),
+        _ => Err(missing("switch_profile must hold exactly one profile")),
     }
 }
 

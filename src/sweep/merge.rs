@@ -5,7 +5,7 @@
 
 use super::rows_of;
 use super::store::{SHARD_KEY, lock, publish_pair};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, TableFault};
 use crate::output::parquet::{differing_key, meta_value, read_metadata as meta_of};
 use arrow_array::{Array, RecordBatch};
 use std::collections::BTreeMap;
@@ -294,9 +294,9 @@ fn not_every_scenario_once(owner: &BTreeMap<u64, u64>, spec: &str) -> Option<Str
 /// The batches' rows as one batch, stably ordered by `scenario_id`: a
 /// scenario's rows come from one shard, in its order.
 fn by_scenario(batches: &[RecordBatch], origin: &Path) -> Result<RecordBatch> {
-    let pq = |reason: String| Error::Parquet {
+    let pq = |cause: TableFault| Error::Parquet {
         path: origin.to_path_buf(),
-        reason,
+        cause,
     };
     let first = batches
         .first()
@@ -308,9 +308,10 @@ fn by_scenario(batches: &[RecordBatch], origin: &Path) -> Result<RecordBatch> {
         }
         // Through the column's declaration: a missing or mistyped
         // scenario_id is an error naming it, not a panic.
-        let ids = super::tables::ScenarioOf::read_rows(batch).map_err(|e| pq(e.to_string()))?;
+        let ids = super::tables::ScenarioOf::read_rows(batch)
+            .map_err(|e| pq(TableFault::Column(Box::new(e))))?;
         for (r, id) in ids.iter().enumerate() {
-            let id = id.ok_or_else(|| pq(format!("row {r} has no scenario_id")))?;
+            let id = id.ok_or_else(|| pq(format!("row {r} has no scenario_id").into()))?;
             order.push((id.scenario_id, b, r));
         }
     }
@@ -319,8 +320,9 @@ fn by_scenario(batches: &[RecordBatch], origin: &Path) -> Result<RecordBatch> {
     let columns = (0..first.num_columns())
         .map(|c| {
             let cols: Vec<&dyn Array> = batches.iter().map(|b| b.column(c).as_ref()).collect();
-            arrow_select::interleave::interleave(&cols, &picks).map_err(|e| pq(e.to_string()))
+            arrow_select::interleave::interleave(&cols, &picks)
+                .map_err(|e| pq(TableFault::Arrow(e)))
         })
         .collect::<Result<Vec<_>>>()?;
-    RecordBatch::try_new(first.schema(), columns).map_err(|e| pq(e.to_string()))
+    RecordBatch::try_new(first.schema(), columns).map_err(|e| pq(TableFault::Arrow(e)))
 }

@@ -14,7 +14,7 @@ pub mod spec;
 mod store;
 mod tables;
 
-pub use outcome::{NodeRow, Outcome};
+pub use outcome::{Failed, NodeRow, Outcome};
 pub use scenario::{JOBS_PER_CORE, effective_jobs, run_all, run_scenario};
 pub use spec::{DEFAULT_MAX_SCENARIOS, Scenario, Sweep, TcLimit};
 pub use store::write;
@@ -220,7 +220,9 @@ fn start_parts(dir: &Path, parts: &Path, sweep: &Sweep, resume: bool) -> Result<
             return Err(Error::SweepSpec {
                 file: dir.display().to_string(),
                 location: "resume".into(),
-                reason: "the directory holds results of a different sweep spec; start over without resuming".into(),
+                cause: Box::new(
+                    "the directory holds results of a different sweep spec; start over without resuming".into(),
+                ),
             });
         }
     } else {

@@ -6,12 +6,12 @@ use crate::output::record::record;
 use crate::pipeline::Summary;
 
 /// The outcome of one scenario.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Outcome {
     /// The scenario.
     pub scenario: Scenario,
     /// Its row, or the error that stopped it.
-    pub result: Result<Summary, String>,
+    pub result: Result<Summary, Failed>,
     /// Its per-switch rows.
     pub nodes: Vec<NodeRow>,
     /// The failure what-if's aggregates and trials, when it ran.
@@ -20,6 +20,32 @@ pub struct Outcome {
     pub growth: Vec<crate::update::GrowthRow>,
     /// Peak resident memory of the process after the scenario, if the OS reports it.
     pub peak_rss_bytes: Option<u64>,
+}
+
+/// Why a scenario failed: the stage and its typed error, which a caller
+/// can match ([`Failed::error`]) and `runs.parquet` names
+/// (`error_kind`, [`crate::Error::kind`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Failed {
+    /// The run itself: topology, ELP, tagging, rules, verification.
+    #[error(transparent)]
+    Run(crate::Error),
+    /// The failure what-if on the scenario's plan.
+    #[error("failure what-if: {0}")]
+    Failures(#[source] crate::Error),
+    /// The growth path from the scenario's plan.
+    #[error("growth: {0}")]
+    Growth(#[source] crate::Error),
+}
+
+impl Failed {
+    /// The error that stopped the scenario.
+    pub fn error(&self) -> &crate::Error {
+        match self {
+            Failed::Run(e) | Failed::Failures(e) | Failed::Growth(e) => e,
+        }
+    }
 }
 
 record! {

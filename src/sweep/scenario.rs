@@ -1,7 +1,7 @@
 //! One scenario: run it through the pipeline (and its failure what-if),
 //! its outcome and per-switch rows; many on a pool of threads.
 
-use super::outcome::{NodeRow, Outcome};
+use super::outcome::{Failed, NodeRow, Outcome};
 use super::spec::Scenario;
 use crate::error::{Error, Result};
 use crate::pipeline::{self, RunConfig};
@@ -65,8 +65,8 @@ pub fn run_scenario(s: &Scenario) -> Outcome {
                 ),
             };
             match (what_if(s, &r), grown) {
-                (Err(e), _) => (Err(format!("failure what-if: {e}")), Vec::new()),
-                (_, Err(e)) => (Err(format!("growth: {e}")), Vec::new()),
+                (Err(e), _) => (Err(Failed::Failures(e)), Vec::new()),
+                (_, Err(e)) => (Err(Failed::Growth(e)), Vec::new()),
                 (Ok(report), Ok(rows)) => {
                     if let Some((report, secs)) = report {
                         r.summary.seconds.failures = secs;
@@ -78,7 +78,7 @@ pub fn run_scenario(s: &Scenario) -> Outcome {
                 }
             }
         }
-        Err(e) => (Err(e.to_string()), Vec::new()),
+        Err(e) => (Err(Failed::Run(e)), Vec::new()),
     };
     Outcome {
         scenario: s.clone(),
@@ -160,8 +160,5 @@ fn pool(jobs: usize) -> Result<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
         .build()
-        .map_err(|e| Error::Threads {
-            jobs,
-            reason: e.to_string(),
-        })
+        .map_err(|cause| Error::Threads { jobs, cause })
 }

@@ -48,7 +48,12 @@ pub(crate) fn tables(sweep: &str, outcomes: &[Outcome], threads: usize) -> Table
         let outcome = OutcomeRow {
             verified: ok.is_some_and(|r| r.verified),
             status: if ok.is_some() { "ok" } else { "failed" }.to_string(),
-            error: o.result.as_ref().err().cloned(),
+            error: o.result.as_ref().err().map(ToString::to_string),
+            error_kind: o
+                .result
+                .as_ref()
+                .err()
+                .map(|e| e.error().kind().to_string()),
         };
         OutcomeRow::push_row(Some(&outcome), &mut runs);
         Timings::push_row(ok.map(|r| &r.seconds), &mut runs);
@@ -136,6 +141,10 @@ record! {
         pub status: String,
         /// Why the scenario failed (null when ok).
         pub error: Option<String>,
+        /// What kind of error stopped it, for grouping without parsing
+        /// `error`: `memory_budget`, `verification`, `elp_topology`, ...
+        /// (null when ok; the list is in docs/formats.md).
+        pub error_kind: Option<String>,
     }
 }
 

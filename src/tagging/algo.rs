@@ -192,7 +192,12 @@ impl FromStr for Algo {
             reason,
         };
         let (name, rest) = s.trim().split_once(':').unwrap_or((s.trim(), ""));
-        let params = |rest: &str| Params::parse(rest, None).map_err(|e| bad(e.to_string()));
+        let param = |cause: crate::error::ParamError| Error::Param {
+            what: "algorithm",
+            spec: s.to_string(),
+            cause,
+        };
+        let params = |rest: &str| Params::parse(rest, None).map_err(|e| param(e.into()));
         let unknown = |p: &Params, expected: &str| match p.first() {
             Some((k, _)) => Err(bad(format!(
                 "unknown parameter '{k}' (expected {expected})"
@@ -232,14 +237,14 @@ impl FromStr for Algo {
             }
             "auto" => {
                 let mut p = params(rest)?;
-                let time_ms = p.take("time").map(|v| millis("time", &v).map_err(|e| bad(e.to_string()))).transpose()?;
+                let time_ms = p.take("time").map(|v| millis("time", &v).map_err(|e| param(e.into()))).transpose()?;
                 unknown(&p, "time")?;
                 Ok(Algo::Auto { time_ms })
             }
             "exact" => {
                 let mut p = params(rest)?;
                 let timeout_ms = match p.take("timeout") {
-                    Some(v) => millis("timeout", &v).map_err(|e| bad(e.to_string()))?,
+                    Some(v) => millis("timeout", &v).map_err(|e| param(e.into()))?,
                     None => EXACT_TIMEOUT_MS,
                 };
                 unknown(&p, "timeout")?;
@@ -257,7 +262,7 @@ impl FromStr for Algo {
                 let budget = n("budget", &mut p)?.unwrap_or(SEARCH_BUDGET);
                 let seed = n("seed", &mut p)?.unwrap_or(0);
                 let max_paths = n("paths", &mut p)?;
-                let time_ms = p.take("time").map(|v| millis("time", &v).map_err(|e| bad(e.to_string()))).transpose()?;
+                let time_ms = p.take("time").map(|v| millis("time", &v).map_err(|e| param(e.into()))).transpose()?;
                 let symmetric = match p.take("symmetric").as_deref() {
                     Some("0") | Some("false") => false,
                     None | Some("1") | Some("true") => true,
@@ -336,5 +341,33 @@ mod tests {
                 "{far}"
             );
         }
+    }
+
+    /// A parameter the list or value parser refuses stays that parser's
+    /// typed error; the message is the one the algorithm's own errors have.
+    #[test]
+    fn parameter_errors_keep_the_parsers_cause() {
+        let e = "exact:timeout=soon".parse::<Algo>().unwrap_err();
+        assert!(
+            matches!(&e, Error::Param { what: "algorithm", spec, cause: crate::error::ParamError::Value(ValueError::NotSeconds { key, .. }) }
+                if spec == "exact:timeout=soon" && key == "timeout"),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "algorithm 'exact:timeout=soon': timeout = soon must be seconds, a positive number"
+        );
+        let e = "search:budget".parse::<Algo>().unwrap_err();
+        assert!(
+            matches!(
+                &e,
+                Error::Param {
+                    cause: crate::error::ParamError::List(_),
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert_eq!(e.kind(), "param");
     }
 }

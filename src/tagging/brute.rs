@@ -22,7 +22,7 @@ pub fn tagged_graph(topo: &Topology, elp: &ElpSet, budget: &Budget) -> Result<Wa
 /// `brute`: the tagged graph as a plan.
 ///
 /// # Errors
-/// As [`tag_within`].
+/// As [`super::tag_in`].
 pub(super) fn plan(cx: &Context<'_>) -> Result<Tagging> {
     let walk = tagged_graph(cx.topo, cx.elp, cx.budget)?;
     finish(cx.topo, Algo::Brute, cx.cycle, walk, cx.budget)

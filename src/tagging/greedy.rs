@@ -148,7 +148,7 @@ pub fn greedy_insertions(topo: &Topology, elp: &ElpSet) -> Result<Vec<(u32, u32,
 /// thread timing.
 ///
 /// # Errors
-/// As [`tag_within`].
+/// As [`super::tag_in`].
 pub(super) fn plan(cx: &Context<'_>, restarts: u32, seed: u64) -> Result<Tagging> {
     plan_forced(cx, restarts, seed, None)
 }

@@ -56,12 +56,15 @@ use tagger_generators::{ChannelId, NodeId, Topology};
 pub(crate) use engine::{Decider, HopDecider, PerKey, Walk};
 
 pub(crate) use crate::cycle::{has_cycle, topological_order, topological_order_by};
-pub use algo::*;
+pub use algo::{Algo, EXACT_TIMEOUT_MS, MAX_RESTARTS, SEARCH_BUDGET, SearchParams, count, millis};
 pub use brute::tagged_graph;
 pub use context::Context;
 pub use control::Control;
 pub use greedy::greedy_insertions;
-pub use plan::*;
+pub use plan::{
+    Attempt, Effort, Key, MAX_TAG, PriorityStats, Scheme, Tagging, dependency_lower_bound,
+};
+pub(crate) use plan::{build, finish, priority_stats, same_priority_edges, self_check};
 
 /// Runs `algo` on `elp`.
 ///
@@ -83,33 +86,20 @@ pub use plan::*;
 /// [`MAX_TAG`] priorities; [`Error::SelfCheck`] if the result fails its own
 /// checks.
 pub fn tag(topo: &Topology, elp: &ElpSet, algo: Algo, cycle: CycleBackend) -> Result<Tagging> {
-    tag_within(topo, elp, algo, cycle, &Budget::unlimited())
-}
-
-/// [`tag`] under a memory budget, checked after every hop of the walk.
-///
-/// # Errors
-/// As [`tag`], and [`Error::MemoryBudget`].
-pub fn tag_within(
-    topo: &Topology,
-    elp: &ElpSet,
-    algo: Algo,
-    cycle: CycleBackend,
-    budget: &Budget,
-) -> Result<Tagging> {
-    let control = Control::new();
+    let (budget, control) = (Budget::unlimited(), Control::new());
     tag_in(
-        &Context::new(topo, elp, budget, &control).with_cycle(cycle),
+        &Context::new(topo, elp, &budget, &control).with_cycle(cycle),
         algo,
     )
 }
 
-/// Runs `algo` in `cx`: the dispatch to each algorithm's file, then the
-/// checks every plan passes (the self-checks) and the lower bound its own
-/// dependencies prove.
+/// Runs `algo` in `cx` (a memory budget, a traffic-class limit, a stop
+/// flag, a cycle backend: see [`Context`]): the dispatch to each
+/// algorithm's file, then the checks every plan passes (the self-checks)
+/// and the lower bound its own dependencies prove.
 ///
 /// # Errors
-/// As [`tag_within`].
+/// As [`tag`], and [`Error::MemoryBudget`] when the budget is passed.
 pub fn tag_in(cx: &Context<'_>, algo: Algo) -> Result<Tagging> {
     let t = checked(match algo {
         // Each algorithm `auto` runs is checked and fitted on its own.
@@ -276,6 +266,7 @@ mod tests;
 
 #[cfg(test)]
 mod self_check_tests {
+    use super::plan::{cyclic_priority, keys_have_cycle};
     use super::*;
 
     fn key(c1: ChannelId, c2: ChannelId, p: u32) -> Key {

@@ -342,13 +342,8 @@ fn finished_tagging_is_charged_before_it_is_built() {
     tagged_graph(&t, &set, &Budget::new(Some(limit))).unwrap();
     let finished = walk.heap_bytes() + crate::budget::bytes_of::<Key>(walk.key_count());
     assert!(finished > limit, "{finished} <= {limit}");
-    match tag_within(
-        &t,
-        &set,
-        Algo::Brute,
-        CycleBackend::Ordered,
-        &Budget::new(Some(limit)),
-    ) {
+    let (budget, control) = (Budget::new(Some(limit)), Control::new());
+    match tag_in(&Context::new(&t, &set, &budget, &control), Algo::Brute) {
         Err(Error::MemoryBudget { stage, needed, .. }) => {
             assert_eq!(stage, "tagging");
             assert!(needed > limit);

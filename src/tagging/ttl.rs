@@ -118,7 +118,7 @@ pub fn greedy_ttl<D: IncrementalDag>(
 /// `greedy-ttl` on the chosen cycle detection backend.
 ///
 /// # Errors
-/// As [`super::tag_within`].
+/// As [`super::tag_in`].
 pub(super) fn plan(cx: &super::Context<'_>) -> Result<super::Tagging> {
     use crate::cycle::{NaiveDag, OrderedDag, PearceKelly, PetgraphDag};
     let (topo, elp, cycle, budget) = (cx.topo, cx.elp, cx.cycle, cx.budget);

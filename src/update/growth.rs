@@ -56,7 +56,10 @@ impl Growth {
             }
         }
         let change = Change::parse(&format!("{kind}:{}", others.join(",")))
-            .map_err(|e| bad(e.to_string()))?
+            .map_err(|cause| Error::Growth {
+                spec: text.to_string(),
+                cause: Box::new(cause),
+            })?
             .ok_or_else(|| {
                 bad("not a change: grow:switches=N[,seed=S,steps=K], grow:leaves=N[,steps=K] or drain:links=N[,seed=S,steps=K]".into())
             })?;

@@ -16,8 +16,8 @@ fn topo_writes_and_reads_back() {
     let back = tagger(&["topo", &format!("file:{}", json.display())]);
     assert!(back.status.success(), "{}", text(&back));
     assert!(text(&back).contains("20 switches"));
-    let a = tagger::topo::file::read_json_file(&json).unwrap();
-    let b = tagger::topo::build("fattree:k=4").unwrap();
+    let a = tagger::generators::file::read_json_file(&json).unwrap();
+    let b = tagger::generators::build("fattree:k=4").unwrap();
     assert_eq!((a.nodes(), a.links()), (b.nodes(), b.links()));
     let el = dir.path().join("ft.txt");
     assert!(
@@ -84,6 +84,9 @@ fn bad_input_fails_cleanly() {
         assert!(!o.status.success(), "{args:?} should fail");
         let t = text(&o);
         assert!(t.contains("error: ") && t.contains(want), "{args:?}: {t}");
+        // A typed cause is printed once, not once by its error and again
+        // as the error's source.
+        assert_eq!(t.matches(want).count(), 1, "{args:?}: {t}");
         assert!(!t.contains("panicked"), "{t}");
     }
     assert!(files_in(dir.path()).is_empty(), "no output file on failure");

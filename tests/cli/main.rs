@@ -11,7 +11,7 @@ use std::process::Command;
 
 #[path = "../common/mod.rs"]
 mod common;
-use common::{tagger, text};
+use common::{fails_with, tagger, text};
 
 fn files_in(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)

@@ -254,37 +254,29 @@ fn outputs_onto_devices_fifos_links_and_stdout() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["format"], "tagger-rules/1");
     assert!(String::from_utf8_lossy(&o.stderr).contains("verified: deadlock-free"));
-    // Two outputs on stdout, or one beside --json: refused before any work.
-    let o = tagger(&[
+}
+
+/// Two outputs on standard output, or one beside `--json`: refused before
+/// any work, as a usage error.
+#[test]
+fn one_output_on_standard_output() {
+    let run = [
         "run",
         "fattree:k=4",
         "--elp",
         "kbounce:1",
         "--rules-out",
         "-",
-        "--paths-out",
-        "-",
-    ]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(
-        text(&o).contains("only one output can go to standard output"),
-        "{}",
-        text(&o)
+    ];
+    fails_with(
+        &[&run[..], &["--paths-out", "-"]].concat(),
+        1,
+        "only one output can go to standard output",
     );
-    let o = tagger(&[
-        "run",
-        "fattree:k=4",
-        "--elp",
-        "kbounce:1",
-        "--rules-out",
-        "-",
-        "--json",
-    ]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(
-        text(&o).contains("--rules-out - and --json"),
-        "{}",
-        text(&o)
+    fails_with(
+        &[&run[..], &["--json"]].concat(),
+        1,
+        "--rules-out - and --json",
     );
 }
 
@@ -329,23 +321,19 @@ fn time_limit_stops_the_search_with_a_verified_plan() {
         .map(|t| t["algo"].as_str().unwrap())
         .collect();
     assert_eq!(tried, ["greedy", "search:budget=1000000000,seed=0,time=1"]);
-    let o = tagger(&[
-        "run",
-        "fattree:k=4",
-        "--elp",
-        "kbounce:1",
-        "--algo",
-        "greedy",
-        "--time-limit",
-        "1",
-    ]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(
-        text(&o).contains(
-            "--time-limit: algorithm 'greedy': a time limit applies to auto, search and exact only"
-        ),
-        "{}",
-        text(&o)
+    fails_with(
+        &[
+            "run",
+            "fattree:k=4",
+            "--elp",
+            "kbounce:1",
+            "--algo",
+            "greedy",
+            "--time-limit",
+            "1",
+        ],
+        1,
+        "--time-limit: algorithm 'greedy': a time limit applies to auto, search and exact only",
     );
 }
 

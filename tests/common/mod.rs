@@ -9,7 +9,7 @@ use tagger::cycle::CycleBackend;
 use tagger::elp::{ElpSet, ElpSpec};
 use tagger::rules::RuleSet;
 use tagger::tagging::{Algo, tag};
-use tagger::topo::{Topology, TopologySpec};
+use tagger::{Topology, TopologySpec};
 
 /// Runs the `tagger` binary.
 pub fn tagger(args: &[&str]) -> Output {
@@ -26,6 +26,21 @@ pub fn text(o: &Output) -> String {
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     )
+}
+
+/// Runs `tagger` with `args`, expecting it to exit with `code` and say
+/// `needle` (on either stream), once, without a panic; returns the text.
+pub fn fails_with(args: &[&str], code: i32, needle: &str) -> String {
+    let o = tagger(args);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(code), "{args:?}: {t}");
+    assert_eq!(
+        t.matches(needle).count(),
+        1,
+        "{args:?}: want '{needle}' once in: {t}"
+    );
+    assert!(!t.contains("panicked"), "{args:?}: {t}");
+    t
 }
 
 /// The topology a spec string names.
@@ -46,7 +61,7 @@ pub fn plan(spec: &str, elp: &str, algo: &str) -> (Topology, ElpSet, RuleSet) {
 /// path file.
 pub fn design_example() -> (Topology, ElpSet) {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/datasets/topologies");
-    let t = tagger::topo::file::read_json_file(std::path::Path::new(&format!(
+    let t = tagger::generators::file::read_json_file(std::path::Path::new(&format!(
         "{dir}/design-example.json"
     )))
     .unwrap();

@@ -49,7 +49,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use tagger::elp::{ElpSet, ElpSpec, enumerate};
 use tagger::rules::RuleSet;
 use tagger::sonic::{Options, export, read, table, write};
-use tagger::topo::{Topology, TopologySpec};
+use tagger::{Topology, TopologySpec};
 
 use judge::{judge, switch_would_run};
 use model::{Arrive, Broken, Leave, Model, Summary, broken, num, sonic_switch, table_switch};

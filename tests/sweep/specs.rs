@@ -42,10 +42,10 @@ fn jobs_are_bounded_by_scenarios_and_cores() {
 /// it accepts runs.
 #[test]
 fn up_front_checks_agree_with_the_pipeline() {
+    use tagger::TopologySpec;
     use tagger::cycle::CycleBackend;
     use tagger::elp::{ElpSet, ElpSpec};
     use tagger::tagging::{Algo, tag};
-    use tagger::topo::TopologySpec;
     for topo in [
         "fattree:k=4",
         "leafspine:leaves=3,spines=2",

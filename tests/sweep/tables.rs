@@ -25,8 +25,15 @@ fn parquet_rows_match_the_runs() {
             Err(e) => {
                 assert_eq!(status[i].as_deref(), Some("failed"));
                 assert_eq!(elp[i].as_deref(), Some("kbounce:2"));
+                // The cause stays typed: `clos:1` refusing a 2-bounce ELP.
+                assert!(
+                    matches!(e, tagger::sweep::Failed::Run(tagger::Error::Algo { algo, .. }) if algo == "clos:1"),
+                    "{e:?}"
+                );
+                let e = e.to_string();
                 assert!(e.contains("not within kbounce:1"), "{e}");
                 assert_eq!(strs(&runs, "error")[i].as_deref(), Some(e.as_str()));
+                assert_eq!(strs(&runs, "error_kind")[i].as_deref(), Some("algo"));
                 assert_eq!(prio[i], None);
             }
         }
@@ -168,6 +175,10 @@ memory_budget = 4096
         assert!(
             err.contains("memory budget exceeded in") && err.contains("4.00 KiB"),
             "{err}"
+        );
+        assert_eq!(
+            strs(&runs, "error_kind"),
+            vec![None, Some("memory_budget".into())]
         );
         assert_eq!(
             u64s(&runs, "memory_budget_bytes"),

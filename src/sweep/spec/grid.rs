@@ -6,7 +6,7 @@ use super::{
 };
 use crate::cycle::CycleBackend;
 use crate::elp::ElpSpec;
-use crate::error::Error;
+use crate::error::{Error, SpecFault};
 use crate::tagging::Algo;
 use tagger_generators::TopologySpec;
 
@@ -26,21 +26,22 @@ pub(super) struct Grid {
 }
 
 /// A key at fault in a group, and why.
-type Fault = (String, String);
+type Fault = (String, SpecFault);
 
 /// A fault whose key is a fixed name.
-fn owned((key, reason): (&'static str, String)) -> Fault {
-    (key.to_string(), reason)
+fn owned((key, fault): (&'static str, SpecFault)) -> Fault {
+    (key.to_string(), fault)
 }
 
-/// Every element of `list` parsed, or the first error at `key`.
-fn parse_all<T, E: std::fmt::Display>(
+/// Every element of `list` parsed, or the first error at `key`, kept
+/// typed.
+fn parse_all<T, E: Into<Error>>(
     list: &[String],
     key: &'static str,
     parse: impl Fn(&str) -> std::result::Result<T, E>,
 ) -> std::result::Result<Vec<T>, Fault> {
     list.iter()
-        .map(|x| parse(x).map_err(|e| (key.to_string(), e.to_string())))
+        .map(|x| parse(x).map_err(|e| (key.to_string(), SpecFault::from(e.into()))))
         .collect()
 }
 
@@ -50,7 +51,7 @@ fn values<T>(
     list: Option<&OneOrMany<toml::Value>>,
     key: &'static str,
     default: T,
-    parse: impl Fn(&toml::Value) -> std::result::Result<T, String>,
+    parse: impl Fn(&toml::Value) -> std::result::Result<T, SpecFault>,
 ) -> std::result::Result<Vec<T>, Fault> {
     let out: Vec<T> = match list {
         None => vec![default],
@@ -125,20 +126,23 @@ impl Grid {
                 1,
                 |v| match v {
                     toml::Value::Integer(i) if (1..=64).contains(i) => Ok(*i as u32),
-                    other => Err(format!("{other} must be an integer from 1 to 64")),
+                    other => Err(format!("{other} must be an integer from 1 to 64").into()),
                 },
             )?,
             limits: values(
                 g.max_tcs.as_ref().or(top.max_tcs.as_ref()),
                 "max_tcs",
                 TcLimit::Profile,
-                |v| match v {
+                |v| {
+                    match v {
                     toml::Value::Integer(i) if (1..=15).contains(i) => Ok(TcLimit::At(*i as u32)),
                     toml::Value::String(t) if t == "none" => Ok(TcLimit::None),
                     toml::Value::String(t) if t == "profile" => Ok(TcLimit::Profile),
                     other => Err(format!(
                         "{other}: expected a number of traffic classes from 1 to 15, \"none\" or \"profile\""
-                    )),
+                    )
+                    .into()),
+                }
                 },
             )?,
             failure_runs: failure_grid(g, top).map_err(owned)?,
@@ -154,13 +158,13 @@ impl Grid {
     /// Every grid point must be able to run: growth of what cannot grow,
     /// families the ELP or the algorithm cannot apply to, and missing
     /// files are spec errors now rather than failed rows later.
-    fn check(&self) -> std::result::Result<(), (&'static str, String)> {
+    fn check(&self) -> std::result::Result<(), (&'static str, SpecFault)> {
         // The extension keeps one class's DSCP plan.
         if self.growths.iter().any(Option::is_some) {
             if let Some(m) = self.classes.iter().find(|&&m| m > 1) {
                 return Err((
                     "growth",
-                    format!("extends single-class plans, and the group has classes = {m}"),
+                    format!("extends single-class plans, and the group has classes = {m}").into(),
                 ));
             }
             if self.algos.contains(&Algo::GreedyTtl) {
@@ -179,7 +183,7 @@ impl Grid {
                 if let crate::elp::FamilySpec::File { path }
                 | crate::elp::FamilySpec::Lfts { path } = f
                 {
-                    readable_file(path).map_err(|r| ("elp", format!("'{}': {r}", e.text)))?;
+                    readable_file(&e.text, path).map_err(|r| ("elp", r))?;
                 }
             }
         }
@@ -301,7 +305,7 @@ fn growth_grid(
     g: &RawGroup,
     top: &RawSpec,
     topos: &[(String, TopologySpec)],
-) -> std::result::Result<Vec<Option<crate::update::Growth>>, (&'static str, String)> {
+) -> std::result::Result<Vec<Option<crate::update::Growth>>, (&'static str, SpecFault)> {
     use crate::update::Growth;
     let Some(list) = g.growth.as_ref().or(top.growth.as_ref()) else {
         return Ok(vec![None]);
@@ -309,7 +313,7 @@ fn growth_grid(
     let growths: Vec<Growth> = list
         .list()
         .iter()
-        .map(|t| Growth::parse(t).map_err(|e| ("growth", e.to_string())))
+        .map(|t| Growth::parse(t).map_err(|e| ("growth", e.into())))
         .collect::<std::result::Result<_, _>>()?;
     if growths.is_empty() {
         return Err(("growth", "empty list: the grid is empty".into()));
@@ -330,11 +334,13 @@ fn growth_grid(
                         "'{}' adds leaves to a tiered fabric (fat-tree, leaf-spine), and '{text}' has no tiers: use grow:switches or drain",
                         gr.canonical()
                     )
+                    .into()
                 } else {
                     format!(
                         "'{}' adds switches by taking over random links (Jellyfish's expansion), which would break the levels of '{text}': use grow:leaves or drain",
                         gr.canonical()
                     )
+                    .into()
                 },
             ));
         }
@@ -348,7 +354,7 @@ fn growth_grid(
 fn failure_grid(
     g: &RawGroup,
     top: &RawSpec,
-) -> std::result::Result<Vec<Option<FailureRun>>, (&'static str, String)> {
+) -> std::result::Result<Vec<Option<FailureRun>>, (&'static str, SpecFault)> {
     use crate::failures::{FailureSpec, Options, Routing};
     let routing = g.routing.as_ref().or(top.routing.as_ref());
     let replan = g.replan.or(top.replan);
@@ -366,17 +372,17 @@ fn failure_grid(
     let specs: Vec<FailureSpec> = specs
         .list()
         .iter()
-        .map(|t| FailureSpec::parse(t).map_err(|e| ("failures", e.to_string())))
+        .map(|t| FailureSpec::parse(t).map_err(|e| ("failures", e.into())))
         .collect::<std::result::Result<_, _>>()?;
     for f in &specs {
         if let FailureSpec::File { path } = f {
-            readable_file(path).map_err(|r| ("failures", format!("'{}': {r}", f.text())))?;
+            readable_file(&f.text(), path).map_err(|r| ("failures", r))?;
         }
     }
     let routings: Vec<Routing> = routing
         .map_or(vec!["converged".to_string()], OneOrMany::list)
         .iter()
-        .map(|r| r.parse::<Routing>().map_err(|e| ("routing", e.to_string())))
+        .map(|r| r.parse::<Routing>().map_err(|e| ("routing", e.into())))
         .collect::<std::result::Result<_, _>>()?;
     if specs.is_empty() {
         return Err(("failures", "empty list: the grid is empty".into()));
@@ -403,14 +409,13 @@ fn failure_grid(
 }
 
 /// The switch profiles of a group, crossed with its cable lengths: group
-/// keys override the spec's top-level ones (the capacity keys are fields of
-/// both structs rather than one flattened struct, since serde cannot refuse
-/// unknown keys beside a flattened one). Every profile is resolved (a
+/// keys override the spec's top-level ones (both tables declare them
+/// through `raw_table!`). Every profile is resolved (a
 /// `file:` profile read and validated) now, before anything runs.
 fn switch_grid(
     g: &RawGroup,
     top: &RawSpec,
-) -> std::result::Result<Vec<crate::capacity::Profile>, (&'static str, String)> {
+) -> std::result::Result<Vec<crate::capacity::Profile>, (&'static str, SpecFault)> {
     use crate::capacity::{HeadroomModel, Profile};
     let names = g.switch.as_ref().or(top.switch.as_ref()).map_or(
         vec![crate::capacity::profile::DEFAULT_PROFILE.to_string()],
@@ -419,7 +424,7 @@ fn switch_grid(
     let number = |key: &'static str, v: &toml::Value| match v {
         toml::Value::Integer(i) => Ok(*i as f64),
         toml::Value::Float(f) => Ok(*f),
-        other => Err((key, format!("{other} is not a number"))),
+        other => Err((key, SpecFault::from(format!("{other} is not a number")))),
     };
     let cables: Vec<Option<f64>> = match g.cable_m.as_ref().or(top.cable_m.as_ref()) {
         None => vec![None],
@@ -441,7 +446,7 @@ fn switch_grid(
         .or(top.headroom.as_ref())
         .map(|h| {
             h.parse::<HeadroomModel>()
-                .map_err(|e| ("headroom", e.to_string()))
+                .map_err(|e| ("headroom", e.into()))
         })
         .transpose()?;
     if names.is_empty() {
@@ -452,7 +457,7 @@ fn switch_grid(
     }
     let mut out = Vec::new();
     for name in &names {
-        let p = Profile::resolve(name).map_err(|e| ("switch", e.to_string()))?;
+        let p = Profile::resolve(name).map_err(|e| ("switch", e.into()))?;
         for &c in &cables {
             out.push(p.with_links(c, speed, headroom).map_err(|e| {
                 let key = match &e {
@@ -460,7 +465,7 @@ fn switch_grid(
                     Error::Profile { field, .. } if field == "headroom" => "headroom",
                     _ => "cable_m",
                 };
-                (key, e.to_string())
+                (key, e.into())
             })?);
         }
     }
@@ -469,7 +474,7 @@ fn switch_grid(
 
 /// Topology spec strings of a group: literal specs, or a family crossed with
 /// the cartesian product of its `params` (keys in sorted order).
-fn expand_topologies(g: &RawGroup) -> std::result::Result<Vec<String>, (String, String)> {
+fn expand_topologies(g: &RawGroup) -> std::result::Result<Vec<String>, Fault> {
     let list = g.topology.list();
     if g.params.is_empty() {
         return Ok(list);
@@ -498,7 +503,7 @@ fn expand_topologies(g: &RawGroup) -> std::result::Result<Vec<String>, (String, 
                     other => {
                         return Err((
                             format!("params.{key}"),
-                            format!("{other} is not an integer or string"),
+                            format!("{other} is not an integer or string").into(),
                         ));
                     }
                 };

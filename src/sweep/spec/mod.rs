@@ -39,7 +39,7 @@
 
 use crate::cycle::CycleBackend;
 use crate::elp::ElpSpec;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SpecFault};
 use crate::tagging::Algo;
 use grid::Grid;
 use serde::Deserialize;
@@ -51,29 +51,47 @@ use tagger_generators::TopologySpec;
 /// Scenarios a spec may expand to unless `--max-scenarios` raises it.
 pub const DEFAULT_MAX_SCENARIOS: usize = 10_000;
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawSpec {
-    name: String,
-    #[serde(default = "one")]
-    seed: u64,
-    #[serde(default = "one")]
-    trials: u64,
-    /// Default per-scenario memory budget for groups.
-    #[serde(default)]
-    memory_budget: Option<RawSize>,
-    switch: Option<OneOrMany<String>>,
-    cable_m: Option<OneOrMany<toml::Value>>,
-    speed_gbps: Option<toml::Value>,
-    headroom: Option<String>,
-    classes: Option<OneOrMany<toml::Value>>,
-    max_tcs: Option<OneOrMany<toml::Value>>,
-    failures: Option<OneOrMany<String>>,
-    routing: Option<OneOrMany<String>>,
-    replan: Option<bool>,
-    growth: Option<OneOrMany<String>>,
-    #[serde(default)]
-    group: Vec<RawGroup>,
+/// Declares a raw spec table with the settings a spec gives at its top
+/// level as defaults and a group gives for itself (switch, cables, classes,
+/// failures, growth), written once here. They are fields of each struct
+/// rather than one flattened struct because serde cannot refuse unknown
+/// keys beside a flattened one.
+macro_rules! raw_table {
+    ($(#[$m:meta])* struct $name:ident { $($field:tt)* }) => {
+        $(#[$m])*
+        #[derive(Debug, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct $name {
+            $($field)*
+            switch: Option<OneOrMany<String>>,
+            cable_m: Option<OneOrMany<toml::Value>>,
+            speed_gbps: Option<toml::Value>,
+            headroom: Option<String>,
+            classes: Option<OneOrMany<toml::Value>>,
+            max_tcs: Option<OneOrMany<toml::Value>>,
+            failures: Option<OneOrMany<String>>,
+            routing: Option<OneOrMany<String>>,
+            replan: Option<bool>,
+            growth: Option<OneOrMany<String>>,
+        }
+    };
+}
+
+raw_table! {
+    /// A spec file as written: its own keys, the settings' defaults and
+    /// its groups.
+    struct RawSpec {
+        name: String,
+        #[serde(default = "one")]
+        seed: u64,
+        #[serde(default = "one")]
+        trials: u64,
+        /// Default per-scenario memory budget for groups.
+        #[serde(default)]
+        memory_budget: Option<RawSize>,
+        #[serde(default)]
+        group: Vec<RawGroup>,
+    }
 }
 
 /// A size: bytes as an integer, or a string with a unit (`"8GiB"`). Any
@@ -84,14 +102,15 @@ struct RawSpec {
 struct RawSize(toml::Value);
 
 impl RawSize {
-    fn bytes(&self) -> std::result::Result<u64, String> {
+    fn bytes(&self) -> std::result::Result<u64, SpecFault> {
         match &self.0 {
             toml::Value::Integer(n) if *n >= 1 => Ok(*n as u64),
-            toml::Value::Integer(n) => Err(format!("{n} bytes: must be at least 1 byte")),
-            toml::Value::String(t) => crate::budget::parse_size(t).map_err(|e| e.to_string()),
+            toml::Value::Integer(n) => Err(format!("{n} bytes: must be at least 1 byte").into()),
+            toml::Value::String(t) => Ok(crate::budget::parse_size(t)?),
             other => Err(format!(
                 "{other} is not a size (a number of bytes, or a string such as \"8GiB\")"
-            )),
+            )
+            .into()),
         }
     }
 }
@@ -100,30 +119,21 @@ fn one() -> u64 {
     1
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawGroup {
-    name: String,
-    topology: OneOrMany<String>,
-    #[serde(default)]
-    params: BTreeMap<String, OneOrMany<toml::Value>>,
-    elp: OneOrMany<String>,
-    #[serde(default)]
-    algo: Option<OneOrMany<String>>,
-    #[serde(default)]
-    cycle: Option<OneOrMany<String>>,
-    trials: Option<u64>,
-    memory_budget: Option<RawSize>,
-    switch: Option<OneOrMany<String>>,
-    cable_m: Option<OneOrMany<toml::Value>>,
-    speed_gbps: Option<toml::Value>,
-    headroom: Option<String>,
-    classes: Option<OneOrMany<toml::Value>>,
-    max_tcs: Option<OneOrMany<toml::Value>>,
-    failures: Option<OneOrMany<String>>,
-    routing: Option<OneOrMany<String>>,
-    replan: Option<bool>,
-    growth: Option<OneOrMany<String>>,
+raw_table! {
+    /// A `[[group]]` as written: its grid's axes and its own settings.
+    struct RawGroup {
+        name: String,
+        topology: OneOrMany<String>,
+        #[serde(default)]
+        params: BTreeMap<String, OneOrMany<toml::Value>>,
+        elp: OneOrMany<String>,
+        #[serde(default)]
+        algo: Option<OneOrMany<String>>,
+        #[serde(default)]
+        cycle: Option<OneOrMany<String>>,
+        trials: Option<u64>,
+        memory_budget: Option<RawSize>,
+    }
 }
 
 /// A scenario's traffic-class limit (`max_tcs`).
@@ -267,10 +277,10 @@ fn compatible(
     topo: &TopologySpec,
     elps: &[ElpSpec],
     algos: &[Algo],
-) -> std::result::Result<(), (&'static str, String)> {
+) -> std::result::Result<(), (&'static str, SpecFault)> {
     let family = match topo {
         TopologySpec::File { path } | TopologySpec::IbNet { path } => {
-            return readable_file(path).map_err(|r| ("topology", format!("'{text}': {r}")));
+            return readable_file(text, path).map_err(|r| ("topology", r));
         }
         TopologySpec::Generated(f) => f,
     };
@@ -283,7 +293,8 @@ fn compatible(
                         format!(
                             "'{}' on '{text}': dor needs a HyperX or BCube topology",
                             e.text
-                        ),
+                        )
+                        .into(),
                     ));
                 }
                 crate::elp::FamilySpec::KBounce { .. } if !family.is_tiered() => {
@@ -292,7 +303,8 @@ fn compatible(
                         format!(
                             "'{}' on '{text}': kbounce needs a tiered topology (fat-tree, leaf-spine)",
                             e.text
-                        ),
+                        )
+                        .into(),
                     ));
                 }
                 _ => {}
@@ -306,29 +318,38 @@ fn compatible(
                 format!(
                     "'{}' on '{text}': the Clos scheme needs a tiered topology (fat-tree, leaf-spine)",
                     a.name()
-                ),
+                )
+                .into(),
             ));
         }
     }
     Ok(())
 }
 
-/// `Ok` when `path` names a file that can be opened for reading.
-fn readable_file(path: &std::path::Path) -> std::result::Result<(), String> {
+/// `Ok` when `path`, named by `spec`, is a file that can be opened for
+/// reading.
+fn readable_file(spec: &str, path: &std::path::Path) -> std::result::Result<(), SpecFault> {
     // Metadata first: opening a FIFO would block until a writer comes.
     match std::fs::metadata(path) {
-        Ok(m) if m.is_dir() => return Err(format!("{} is a directory", path.display())),
+        Ok(m) if m.is_dir() => {
+            return Err(format!("'{spec}': {} is a directory", path.display()).into());
+        }
         Ok(m) if !m.is_file() => {
             return Err(format!(
-                "{} is not a regular file (a device, FIFO or socket)",
+                "'{spec}': {} is not a regular file (a device, FIFO or socket)",
                 path.display()
-            ));
+            )
+            .into());
         }
         _ => {}
     }
     match std::fs::File::open(path) {
         Ok(_) => Ok(()),
-        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+        Err(cause) => Err(SpecFault::Unreadable {
+            spec: spec.to_string(),
+            path: path.to_path_buf(),
+            cause,
+        }),
     }
 }
 
@@ -382,14 +403,14 @@ impl Sweep {
     /// is checked in full before anything runs.
     pub fn parse(text: &str, file: &str, max_scenarios: usize) -> Result<Self> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let err = |location: String, reason: String| Error::SweepSpec {
+        let err = |location: String, cause: SpecFault| Error::SweepSpec {
             file: file.to_string(),
             location,
-            reason,
+            cause: Box::new(cause),
         };
         let raw: RawSpec = toml::from_str(text).map_err(|e| {
             let (location, reason) = toml_fault(text, &e);
-            err(location, reason)
+            err(location, reason.into())
         })?;
         if raw.group.is_empty() {
             return Err(err(
@@ -414,7 +435,7 @@ impl Sweep {
             if !names.insert(g.name.clone()) {
                 return Err(err(
                     at("name"),
-                    format!("group name '{}' is used twice", g.name),
+                    format!("group name '{}' is used twice", g.name).into(),
                 ));
             }
             let grid = Grid::parse(g, &raw, default_budget).map_err(|(k, r)| err(at(&k), r))?;
@@ -422,7 +443,7 @@ impl Sweep {
             if scenarios.len() as u128 + count > max_scenarios as u128 {
                 return Err(err(
                     format!("group {} ('{}')", gi + 1, g.name),
-                    grid.over_cap(count, scenarios.len(), max_scenarios),
+                    grid.over_cap(count, scenarios.len(), max_scenarios).into(),
                 ));
             }
             grid.expand(g, (raw.seed, machine), &mut scenarios);

@@ -195,3 +195,35 @@ fn errors_name_file_group_and_key() {
         assert!(e.contains(want), "want '{want}' in: {e}");
     }
 }
+
+/// A value its own parser refuses stays that parser's typed error under
+/// the spec's location, so a caller can match it.
+#[test]
+fn spec_errors_keep_their_typed_causes() {
+    use crate::error::SpecFault;
+    let g = "name = \"x\"\n[[group]]\nname = \"a\"\ntopology = \"fattree:k=4\"\n";
+    let e = parse(&format!("{g}elp = \"kbounce:x=1\"\n")).unwrap_err();
+    assert!(
+        matches!(&e, Error::SweepSpec { location, cause, .. }
+            if location.ends_with("key elp")
+                && matches!(&**cause, SpecFault::Value(inner) if matches!(**inner, Error::ElpSyntax { .. }))),
+        "{e:?}"
+    );
+    let e = parse(&format!("{g}elp = \"file:/no/such/p.txt\"\n")).unwrap_err();
+    assert!(
+        matches!(&e, Error::SweepSpec { cause, .. }
+            if matches!(&**cause, SpecFault::Unreadable { cause, .. }
+                if cause.kind() == std::io::ErrorKind::NotFound)),
+        "{e:?}"
+    );
+    let e = parse(&format!(
+        "memory_budget = \"8 parsecs\"\n{g}elp = \"shortest\"\n"
+    ))
+    .unwrap_err();
+    assert!(
+        matches!(&e, Error::SweepSpec { cause, .. }
+            if matches!(**cause, SpecFault::Size(crate::ValueError::UnknownUnit { .. }))),
+        "{e:?}"
+    );
+    assert_eq!(e.kind(), "sweep_spec");
+}
