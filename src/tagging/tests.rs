@@ -499,6 +499,58 @@ fn search_holds_the_traffic_classes() {
             .unwrap();
         let again = pool.install(|| plan("auto", Some(7)));
         assert_eq!(again.keys, held.keys, "at {threads} threads");
+        // Greedy's plan misses the classes and is above the bound: `auto`
+        // leaves fitting it to `search` (which does, where its own plans
+        // do no better) instead of fitting it first for nothing.
+        assert_eq!(again.tried.len(), 2, "{:?}", again.tried);
+        let g = &again.tried[0];
+        assert_eq!((g.algo.as_str(), g.priorities), ("greedy", None));
+        assert_eq!(
+            g.error.as_deref(),
+            Some("3 priorities over the traffic classes; not fitted, since search found fewer")
+        );
+    }
+    // Where greedy's plan fits the classes, `auto` fits (keeps) it as
+    // `greedy` does.
+    let roomy = plan("auto", Some(15));
+    let greedy = plan("greedy", Some(15));
+    assert_eq!(roomy.tried[0].priorities, Some(greedy.priorities));
+}
+
+/// Under a traffic-class budget, `auto` keeps the plan it kept when it
+/// fitted greedy's plan before running `search` (the better by priorities,
+/// classes and rules, greedy's on a tie), though it now fits greedy's plan
+/// only where `search` did not beat its unfitted priorities: the oracle is
+/// that first procedure, run by hand.
+#[test]
+fn auto_fits_greedy_only_where_it_can_win() {
+    for (spec, tcs) in [
+        ("jellyfish:n=30,ports=6,r=4,seed=2", 5),
+        ("jellyfish:n=30,ports=6,r=4,seed=7", 5),
+        ("jellyfish:n=40,ports=8,r=4,seed=1", 5),
+        ("jellyfish:n=40,ports=8,r=5,seed=2", 5),
+        ("jellyfish:n=40,ports=8,r=4,seed=5", 5),
+    ] {
+        let t = topo(spec);
+        let e = ElpSet::build(&t, &ElpSpec::parse("shortest").unwrap()).unwrap();
+        let (budget, control) = (Budget::unlimited(), Control::new());
+        let cx = Context::new(&t, &e, &budget, &control).with_max_tcs(Some(tcs));
+        let plan = |algo: &str| tag_in(&cx, algo.parse().unwrap());
+        let auto = plan("auto").unwrap();
+        let want = match plan("greedy") {
+            Ok(g) if g.priorities <= g.lower_bound => g,
+            Ok(g) => match plan("search") {
+                Ok(s) if auto::rank(&s) < auto::rank(&g) => s,
+                _ => g,
+            },
+            Err(_) => plan("search").unwrap(),
+        };
+        assert_eq!(
+            auto.keys, want.keys,
+            "{spec} within {tcs}: {:?}",
+            auto.tried
+        );
+        assert_eq!(auto.algo, want.algo, "{spec}");
     }
 }
 
