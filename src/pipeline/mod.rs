@@ -232,6 +232,18 @@ record! {
         /// they stalled close to a target (at most one path in twenty
         /// left; null when it did not run).
         pub search_restarts: Option<u64>,
+        /// `search` under a traffic-class budget: the priorities the
+        /// search held to the classes ran for, at its lowest target (it
+        /// runs where orders reached a target but their plan missed the
+        /// classes; null when it did not run).
+        pub search_class_target: Option<u32>,
+        /// `search`: true when the search held to the classes found a plan
+        /// within them at `search_class_target` (null when it did not run).
+        pub search_class_fitted: Option<bool>,
+        /// `search`: where the search held to the classes gave up, at its
+        /// best: paths past its target plus classes over the switches'
+        /// bounds (0 when it fitted; null when it did not run).
+        pub search_class_left: Option<u64>,
         /// `exact`: paths of the sub-ELP on which the solver proved
         /// `priorities_lower_bound - 1` priorities impossible (null when it
         /// proved nothing).
@@ -491,6 +503,7 @@ fn summarize(
     // the stall, `search`'s own (exact's steps are solver calls).
     let searched = tagging.effort.as_ref().filter(|e| e.skipped.is_none());
     let local = searched.filter(|_| matches!(tagging.algo, Algo::Search(_)));
+    let held = local.and_then(|e| e.class_held);
     Summary {
         topology: topo.name().to_string(),
         family: topo.family().name().to_string(),
@@ -535,6 +548,9 @@ fn summarize(
             search_evaluations: local.map(|e| e.evaluations),
             search_stalled: local.map(|e| e.stalled),
             search_restarts: local.map(|e| e.restarts),
+            search_class_target: held.map(|h| h.target),
+            search_class_fitted: held.map(|h| h.fitted),
+            search_class_left: held.map(|h| h.left),
             proof_paths: tagging
                 .effort
                 .as_ref()

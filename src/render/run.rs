@@ -217,6 +217,24 @@ fn search_lines(l: &mut Lines, r: &RunResult) {
                 ""
             }
         );
+        if let (Some(target), Some(fitted), Some(left), Some(n)) = (
+            s.figures.search_class_target,
+            s.figures.search_class_fitted,
+            s.figures.search_class_left,
+            s.figures.max_tcs,
+        ) {
+            line!(
+                l,
+                "held to TCs   its orders reached {target} priorities but needed more than {n} traffic classes; searched on held to them: {}",
+                if fitted {
+                    format!("a plan with {target} fits")
+                } else {
+                    format!(
+                        "gave up, at best {left} paths past {target} priorities or classes over the switches' bounds"
+                    )
+                }
+            );
+        }
         if let Some(n) = s.figures.proof_paths {
             line!(
                 l,

@@ -62,7 +62,8 @@ pub use context::Context;
 pub use control::Control;
 pub use greedy::greedy_insertions;
 pub use plan::{
-    Attempt, Effort, Key, MAX_TAG, PriorityStats, Scheme, Tagging, dependency_lower_bound,
+    Attempt, ClassHeld, Effort, Key, MAX_TAG, PriorityStats, Scheme, Tagging,
+    dependency_lower_bound,
 };
 pub(crate) use plan::{build, finish, priority_stats, same_priority_edges, self_check};
 

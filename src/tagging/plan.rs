@@ -124,6 +124,24 @@ pub struct Effort {
     /// `search`: local searches started again with a new seed after they
     /// stalled close to their target.
     pub restarts: u64,
+    /// `search` under a traffic-class budget: the search held to the
+    /// classes (run where orders reached a target but their plan missed
+    /// the classes), at the lowest target it ran for.
+    pub class_held: Option<ClassHeld>,
+}
+
+/// What the search held to the traffic classes did at one target.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClassHeld {
+    /// The priorities it searched for.
+    pub target: u32,
+    /// True when it found a plan within the classes.
+    pub fitted: bool,
+    /// Where it gave up: at its best, paths past the target plus classes
+    /// over the switches' bounds (0 when it fitted).
+    pub left: u64,
+    /// Plans whose bound fitted and that it classified.
+    pub checks: u32,
 }
 
 /// Tags must fit the DSCP field with room for the lossy class.

@@ -488,6 +488,16 @@ fn search_holds_the_traffic_classes() {
     assert_eq!((held.priorities, held.lower_bound), (2, 2));
     let fit = held.class_fit.as_ref().expect("held to the classes");
     assert!(fit.tcs_max <= 7 && fit.forced_keys == 0, "{fit:?}");
+    // The search held to the classes ran, at 2, and fitted.
+    let h = held
+        .effort
+        .as_ref()
+        .and_then(|e| e.class_held)
+        .expect("it ran");
+    assert_eq!((h.target, h.fitted, h.left), (2, true, 0), "{h:?}");
+    assert!(h.checks >= 1, "{h:?}");
+    // Without a class budget it does not run.
+    assert_eq!(free.effort.as_ref().and_then(|e| e.class_held), None);
     assert_eq!(
         traffic::classify(&t, &held.keys).unwrap().max(),
         fit.tcs_max as usize

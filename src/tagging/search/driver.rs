@@ -6,8 +6,8 @@ use super::symmetric::{Halved, one_of_each_reversal};
 use super::{FALLBACK_ROOM, LocalSearch, Outcome, SLICE};
 use crate::elp::enumerate::ChannelPaths;
 use crate::tagging::{
-    Algo, Context, Effort, MAX_TAG, Result, SearchParams, Tagging, checked, control, finish, fit,
-    greedy, order, orders_fit, repair, traffic,
+    Algo, ClassHeld, Context, Effort, MAX_TAG, Result, SearchParams, Tagging, checked, control,
+    finish, fit, greedy, order, orders_fit, repair, traffic,
 };
 use rayon::prelude::*;
 
@@ -486,6 +486,12 @@ impl Driver<'_, '_> {
         // 10^6 evaluations, and 10^8 held to the classes did not fit them).
         let share = (*left / 2).min(reached_with.saturating_mul(10).max(super::PATIENCE));
         let keep = *left - share;
+        let mut held = ClassHeld {
+            target,
+            left: u64::MAX,
+            ..ClassHeld::default()
+        };
+        let mut found = None;
         while *left > keep {
             let mut ls = LocalSearch::within_classes(
                 paths,
@@ -524,8 +530,10 @@ impl Driver<'_, '_> {
                     };
                     let t = self.tagged(&plan)?;
                     let over = traffic::classify(self.cx.topo, &t.keys)?.over(n as usize);
+                    held.checks += 1;
                     if over.is_empty() {
-                        return Ok(Some((plan, t)));
+                        found = Some((plan, t));
+                        break out;
                     }
                     checks += 1;
                     if checks > MAX_CHECKS || *left <= keep {
@@ -548,16 +556,26 @@ impl Driver<'_, '_> {
                     break out;
                 }
             };
-            if out.reached
+            held.left = held.left.min(ls.best);
+            if found.is_some()
+                || out.reached
                 || out.timed_out
                 || !restartable(ls.best, paths.len(), spent, left.saturating_sub(keep))
             {
-                return Ok(None);
+                break;
             }
             tries += 1;
             effort.restarts += 1;
         }
-        Ok(None)
+        // Not run where no budget was left for it.
+        if held.left != u64::MAX {
+            held.fitted = found.is_some();
+            if held.fitted {
+                held.left = 0;
+            }
+            effort.class_held = Some(held);
+        }
+        Ok(found)
     }
 
     /// Takes the orders a search found for `target` into `best`. Returns
