@@ -228,6 +228,8 @@ fn search_lines(l: &mut Lines, r: &RunResult) {
                 "held to TCs   its orders reached {target} priorities but needed more than {n} traffic classes; searched on held to them: {}",
                 if fitted {
                     format!("a plan with {target} fits")
+                } else if left == 0 {
+                    "gave up: its orders fit every switch's class bound, but their plan's classification needs more".to_string()
                 } else {
                     format!(
                         "gave up, at best {left} paths past {target} priorities or classes over the switches' bounds"

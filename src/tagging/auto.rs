@@ -184,15 +184,17 @@ impl Runs {
 
     /// Greedy's plan `d` fitted to the traffic classes after all, where
     /// `search` did not beat its unfitted priorities: its attempt gets the
-    /// result, and the plan wins ties, as it would have run first. Fitting never lowers the
-    /// unfitted count, and stops at a round above the best plan's
-    /// ([`fitted_below`]), so the plan kept is the one fitting greedy's
-    /// first would have given.
+    /// result, and the plan wins ties, as it would have run first. Fitting
+    /// never lowers the unfitted count, and stops at a round above the best
+    /// plan's ([`fitted_below`]), so the plan kept is the one fitting
+    /// greedy's first would have given.
     fn fit_deferred(&mut self, cx: &Context<'_>, d: Deferred) -> Result<()> {
         let start = Instant::now();
         // A fitting above the best plan's priorities cannot win.
         let cap = self.best.as_ref().map(|b| b.priorities);
         let (restarts, seed) = d.greedy;
+        // Planned again rather than held through `search`: on Jellyfish
+        // 2000 its keys are hundreds of MB and replanning takes 0.5 s.
         let result = greedy::plan(cx, restarts, seed)
             .and_then(checked)
             .and_then(|t| fitted_below(cx, Algo::Greedy { restarts, seed }, t, d.max_tcs, cap));

@@ -133,16 +133,13 @@ impl Grid {
                 g.max_tcs.as_ref().or(top.max_tcs.as_ref()),
                 "max_tcs",
                 TcLimit::Profile,
-                |v| {
-                    match v {
+                |v| match v {
                     toml::Value::Integer(i) if (1..=15).contains(i) => Ok(TcLimit::At(*i as u32)),
                     toml::Value::String(t) if t == "none" => Ok(TcLimit::None),
                     toml::Value::String(t) if t == "profile" => Ok(TcLimit::Profile),
-                    other => Err(format!(
+                    other => Err(SpecFault::from(format!(
                         "{other}: expected a number of traffic classes from 1 to 15, \"none\" or \"profile\""
-                    )
-                    .into()),
-                }
+                    ))),
                 },
             )?,
             failure_runs: failure_grid(g, top).map_err(owned)?,

@@ -486,6 +486,7 @@ impl Driver<'_, '_> {
         // 10^6 evaluations, and 10^8 held to the classes did not fit them).
         let share = (*left / 2).min(reached_with.saturating_mul(10).max(super::PATIENCE));
         let keep = *left - share;
+        // `left` is the least over its runs.
         let mut held = ClassHeld {
             target,
             left: u64::MAX,
@@ -568,7 +569,7 @@ impl Driver<'_, '_> {
             effort.restarts += 1;
         }
         // Not run where no budget was left for it.
-        if held.left != u64::MAX {
+        if share > 0 {
             held.fitted = found.is_some();
             if held.fitted {
                 held.left = 0;
