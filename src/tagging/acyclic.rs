@@ -11,13 +11,22 @@
 //! true, learns from it like from any conflict, and goes on without
 //! restarting.
 //!
-//! The theory reports conflicts only; it does not propagate (make false,
-//! ahead of the solver, the edges that would close a cycle). A propagating
-//! version was measured and dropped: bounded searches on both sides of
-//! each new edge cut conflicts on some proofs and added them on others,
-//! and cost five times the time per conflict (Jellyfish 250: 750 conflicts
-//! a second against 3,700; leaf-spine 8x4 `kbounce:3`'s proof 0.63 s
-//! against 0.31 s).
+//! The theory also propagates (Gebser, Janhunen and Rintanen's
+//! acyclicity propagator): when an edge `a -> b` becomes true, every
+//! undecided edge `y -> x` with `y` reachable from `b` and `x` reaching `a`
+//! would close a cycle, so it is made false at once, explained by the path
+//! `x ~> a -> b ~> y` (kept until the level it was made at is undone). The
+//! searches stop at [`REACH`] nodes a side, and the nodes and candidates
+//! they look at count as work, sixteen to an edge, for the first try's
+//! bound. Measured against conflicts alone (2026-11-27, `exact` from the
+//! same start, seconds of the tag stage): Jellyfish 64/8 r=4 seed 11
+//! `shortest` 2 priorities in 28-31 s against 112 s; Jellyfish 60/8 r=4
+//! seed 3 2 in 16-21 s where 30 s did not settle it; Jellyfish 250/64 and
+//! 300/64 r=12, fat-tree k=4 and leaf-spine 8x4 proofs the same answers in
+//! about the same time (the table in docs/priorities.md). A version
+//! measured on 2026-11-25 cost five times the time per conflict and was
+//! dropped; what changed is the bound on the searches and their charge
+//! to the work bound.
 //!
 //! Each graph keeps a topological order of its true edges as they arrive
 //! (Pearce-Kelly: an edge that agrees with the order costs O(1); otherwise
@@ -34,13 +43,21 @@
 //! directed acyclic graphs", ACM JEA 11, 2006.
 //!
 //! Complexity: per edge that becomes true, O(1) when it agrees with the
-//! order, else O(V + E) of the region between its ends; per backtracked
-//! edge O(1).
+//! order, else O(V + E) of the region between its ends, plus the
+//! propagation's searches, O(R * D) for R = [`REACH`] nodes a side of
+//! degree D; per backtracked edge O(1).
 
 use batsat::theory::{Theory, TheoryArg};
 
 /// No edge: a variable that is not an edge literal.
 const NONE: u32 = u32::MAX;
+
+/// Nodes searched on each side of a new edge for the edges it forces
+/// false. On the small Jellyfish of docs/priorities.md 256 finds what an
+/// unbounded search finds (Jellyfish 64/8 r=4 seed 11: 2 priorities in
+/// 28 s at 256 or unbounded, none in 60 s at 32); on larger graphs the
+/// searches cost more than they save, and the bound keeps them in check.
+const REACH: usize = 256;
 
 /// One edge the solver may make true: `from -> to` in graph `graph`, when
 /// variable `var` is true.
@@ -84,8 +101,9 @@ pub(crate) struct Acyclicity {
     edge_of: Vec<u32>,
     /// Edges now true, in the order they became true.
     added: Vec<u32>,
-    /// Per decision level: where the trail and `added` stood when it began.
-    levels: Vec<(usize, usize)>,
+    /// Per decision level: where the trail, `added` and `explained` stood
+    /// when it began.
+    levels: Vec<(usize, usize, usize)>,
     /// Trail literals read so far.
     seen: usize,
     /// Search marks: `mark[v] == stamp` means visited in this search.
@@ -97,6 +115,25 @@ pub(crate) struct Acyclicity {
     back: Vec<u32>,
     /// Cycles reported to the solver as conflicts.
     conflicts: u64,
+    /// Every declared edge out of / into each node, per graph, true or
+    /// not: the candidates a new path may force false.
+    cand_out: Vec<Vec<Vec<u32>>>,
+    cand_in: Vec<Vec<Vec<u32>>>,
+    /// Reachability searched around a new edge to propagate from, per
+    /// side, in nodes (0: no propagation).
+    reach: usize,
+    /// Explanations of the literals propagated, as ranges of `because`
+    /// (the true edge literals whose path the forced edge would close),
+    /// per propagated variable; truncated with the levels.
+    because: Vec<batsat::Lit>,
+    explained: Vec<(u32, u32, u32)>,
+    expl_at: Vec<u32>,
+    /// Backward search marks and parents (a second stamp space).
+    bmark: Vec<u32>,
+    bparent: Vec<u32>,
+    fwd: Vec<u32>,
+    /// Literals forced false by the theory.
+    propagated: u64,
     /// Edges made true so far, shared with whoever bounds the solver's
     /// effort (a solver's stop callback cannot borrow the theory).
     work: std::rc::Rc<std::cell::Cell<u64>>,
@@ -105,7 +142,16 @@ pub(crate) struct Acyclicity {
 impl Acyclicity {
     /// A theory with no edges.
     pub(crate) fn new() -> Self {
-        Self::default()
+        Self::with_reach(REACH)
+    }
+
+    /// A theory that propagates from searches of up to `reach` nodes per
+    /// side (0: conflicts only).
+    pub(crate) fn with_reach(reach: usize) -> Self {
+        Acyclicity {
+            reach,
+            ..Self::default()
+        }
     }
 
     /// A counter of the edges made true so far (the theory's work, and a
@@ -127,12 +173,24 @@ impl Acyclicity {
         if self.mark.len() < n {
             self.mark.resize(n, 0);
             self.parent.resize(n, NONE);
+            self.bmark.resize(n, 0);
+            self.bparent.resize(n, NONE);
+        }
+        while self.cand_out.len() <= g {
+            self.cand_out.push(Vec::new());
+            self.cand_in.push(Vec::new());
+        }
+        if self.cand_out[g].len() < n {
+            self.cand_out[g].resize(n, Vec::new());
+            self.cand_in[g].resize(n, Vec::new());
         }
         if self.edge_of.len() <= var as usize {
             self.edge_of.resize(var as usize + 1, NONE);
         }
         debug_assert_eq!(self.edge_of[var as usize], NONE, "a variable is one edge");
         let e = self.edges.len() as u32;
+        self.cand_out[g][from as usize].push(e);
+        self.cand_in[g][to as usize].push(e);
         self.edges.push(Edge {
             graph,
             from,
@@ -171,6 +229,7 @@ impl Acyclicity {
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.mark.iter_mut().for_each(|m| *m = 0);
+            self.bmark.iter_mut().for_each(|m| *m = 0);
             self.stamp = 1;
         }
         self.stamp
@@ -283,6 +342,136 @@ impl Acyclicity {
         debug_assert_eq!((a, b), (Some(e), Some(e)), "edges leave in reverse order");
     }
 
+    /// After edge `e` (`a -> b`) became true: every undecided edge `y -> x`
+    /// with `y` reachable from `b` and `x` reaching `a` (each side searched
+    /// up to `reach` nodes) would close a cycle, so it is forced false,
+    /// explained by the path `x ~> a -> b ~> y`. `false`: the solver is
+    /// in conflict (a forced edge was already true), stop.
+    fn propagate_from(&mut self, e: u32, acts: &mut TheoryArg) -> bool {
+        let Edge {
+            graph, from, to, ..
+        } = self.edges[e as usize];
+        let g = graph as usize;
+        // Backward from `from`: the nodes reaching it, with parents.
+        let bs = self.next_stamp();
+        self.back.clear();
+        self.back.push(from);
+        self.bmark[from as usize] = bs;
+        self.bparent[from as usize] = NONE;
+        let mut i = 0;
+        while i < self.back.len() && self.back.len() < self.reach {
+            let v = self.back[i];
+            i += 1;
+            for &f in &self.graphs[g].inn[v as usize] {
+                let w = self.edges[f as usize].from;
+                if self.bmark[w as usize] == bs {
+                    continue;
+                }
+                self.bmark[w as usize] = bs;
+                self.bparent[w as usize] = f;
+                self.back.push(w);
+            }
+        }
+        let mut scanned = self.back.len() as u64;
+        // Forward from `to`, checking each node's candidates as it comes.
+        let fs = self.next_stamp();
+        self.fwd.clear();
+        self.fwd.push(to);
+        self.mark[to as usize] = fs;
+        self.parent[to as usize] = NONE;
+        let mut i = 0;
+        while i < self.fwd.len() {
+            let y = self.fwd[i];
+            i += 1;
+            for j in 0..self.cand_out[g][y as usize].len() {
+                let f = self.cand_out[g][y as usize][j];
+                let x = self.edges[f as usize].to;
+                if self.bmark[x as usize] != bs {
+                    continue;
+                }
+                let l = self.lit(f);
+                if acts.value(l.var()) == batsat::lbool::FALSE {
+                    continue;
+                }
+                // The path x ~> from -> to ~> y.
+                let start = self.because.len() as u32;
+                let mut at = x;
+                while at != from {
+                    let h = self.bparent[at as usize];
+                    self.because.push(self.lit(h));
+                    at = self.edges[h as usize].to;
+                }
+                self.because.push(self.lit(e));
+                let tail = self.because.len();
+                let mut at = y;
+                while at != to {
+                    let h = self.parent[at as usize];
+                    self.because.push(self.lit(h));
+                    at = self.edges[h as usize].from;
+                }
+                // Read back from y: turned round, the path runs in order
+                // (the solver takes it as a set; the test builds check it).
+                self.because[tail..].reverse();
+                let len = self.because.len() as u32 - start;
+                let var = l.var().idx() as usize;
+                if self.expl_at.len() <= var {
+                    self.expl_at.resize(var + 1, NONE);
+                }
+                self.expl_at[var] = self.explained.len() as u32;
+                self.explained.push((var as u32, start, len));
+                self.propagated += 1;
+                if !acts.propagate(!l) {
+                    return false;
+                }
+            }
+            scanned += self.cand_out[g][y as usize].len() as u64;
+            if self.fwd.len() >= self.reach {
+                continue;
+            }
+            for &f in &self.graphs[g].out[y as usize] {
+                let w = self.edges[f as usize].to;
+                if self.mark[w as usize] == fs {
+                    continue;
+                }
+                self.mark[w as usize] = fs;
+                self.parent[w as usize] = f;
+                self.fwd.push(w);
+            }
+        }
+        self.charge(scanned);
+        true
+    }
+
+    /// Counts `n` nodes and candidates looked at as work, sixteen to an
+    /// edge taken in, so that the first try of `exact` (bounded in work)
+    /// stays about a second: uncharged it ran 5.1 s on Jellyfish 250/64
+    /// r=12 seed 1 (1.1 s charged, 1.0 s without propagation).
+    fn charge(&self, n: u64) {
+        self.work.set(self.work.get() + n / 16);
+    }
+
+    /// Test builds check each explanation asked for: a path of edges of
+    /// one graph from the forced edge's head to its tail, so that the
+    /// forced edge would close it.
+    #[cfg(test)]
+    fn closes_a_cycle(&self, var: u32, why: &[batsat::Lit]) {
+        let forced = self.edges[self.edge_of[var as usize] as usize];
+        let path: Vec<Edge> = why
+            .iter()
+            .map(|l| {
+                assert!(l.sign(), "an explanation is of edges made true");
+                self.edges[self.edge_of[l.var().idx() as usize] as usize]
+            })
+            .collect();
+        assert!(!path.is_empty());
+        assert_eq!(path[0].from, forced.to, "the path starts at the head");
+        assert_eq!(path[path.len() - 1].to, forced.from, "and ends at the tail");
+        for w in path.windows(2) {
+            assert_eq!(w[0].to, w[1].from, "a path");
+        }
+        assert!(path.iter().all(|e| e.graph == forced.graph));
+    }
+
     /// Reads the trail from where the last check stopped: each edge literal
     /// made true joins its graph, or its cycle becomes the solver's
     /// conflict.
@@ -307,6 +496,9 @@ impl Acyclicity {
                 acts.raise_conflict(&clause, false);
                 return;
             }
+            if self.reach > 0 && !self.propagate_from(e, acts) {
+                return;
+            }
         }
     }
 }
@@ -321,25 +513,35 @@ impl Theory for Acyclicity {
     }
 
     fn create_level(&mut self) {
-        self.levels.push((self.seen, self.added.len()));
+        self.levels
+            .push((self.seen, self.added.len(), self.explained.len()));
     }
 
     fn pop_levels(&mut self, n: usize) {
         let keep = self.levels.len() - n;
-        let (seen, added) = self.levels[keep];
+        let (seen, added, explained) = self.levels[keep];
         self.levels.truncate(keep);
         while self.added.len() > added {
             self.pop();
         }
         self.seen = seen;
+        if let Some(&(_, start, _)) = self.explained.get(explained) {
+            self.because.truncate(start as usize);
+        }
+        self.explained.truncate(explained);
     }
 
     fn n_levels(&self) -> usize {
         self.levels.len()
     }
 
-    fn explain_propagation(&mut self, _: batsat::Lit) -> &[batsat::Lit] {
-        unreachable!("the acyclicity theory never propagates")
+    fn explain_propagation(&mut self, p: batsat::Lit) -> &[batsat::Lit] {
+        let i = self.expl_at[p.var().idx() as usize] as usize;
+        let (_var, start, len) = self.explained[i];
+        let why = &self.because[start as usize..(start + len) as usize];
+        #[cfg(test)]
+        self.closes_a_cycle(_var, why);
+        why
     }
 }
 
@@ -381,11 +583,20 @@ mod tests {
     /// solver's model satisfies every clause with every graph acyclic.
     #[test]
     fn agrees_with_brute_force_on_random_instances() {
+        // Conflicts only, searches cut short (1 and 2 nodes a side: some
+        // forced edges go unseen) and unbounded ones.
+        for reach in [0, 1, 2, REACH] {
+            agrees_with_brute_force(reach);
+        }
+    }
+
+    fn agrees_with_brute_force(reach: usize) {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
         let (mut sat, mut unsat) = (0, 0);
+        let mut propagated = 0;
         for _ in 0..400 {
-            let n = rng.random_range(2..6u32);
-            let m = rng.random_range(1..11usize);
+            let n = rng.random_range(2..8u32);
+            let m = rng.random_range(1..15usize);
             let graphs = rng.random_range(1..3u32);
             let edges: Vec<(u32, u32, u32)> = (0..m)
                 .map(|_| {
@@ -419,7 +630,7 @@ mod tests {
             // Solved twice, incrementally: half the clauses, then all, as
             // `exact` adds paths between solver calls.
             let mut s = BasicSolver::default();
-            let mut th = Acyclicity::new();
+            let mut th = Acyclicity::with_reach(reach);
             for (v, &(g, a, b)) in edges.iter().enumerate() {
                 s.new_var_default();
                 th.edge(v as u32, g, a, b);
@@ -445,20 +656,26 @@ mod tests {
                     unsat += 1;
                 }
             }
+            propagated += th.propagated;
         }
         // Both answers occur, and the theory did its part.
         assert!(sat > 50 && unsat > 50, "{sat} sat, {unsat} unsat");
+        assert_eq!(
+            propagated > 0,
+            reach > 0,
+            "reach {reach}: {propagated} forced"
+        );
     }
 
     /// A triangle whose three edges are all required is refuted by the
-    /// theory alone (no clause speaks of cycles), and the cycle it reports
-    /// is the conflict: dropping one requirement makes it satisfiable with
-    /// that edge off.
+    /// theory alone (no clause speaks of cycles): as a conflict, or with
+    /// propagation, by forcing the third edge false once two are true.
+    /// Dropping one requirement makes it satisfiable with that edge off.
     #[test]
     fn a_required_cycle_is_refuted() {
-        let solve = |required: &[u32]| {
+        let solve = |reach: usize, required: &[u32]| {
             let mut s = BasicSolver::default();
-            let mut th = Acyclicity::new();
+            let mut th = Acyclicity::with_reach(reach);
             for (v, (a, b)) in [(0, 1), (1, 2), (2, 0)].into_iter().enumerate() {
                 s.new_var_default();
                 th.edge(v as u32, 0, a, b);
@@ -473,13 +690,54 @@ mod tests {
                     .map(|v| s.value_lit(lit(v, true)) == lbool::TRUE)
                     .collect::<Vec<_>>(),
                 th.conflicts,
+                th.propagated,
             )
         };
-        let (r, _, conflicts) = solve(&[0, 1, 2]);
+        let (r, _, conflicts, propagated) = solve(0, &[0, 1, 2]);
         assert_eq!(r, lbool::FALSE);
-        assert!(conflicts >= 1);
-        let (r, model, _) = solve(&[0, 1]);
-        assert_eq!(r, lbool::TRUE);
-        assert_eq!(model, vec![true, true, false]);
+        assert!(conflicts >= 1 && propagated == 0);
+        let (r, _, _, propagated) = solve(REACH, &[0, 1, 2]);
+        assert_eq!(r, lbool::FALSE);
+        assert!(propagated >= 1);
+        for reach in [0, REACH] {
+            let (r, model, conflicts, propagated) = solve(reach, &[0, 1]);
+            assert_eq!(r, lbool::TRUE);
+            assert_eq!(model, vec![true, true, false]);
+            // With propagation the third edge is never tried.
+            if reach > 0 {
+                assert!(conflicts == 0 && propagated > 0);
+            } else {
+                assert_eq!(propagated, 0);
+            }
+        }
+    }
+
+    /// The explanation of a forced edge is the path it would close, both
+    /// sides of the new edge included: a chain 0 -> 1 -> 2 -> 3 -> 4
+    /// assumed true with its middle edge last forces 4 -> 0 false, and a
+    /// clause pair that needs 4 -> 0 makes the solver ask why (the test
+    /// build checks the path each time).
+    #[test]
+    fn explanations_are_the_closing_path() {
+        let mut s = BasicSolver::default();
+        let mut th = Acyclicity::new();
+        for (v, (a, b)) in [(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)]
+            .into_iter()
+            .enumerate()
+        {
+            s.new_var_default();
+            th.edge(v as u32, 0, a, b);
+        }
+        let z = s.new_var_default();
+        s.add_clause_reuse(&mut vec![lit(4, true), batsat::Lit::new(z, true)]);
+        s.add_clause_reuse(&mut vec![lit(4, true), batsat::Lit::new(z, false)]);
+        let chain = [lit(0, true), lit(2, true), lit(3, true), lit(1, true)];
+        assert_eq!(s.solve_limited_th(&mut th, &chain), lbool::FALSE);
+        assert!(th.propagated >= 1 && th.conflicts == 0);
+        // The learnt clause is the chain's: without the assumptions the
+        // back edge is kept and a chain edge is not.
+        assert_eq!(s.solve_limited_th(&mut th, &[]), lbool::TRUE);
+        assert_eq!(s.value_lit(lit(4, true)), lbool::TRUE);
+        assert!((0..4).any(|v| s.value_lit(lit(v, true)) == lbool::FALSE));
     }
 }

@@ -434,28 +434,37 @@ fn violated(paths: &ChannelPaths, order: &OrderPlan, p: u32) -> Vec<u32> {
 /// Under a traffic-class budget the proof is the unconstrained one (the
 /// fewest priorities any plan needs, a lower bound for plans within the
 /// budget too); the plan returned is the better of the solver's, fitted
-/// to the budget by moving keys up ([`super::fit`]), and the best plan
-/// `search`'s constructions and greedy find within it.
+/// to the budget by moving keys up ([`super::fit`]), and `search`'s within
+/// it, started from the solver's orders (so its class-held search starts
+/// where the solver's plan reached fewer priorities than the classes
+/// allow), within what is left of the time limit.
 pub(super) fn plan(cx: &super::Context<'_>, timeout_ms: u64) -> Result<Tagging> {
     let Some(n) = cx.max_tcs else {
         return plan_with(cx, timeout_ms, FIRST_TRY_WORK);
     };
+    let start = Instant::now();
     let free = cx.with_max_tcs(None);
     let best = plan_with(&free, timeout_ms, FIRST_TRY_WORK)?;
     let algo = best.algo;
     let (lb, effort, unconstrained) = (best.lower_bound, best.effort.clone(), best.priorities);
+    let orders = best.clone();
     let mut candidates = Vec::new();
     if let Ok((t, _)) = super::repair(cx, algo, best, n)? {
         candidates.push(t);
     }
-    // The constructions and greedy, ranked by fit first (no local search:
-    // the solver has had the time).
-    let built = super::checked(super::search::plan(
+    // `search` from the solver's orders, ranked by fit first: where they
+    // reach fewer priorities than any plan within the classes, its
+    // class-held search starts from them (Jellyfish 50/8 r=4 seed 2
+    // `shortest`: 2 priorities within 7 classes where the solver's plan,
+    // moved up to fit, needs 3), within what is left of the time limit.
+    let left = timeout_ms.saturating_sub(start.elapsed().as_millis().min(u64::MAX as u128) as u64);
+    let built = super::checked(super::search::plan_from(
         cx,
         &SearchParams {
-            budget: 0,
+            time_ms: Some(left),
             ..SearchParams::DEFAULT
         },
+        Some(&orders),
     )?)?;
     if built.class_fit.is_some() {
         candidates.push(built);
@@ -472,7 +481,12 @@ pub(super) fn plan(cx: &super::Context<'_>, timeout_ms: u64) -> Result<Tagging> 
     let c = super::traffic::classify(cx.topo, &t.keys)?;
     t.algo = algo;
     t.lower_bound = lb;
-    t.effort = effort;
+    // The solver's effort, and the class-held search's where it ran.
+    let held = t.effort.as_ref().and_then(|e| e.class_held);
+    t.effort = effort.map(|mut e| {
+        e.class_held = e.class_held.or(held);
+        e
+    });
     t.class_fit = Some(super::fit::ClassFit {
         max_tcs: n,
         tcs_max: c.max() as u32,

@@ -3,8 +3,8 @@
 //! - **BatSat** (default): a MiniSat-style CDCL solver written in Rust, so
 //!   the default build needs nothing but the Rust toolchain. It also takes
 //!   a theory (`batsat::Theory`) that sees every assignment and can add
-//!   clauses during the search: the place for an in-solver acyclicity
-//!   propagator instead of the cut rounds `exact` runs today.
+//!   clauses during the search: `exact` keeps each priority's graph
+//!   acyclic there (`tagging/acyclic.rs`), with conflicts and propagation.
 //! - **CaDiCaL** (cargo feature `cadical`, through `rustsat-cadical`):
 //!   faster on the large proofs, but its build runs bindgen, which needs
 //!   libclang (`apt-get install libclang-dev`).

@@ -469,6 +469,37 @@ fn stalled_searches_restart_and_reach_the_bound() {
 /// 8 at some switches, and greedy (fitted, as search's fallback) needs 3
 /// priorities; held to the classes, the search keeps 2, no key forced up,
 /// and the same plan at 1 and 2 threads (`auto` gives it by default).
+/// `exact` within a traffic-class budget: its proof is the unconstrained
+/// one, and its plan is not above `search`'s within the budget. The
+/// solver's 2-priority plans here need more than 7 classes; moved up to
+/// fit they need 3 (what `exact` returned before it searched from the
+/// solver's orders held to the classes), where 2 fit.
+#[test]
+fn exact_holds_the_traffic_classes_from_its_orders() {
+    for seed in [1, 2] {
+        let t = topo(&format!("jellyfish:n=50,ports=8,r=4,seed={seed}"));
+        let e = ElpSet::build(&t, &ElpSpec::parse("shortest").unwrap()).unwrap();
+        let (budget, control) = (Budget::unlimited(), Control::new());
+        let plan = |algo: &str, max_tcs: Option<u32>| {
+            let cx = Context::new(&t, &e, &budget, &control).with_max_tcs(max_tcs);
+            tag_in(&cx, algo.parse().unwrap()).unwrap()
+        };
+        let free = plan("exact", None);
+        assert_eq!((free.priorities, free.lower_bound), (2, 2), "seed {seed}");
+        let needs = traffic::classify(&t, &free.keys).unwrap().max();
+        assert!(needs > 7, "seed {seed}: the solver's plan needs {needs}");
+        let held = plan("exact", Some(7));
+        assert_eq!((held.priorities, held.lower_bound), (2, 2), "seed {seed}");
+        let fit = held.class_fit.as_ref().expect("fitted");
+        assert!(fit.tcs_max <= 7, "seed {seed}: {fit:?}");
+        assert_eq!(
+            traffic::classify(&t, &held.keys).unwrap().max(),
+            fit.tcs_max as usize
+        );
+        assert!(held.priorities <= plan("search", Some(7)).priorities);
+    }
+}
+
 #[test]
 fn search_holds_the_traffic_classes() {
     let t = topo("jellyfish:n=50,ports=8,r=4,seed=1");

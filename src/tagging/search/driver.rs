@@ -50,6 +50,19 @@ struct Driver<'a, 'c> {
 
 /// `search`: see [`Algo::Search`].
 pub(in crate::tagging) fn plan(cx: &Context<'_>, p: &SearchParams) -> Result<Tagging> {
+    plan_from(cx, p, None)
+}
+
+/// [`plan`], with `start`'s orders among the starts (after greedy's,
+/// before the constructions): where it needs the fewest priorities, the
+/// local search starts from it, and where its orders reach a target but
+/// not the traffic classes, the class-held search does (`exact`'s plan,
+/// found without the class limit).
+pub(in crate::tagging) fn plan_from(
+    cx: &Context<'_>,
+    p: &SearchParams,
+    start: Option<&Tagging>,
+) -> Result<Tagging> {
     let topo = cx.topo;
     let d = Driver {
         cx,
@@ -73,6 +86,13 @@ pub(in crate::tagging) fn plan(cx: &Context<'_>, p: &SearchParams) -> Result<Tag
         &greedy.keys,
         greedy.priorities,
     )];
+    if let Some(t) = start {
+        plans.push(order::OrderPlan::from_keys(
+            topo.channel_count(),
+            &t.keys,
+            t.priorities,
+        ));
+    }
     for (_, rank) in order::rankings(topo) {
         plans.push(order::OrderPlan::mountain(topo, &rank, levels));
         plans.push(order::OrderPlan::alternating(topo, &rank, levels));

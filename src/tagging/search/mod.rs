@@ -49,7 +49,7 @@ mod moves;
 mod positions;
 mod symmetric;
 
-pub(super) use driver::plan;
+pub(super) use driver::{plan, plan_from};
 use positions::{Occurrences, relabelled, relabelled_mirror};
 pub use symmetric::Halved;
 
