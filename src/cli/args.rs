@@ -63,7 +63,7 @@ pub enum Command {
     #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}"))]
     Elp(ElpArgs),
     /// Run the whole pipeline on one scenario: generate, ELP, tag, rules, verify.
-    #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}\n\nAlgorithms: auto[:time=S] (the default: the best of clos, greedy and search, stopping at the lower bound), brute, greedy, greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K,\nsearch[:budget=N,seed=X,time=S,paths=N,symmetric=1] (fewest priorities: order plans and local search),\nexact[:timeout=S] (fewest priorities, proven by a SAT solver; default timeout 600 s)"))]
+    #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}\n\nAlgorithms: auto[:time=S] (the default: the best of clos, greedy, search and, on small networks, exact with fixed work, stopping at the lower bound), brute, greedy, greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K,\nsearch[:budget=N,seed=X,time=S,paths=N,symmetric=1] (fewest priorities: order plans and local search),\nexact[:timeout=S] (fewest priorities, proven by a SAT solver; default timeout 600 s)"))]
     Run(Box<RunArgs>),
     /// Failure what-if: plan the scenario, then fail links or switches and
     /// count, per trial, what the installed rules keep lossless, whether
@@ -210,7 +210,8 @@ pub struct RunArgs {
     /// random:N or file:PATH (see below); `+` joins several.
     #[arg(long)]
     pub elp: ElpSpec,
-    /// The tagging algorithm: auto (the best of clos, greedy and search),
+    /// The tagging algorithm: auto (the best of clos, greedy, search and,
+    /// on small networks, exact),
     /// greedy, search, exact, clos, brute or greedy-ttl, with options such
     /// as search:budget=N (see below).
     #[arg(long, default_value = "auto")]
@@ -232,7 +233,7 @@ pub struct RunArgs {
     pub paths: PathsOutArgs,
     #[command(flatten)]
     pub budget: BudgetArg,
-    /// Seconds `search` and `exact` (and `auto`'s search) may run (the
+    /// Seconds `search` and `exact` (and `auto`'s search and exact) may run (the
     /// smaller of this and their own `time=` / `timeout=`); a run stopped
     /// by it keeps its best verified plan and says so.
     #[arg(long, value_parser = |s: &str| tagger::tagging::millis("--time-limit", s))]

@@ -34,7 +34,8 @@ pub enum Algo {
     Search(SearchParams),
     /// The best plan of the others within their deterministic budgets
     /// (docs/formats.md): `clos` where the topology has levels, `greedy`,
-    /// then `search` while the plan is above the lower bound; ranked by
+    /// then `search` and, on small ELPs, `exact`'s solver with a fixed
+    /// amount of work, while the plan is above the lower bound; ranked by
     /// priorities, then traffic classes, then rules.
     Auto {
         /// Time its `search` may take, in milliseconds (`--time-limit`;
@@ -104,6 +105,11 @@ impl Algo {
 
     /// `search` with its defaults.
     pub const SEARCH: Algo = Algo::Search(SearchParams::DEFAULT);
+
+    /// `exact` with its default time limit.
+    pub const EXACT: Algo = Algo::Exact {
+        timeout_ms: EXACT_TIMEOUT_MS,
+    };
 
     /// This algorithm with its time limit lowered to `ms` milliseconds (the
     /// smaller of its own and `ms`). Only `search` and `exact` have one.

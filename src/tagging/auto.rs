@@ -16,15 +16,26 @@
 //! the best plan: on Jellyfish 2000/64 r=12 `shortest` that is one round
 //! instead of 26 (`auto` 32-35 s -> 17-18 s, the same plan).
 //!
-//! Complexity: at most the sum of the three; `clos` and `greedy` are
-//! near-linear in the ELP, and `search` only runs when they leave a gap
-//! to the lower bound.
+//! Last, on small networks (at most [`AUTO_EXACT_PATHS`] ELP paths) where
+//! the best plan is still above the bound, `exact`'s solver runs from it
+//! with [`exact::AUTO_WORK`] of work per target (deterministic, no local
+//! search: `search` has run), and under a traffic-class budget its plan is
+//! fitted and searched from as `exact` does. On small Jellyfish with long
+//! paths the local search stalls short of 2 priorities where the solver,
+//! with acyclicity propagated inside it, finds them (Jellyfish 48/8 r=4
+//! seeds 1, 4, 5, 7 `shortest`: 2 in 0.1-0.3 s of it; 60/8 seed 3 in 4
+//! s; 64/8 seed 11 in 26 s); where it finds nothing the work costs about
+//! 25-30 s there (Jellyfish 80/9 r=5 seed 1).
+//!
+//! Complexity: at most the sum of the four; `clos` and `greedy` are
+//! near-linear in the ELP, `search` only runs when they leave a gap to
+//! the lower bound, and `exact` only on small ELPs, with bounded work.
 
 use super::*;
 use std::time::Instant;
 
-/// Plans with `clos`, `greedy` and `search` in turn (see the module
-/// documentation) and returns the best, with [`Tagging::tried`] listing
+/// Plans with `clos`, `greedy`, `search` and `exact` in turn (see the
+/// module documentation) and returns the best, with [`Tagging::tried`] listing
 /// each algorithm run.
 ///
 /// # Errors
@@ -40,6 +51,7 @@ pub(super) fn plan(cx: &Context<'_>, time_ms: Option<u64>) -> Result<Tagging> {
         time_ms,
         ..SearchParams::DEFAULT
     }));
+    let began = Instant::now();
     let mut runs = Runs::default();
     let mut deferred: Option<Deferred> = None;
     for algo in candidates {
@@ -110,6 +122,16 @@ pub(super) fn plan(cx: &Context<'_>, time_ms: Option<u64>) -> Result<Tagging> {
     {
         runs.fit_deferred(cx, d)?;
     }
+    if let Some(b) = &runs.best
+        && b.priorities > runs.bound
+        && sat::THEORY
+        && cx.elp.counts(cx.topo).paths <= AUTO_EXACT_PATHS as u128
+    {
+        let start = Instant::now();
+        let left = time_ms
+            .map(|ms| ms.saturating_sub(began.elapsed().as_millis().min(u64::MAX as u128) as u64));
+        runs.record(Algo::EXACT, start, exact::after_search(cx, b.clone(), left))?;
+    }
     let Runs { tried, best, bound } = runs;
     let Some(mut best) = best else {
         return Err(Error::Algo {
@@ -125,6 +147,10 @@ pub(super) fn plan(cx: &Context<'_>, time_ms: Option<u64>) -> Result<Tagging> {
     best.tried = tried;
     Ok(best)
 }
+
+/// ELP paths up to which `auto` runs `exact` after `search` (see the
+/// module documentation).
+const AUTO_EXACT_PATHS: u64 = 20_000;
 
 /// Greedy's plan over the traffic classes, not fitted yet.
 struct Deferred {

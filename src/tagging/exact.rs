@@ -439,13 +439,92 @@ fn violated(paths: &ChannelPaths, order: &OrderPlan, p: u32) -> Vec<u32> {
 /// where the solver's plan reached fewer priorities than the classes
 /// allow), within what is left of the time limit.
 pub(super) fn plan(cx: &super::Context<'_>, timeout_ms: u64) -> Result<Tagging> {
+    plan_in(
+        cx,
+        Algo::Exact { timeout_ms },
+        Some(timeout_ms),
+        Start {
+            from: None,
+            first_try: FIRST_TRY_WORK,
+            work: 0,
+        },
+    )
+}
+
+/// `auto`'s last step, where `search` left its plan `from` above the lower
+/// bound: the solver asks for one priority fewer, and fewer again, with
+/// [`AUTO_WORK`] of work per target and no local search (`search` has
+/// run), within `time_ms` if given. Under a traffic-class limit, as
+/// [`plan`]: a plan the solver finds is fitted and searched from.
+///
+/// Returns a plan with fewer priorities than `from`, or `from` itself
+/// with a higher lower bound where the solver proved one.
+///
+/// # Errors
+/// [`Error::Algo`] when it did neither.
+pub(super) fn after_search(
+    cx: &super::Context<'_>,
+    from: Tagging,
+    time_ms: Option<u64>,
+) -> Result<Tagging> {
+    let (priorities, bound) = (from.priorities, from.lower_bound);
+    let t = plan_in(
+        cx,
+        Algo::EXACT,
+        time_ms,
+        Start {
+            from: Some(from),
+            first_try: 0,
+            work: AUTO_WORK,
+        },
+    )?;
+    if t.priorities < priorities || t.lower_bound > bound {
+        return Ok(t);
+    }
+    Err(Error::Algo {
+        algo: Algo::EXACT.name(),
+        reason: format!(
+            "no plan with fewer than {priorities} priorities and no proof within its work"
+        ),
+    })
+}
+
+/// Where the solver starts and what bounds it.
+struct Start {
+    /// The plan to beat, with no local search (`auto`, after `search`);
+    /// `None`: `search`'s constructions, and its local search once the
+    /// first try runs out.
+    from: Option<Tagging>,
+    /// The first try's work, without `from`.
+    first_try: u64,
+    /// With `from`: the solver's work per target; the run ends when it is
+    /// spent.
+    work: u64,
+}
+
+/// Solver work `auto` gives each target of [`after_search`] (the units
+/// of [`FIRST_TRY_WORK`]).
+pub(super) const AUTO_WORK: u64 = 200_000_000;
+
+/// [`plan`] as `algo`, bounded by `timeout_ms` where given and by
+/// `start`.
+fn plan_in(
+    cx: &super::Context<'_>,
+    algo: Algo,
+    timeout_ms: Option<u64>,
+    start: Start,
+) -> Result<Tagging> {
     let Some(n) = cx.max_tcs else {
-        return plan_with(cx, timeout_ms, FIRST_TRY_WORK);
+        return plan_with(cx, algo, timeout_ms, start);
     };
-    let start = Instant::now();
+    let began = Instant::now();
+    let from = start.from.as_ref().map(|t| t.priorities);
     let free = cx.with_max_tcs(None);
-    let best = plan_with(&free, timeout_ms, FIRST_TRY_WORK)?;
-    let algo = best.algo;
+    let best = plan_with(&free, algo, timeout_ms, start)?;
+    if from.is_some_and(|p| best.priorities >= p) {
+        // Nothing found below `from`, which fits already.
+        return Ok(best);
+    }
     let (lb, effort, unconstrained) = (best.lower_bound, best.effort.clone(), best.priorities);
     let orders = best.clone();
     let mut candidates = Vec::new();
@@ -457,11 +536,12 @@ pub(super) fn plan(cx: &super::Context<'_>, timeout_ms: u64) -> Result<Tagging> 
     // class-held search starts from them (Jellyfish 50/8 r=4 seed 2
     // `shortest`: 2 priorities within 7 classes where the solver's plan,
     // moved up to fit, needs 3), within what is left of the time limit.
-    let left = timeout_ms.saturating_sub(start.elapsed().as_millis().min(u64::MAX as u128) as u64);
+    let left = timeout_ms
+        .map(|ms| ms.saturating_sub(began.elapsed().as_millis().min(u64::MAX as u128) as u64));
     let built = super::checked(super::search::plan_from(
         cx,
         &SearchParams {
-            time_ms: Some(left),
+            time_ms: left,
             ..SearchParams::DEFAULT
         },
         Some(&orders),
@@ -498,27 +578,43 @@ pub(super) fn plan(cx: &super::Context<'_>, timeout_ms: u64) -> Result<Tagging> 
     Ok(t)
 }
 
-/// [`plan`] with the first try's effort given.
-fn plan_with(cx: &super::Context<'_>, timeout_ms: u64, first_try: u64) -> Result<Tagging> {
+/// [`plan`] without the traffic classes, from `start`.
+fn plan_with(
+    cx: &super::Context<'_>,
+    algo: Algo,
+    timeout_ms: Option<u64>,
+    start: Start,
+) -> Result<Tagging> {
     let (topo, elp, budget) = (cx.topo, cx.elp, cx.budget);
-    let algo = Algo::Exact { timeout_ms };
-    let start = Instant::now();
-    let deadline = Some(start + std::time::Duration::from_millis(timeout_ms));
-    let remaining_ms =
-        || timeout_ms.saturating_sub(start.elapsed().as_millis().min(u64::MAX as u128) as u64);
+    let began = Instant::now();
+    let deadline = timeout_ms.map(|ms| began + std::time::Duration::from_millis(ms));
+    let remaining_ms = || {
+        timeout_ms
+            .map(|ms| ms.saturating_sub(began.elapsed().as_millis().min(u64::MAX as u128) as u64))
+    };
     let upper_bound = |work: u64| -> Result<Tagging> {
         super::checked(super::search::plan(
             cx,
             &SearchParams {
                 budget: work,
-                time_ms: Some(remaining_ms()),
+                time_ms: remaining_ms(),
                 max_paths: Some(UPPER_BOUND_PATHS),
                 ..SearchParams::DEFAULT
             },
         )?)
     };
-    let mut searched = !super::sat::THEORY;
-    let mut best = upper_bound(if searched { super::SEARCH_BUDGET } else { 0 })?;
+    let Start {
+        from,
+        first_try,
+        work: given,
+    } = start;
+    // Given a plan, the local search has run: the solver alone goes on.
+    let alone = from.is_some();
+    let mut searched = !super::sat::THEORY || alone;
+    let mut best = match from {
+        Some(t) => t,
+        None => upper_bound(if searched { super::SEARCH_BUDGET } else { 0 })?,
+    };
     let mut lb = best.lower_bound;
     let mut effort = Effort::default();
     if best.priorities > lb {
@@ -552,12 +648,21 @@ fn plan_with(cx: &super::Context<'_>, timeout_ms: u64, first_try: u64) -> Result
                 Some(t) if t.enc.p == p as usize => t,
                 _ => Target::new(topo.channel_count(), &best, p),
             };
-            let work = (!searched).then(|| target.work() + first_try);
+            let work = if alone {
+                Some(target.work() + given)
+            } else {
+                (!searched).then(|| target.work() + first_try)
+            };
             let outcome = target.settle(cx, &paths, deadline, work, &mut effort, budget)?;
             match outcome {
                 Answer::Impossible => {
                     lb = p + 1;
                     effort.proof_paths = target.enc.paths;
+                }
+                Answer::TimedOut | Answer::OutOfWork if alone => {
+                    effort.stopped_early = true;
+                    effort.residue = violated(&paths, &target.order, p).len() as u64;
+                    break;
                 }
                 Answer::TimedOut => {
                     effort.stopped_early = true;
@@ -775,8 +880,15 @@ mod tests {
                 .unwrap();
             let (budget, control) = (Budget::unlimited(), crate::tagging::Control::new());
             let cx = crate::tagging::Context::new(&topo, &elp, &budget, &control);
-            let quick = plan_with(&cx, 300_000, FIRST_TRY_WORK).unwrap();
-            let slow = plan_with(&cx, 300_000, 1).unwrap();
+            let run = |first_try| {
+                let start = Start {
+                    from: None,
+                    first_try,
+                    work: 0,
+                };
+                plan_with(&cx, Algo::EXACT, Some(300_000), start).unwrap()
+            };
+            let (quick, slow) = (run(FIRST_TRY_WORK), run(1));
             for t in [&quick, &slow] {
                 assert_eq!((t.priorities, t.lower_bound), (optimum, optimum));
             }

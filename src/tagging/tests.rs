@@ -412,6 +412,46 @@ fn auto_keeps_the_best_of_what_it_ran() {
     assert!("auto:1".parse::<Algo>().is_err());
 }
 
+/// Where `search` leaves the plan above the bound on a small network,
+/// `auto` runs `exact` after it, with a fixed amount of solver work: on
+/// Jellyfish 48/8 r=4 seed 1 `shortest` within 7 classes, search stays at
+/// 3 and the solver's orders, held to the classes, give 2 (optimal). The
+/// same plan at 1 and 2 threads.
+#[test]
+fn auto_runs_exact_where_search_stays_above_the_bound() {
+    let t = topo("jellyfish:n=48,ports=8,r=4,seed=1");
+    let e = ElpSet::build(&t, &ElpSpec::parse("shortest").unwrap()).unwrap();
+    let (budget, control) = (Budget::unlimited(), Control::new());
+    let plan = |algo: &str| {
+        let cx = Context::new(&t, &e, &budget, &control).with_max_tcs(Some(7));
+        tag_in(&cx, algo.parse().unwrap()).unwrap()
+    };
+    let search = plan("search");
+    assert_eq!((search.priorities, search.lower_bound), (3, 2));
+    let auto = plan("auto");
+    assert_eq!((auto.priorities, auto.lower_bound), (2, 2));
+    assert_eq!(auto.algo, Algo::EXACT);
+    let ran: Vec<(&str, Option<u32>)> = auto
+        .tried
+        .iter()
+        .map(|a| (a.algo.as_str(), a.priorities))
+        .collect();
+    assert_eq!(
+        ran,
+        [("greedy", Some(3)), ("search", Some(3)), ("exact", Some(2))]
+    );
+    let fit = auto.class_fit.as_ref().expect("within the classes");
+    assert!(fit.tcs_max <= 7, "{fit:?}");
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let again = pool.install(|| plan("auto"));
+        assert_eq!(again.keys, auto.keys, "at {threads} threads");
+    }
+}
+
 /// The classes a fitted plan records per switch are its keys' classes:
 /// the rules stage counts them from there instead of classifying again.
 #[test]
