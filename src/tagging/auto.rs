@@ -25,7 +25,9 @@
 //! with acyclicity propagated inside it, finds them (Jellyfish 48/8 r=4
 //! seeds 1, 4, 5, 7 `shortest`: 2 in 0.1-0.3 s of it; 60/8 seed 3 in 4
 //! s; 64/8 seed 11 in 26 s); where it finds nothing the work costs about
-//! 25-30 s there (Jellyfish 80/9 r=5 seed 1).
+//! 25-30 s there (Jellyfish 80/9 r=5 seed 1). Built with the `cadical`
+//! feature, `auto` leaves `exact` out: CaDiCaL here takes no theory, so
+//! there is no work counter to bound it by.
 //!
 //! Complexity: at most the sum of the four; `clos` and `greedy` are
 //! near-linear in the ELP, `search` only runs when they leave a gap to

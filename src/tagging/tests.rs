@@ -419,6 +419,11 @@ fn auto_keeps_the_best_of_what_it_ran() {
 /// same plan at 1 and 2 threads.
 #[test]
 fn auto_runs_exact_where_search_stays_above_the_bound() {
+    if !sat::THEORY {
+        // CaDiCaL here has no work counter to bound the solver by, so
+        // `auto` leaves `exact` out (its limit would be wall-clock time).
+        return;
+    }
     let t = topo("jellyfish:n=48,ports=8,r=4,seed=1");
     let e = ElpSet::build(&t, &ElpSpec::parse("shortest").unwrap()).unwrap();
     let (budget, control) = (Budget::unlimited(), Control::new());
@@ -526,10 +531,14 @@ fn exact_holds_the_traffic_classes_from_its_orders() {
         };
         let free = plan("exact", None);
         assert_eq!((free.priorities, free.lower_bound), (2, 2), "seed {seed}");
-        let needs = traffic::classify(&t, &free.keys).unwrap().max();
-        assert!(needs > 7, "seed {seed}: the solver's plan needs {needs}");
         let held = plan("exact", Some(7));
-        assert_eq!((held.priorities, held.lower_bound), (2, 2), "seed {seed}");
+        // BatSat's models (CaDiCaL's differ, and may fit as found).
+        if sat::THEORY {
+            let needs = traffic::classify(&t, &free.keys).unwrap().max();
+            assert!(needs > 7, "seed {seed}: the solver's plan needs {needs}");
+            assert_eq!(held.priorities, 2, "seed {seed}");
+        }
+        assert_eq!(held.lower_bound, 2, "seed {seed}");
         let fit = held.class_fit.as_ref().expect("fitted");
         assert!(fit.tcs_max <= 7, "seed {seed}: {fit:?}");
         assert_eq!(
