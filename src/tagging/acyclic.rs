@@ -115,10 +115,9 @@ pub(crate) struct Acyclicity {
     back: Vec<u32>,
     /// Cycles reported to the solver as conflicts.
     conflicts: u64,
-    /// Every declared edge out of / into each node, per graph, true or
-    /// not: the candidates a new path may force false.
+    /// Every declared edge out of each node, per graph, true or not: the
+    /// candidates a new path may force false.
     cand_out: Vec<Vec<Vec<u32>>>,
-    cand_in: Vec<Vec<Vec<u32>>>,
     /// Reachability searched around a new edge to propagate from, per
     /// side, in nodes (0: no propagation).
     reach: usize,
@@ -178,11 +177,9 @@ impl Acyclicity {
         }
         while self.cand_out.len() <= g {
             self.cand_out.push(Vec::new());
-            self.cand_in.push(Vec::new());
         }
         if self.cand_out[g].len() < n {
             self.cand_out[g].resize(n, Vec::new());
-            self.cand_in[g].resize(n, Vec::new());
         }
         if self.edge_of.len() <= var as usize {
             self.edge_of.resize(var as usize + 1, NONE);
@@ -190,7 +187,6 @@ impl Acyclicity {
         debug_assert_eq!(self.edge_of[var as usize], NONE, "a variable is one edge");
         let e = self.edges.len() as u32;
         self.cand_out[g][from as usize].push(e);
-        self.cand_in[g][to as usize].push(e);
         self.edges.push(Edge {
             graph,
             from,
