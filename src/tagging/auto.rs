@@ -130,8 +130,7 @@ pub(super) fn plan(cx: &Context<'_>, time_ms: Option<u64>) -> Result<Tagging> {
         && cx.elp.counts(cx.topo).paths <= AUTO_EXACT_PATHS as u128
     {
         let start = Instant::now();
-        let left = time_ms
-            .map(|ms| ms.saturating_sub(began.elapsed().as_millis().min(u64::MAX as u128) as u64));
+        let left = ms_left(began, time_ms);
         runs.record(Algo::EXACT, start, exact::after_search(cx, b.clone(), left))?;
     }
     let Runs { tried, best, bound } = runs;

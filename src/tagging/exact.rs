@@ -536,8 +536,7 @@ fn plan_in(
     // class-held search starts from them (Jellyfish 50/8 r=4 seed 2
     // `shortest`: 2 priorities within 7 classes where the solver's plan,
     // moved up to fit, needs 3), within what is left of the time limit.
-    let left = timeout_ms
-        .map(|ms| ms.saturating_sub(began.elapsed().as_millis().min(u64::MAX as u128) as u64));
+    let left = super::ms_left(began, timeout_ms);
     let built = super::checked(super::search::plan_from(
         cx,
         &SearchParams {
@@ -588,16 +587,12 @@ fn plan_with(
     let (topo, elp, budget) = (cx.topo, cx.elp, cx.budget);
     let began = Instant::now();
     let deadline = timeout_ms.map(|ms| began + std::time::Duration::from_millis(ms));
-    let remaining_ms = || {
-        timeout_ms
-            .map(|ms| ms.saturating_sub(began.elapsed().as_millis().min(u64::MAX as u128) as u64))
-    };
     let upper_bound = |work: u64| -> Result<Tagging> {
         super::checked(super::search::plan(
             cx,
             &SearchParams {
                 budget: work,
-                time_ms: remaining_ms(),
+                time_ms: super::ms_left(began, timeout_ms),
                 max_paths: Some(UPPER_BOUND_PATHS),
                 ..SearchParams::DEFAULT
             },

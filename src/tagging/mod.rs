@@ -260,6 +260,13 @@ fn own_decisions(t: &Tagging) -> rustc_hash::FxHashMap<(ChannelId, u32, ChannelI
         .collect()
 }
 
+/// Milliseconds left of a time limit of `limit_ms` started at `began`
+/// (`None`: no limit), for an algorithm run inside another's limit.
+fn ms_left(began: std::time::Instant, limit_ms: Option<u64>) -> Option<u64> {
+    let spent = began.elapsed().as_millis().min(u64::MAX as u128) as u64;
+    limit_ms.map(|ms| ms.saturating_sub(spent))
+}
+
 /// Orders that fit every maximal ELP path in `target` priorities must fit
 /// the whole ELP in as many: `got` more is a bug of `algo`'s, reported as
 /// [`Error::SelfCheck`].
