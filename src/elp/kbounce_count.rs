@@ -303,7 +303,9 @@ impl CountPlan {
         // Lanes whose path totals overflowed `u128`.
         let mut total_sat = 0u32;
         let mut paths = vec![0u128; sources.len()];
-        let mut dests = vec![Bits::new(topo.endpoints().len()); sources.len()];
+        let mut dests: Vec<Bits> = (0..sources.len())
+            .map(|_| Bits::new(topo.endpoints().len()))
+            .collect();
         // Per node, the walks arriving at bounce b on up channels (`ups`) and
         // on down channels (`downs`), and on down channels at b - 1
         // (`downs_prev`).
@@ -408,9 +410,7 @@ impl Counter for Lanes {
     }
     fn plus(self, o: Self, sat: &mut Self) -> Self {
         let r: [u64; LANES] = std::array::from_fn(|i| self.0[i].wrapping_add(o.0[i]));
-        for (s, x) in sat.0.iter_mut().zip(r) {
-            *s |= x;
-        }
+        sat.0 = std::array::from_fn(|i| sat.0[i] | r[i]);
         Lanes(r)
     }
     fn minus(self, o: Self) -> Self {
