@@ -92,7 +92,8 @@ pub struct Request<'a> {
     /// What the switches hold (every state is checked against it).
     pub limits: Limits,
     /// Also plan from scratch (with the installed plan's algorithm, when its
-    /// name parses, else greedy) and count its churn, to compare.
+    /// name parses, else greedy; bare `exact` with `auto`) and count its
+    /// churn, to compare.
     pub compare_scratch: bool,
     /// Replace the switches' tables one at a time in this order (every
     /// switch whose table changes, once) instead of finding a schedule:
@@ -643,9 +644,20 @@ pub fn to_file(to: &str) -> Option<std::path::PathBuf> {
     }
 }
 
-/// The algorithm that planned `r` (greedy when its name is not one).
+/// The algorithm an update plans from scratch with: the one that planned
+/// `r` (greedy when its name is not one), except bare `exact`, which is
+/// replanned with `auto`. `auto` names a plan its bounded `exact` step
+/// found `exact` too, and replanning a grown network with `exact`'s 600 s
+/// limit would spend all of it wherever the solver cannot prove the bound;
+/// `auto` runs the same solver with a fixed amount of work on small
+/// networks. `exact:timeout=S` names its own limit and is kept.
 fn installed_algo(r: &RuleSet) -> crate::tagging::Algo {
-    r.algo.parse().unwrap_or(crate::tagging::Algo::GREEDY)
+    use crate::tagging::Algo;
+    match r.algo.parse() {
+        Ok(Algo::EXACT) => Algo::Auto { time_ms: None },
+        Ok(a) => a,
+        Err(_) => Algo::GREEDY,
+    }
 }
 
 /// Whether the extension can read installed plan `r`: it reads tags as

@@ -676,3 +676,26 @@ fn unextendable_plans_are_refused_by_kind() {
     let err = Error::from(extendable(&shared).unwrap_err());
     assert!(err.to_string().ends_with("--new-rules instead"), "{err}");
 }
+
+/// Bare `exact` (also the name of a plan `auto`'s bounded `exact` step
+/// found) is replanned with `auto`, not with `exact`'s 600 s limit; a
+/// named limit and every other algorithm are kept.
+#[test]
+fn an_exact_plan_is_replanned_with_auto() {
+    let t = crate::TopologySpec::parse("leafspine:leaves=4,spines=3,hosts=2")
+        .unwrap()
+        .build()
+        .unwrap();
+    let mut r = installed(&t, "shortest");
+    for (name, want) in [
+        ("exact", Algo::Auto { time_ms: None }),
+        ("exact:timeout=5", Algo::Exact { timeout_ms: 5_000 }),
+        ("search", Algo::SEARCH),
+        ("clos", Algo::Clos { k: None }),
+        ("greedy", Algo::GREEDY),
+        ("not-an-algorithm", Algo::GREEDY),
+    ] {
+        r.algo = name.into();
+        assert_eq!(installed_algo(&r), want, "{name}");
+    }
+}
