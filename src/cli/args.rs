@@ -507,6 +507,11 @@ pub struct UpdateArgs {
     /// Do not also plan from scratch to compare churn.
     #[arg(long)]
     pub no_compare: bool,
+    /// Move to the plan near the installed one, where the summary offers
+    /// one (`near`: fewer priorities than the extension, some installed
+    /// decisions changed), switch by switch, instead of the extension.
+    #[arg(long)]
+    pub near: bool,
     /// Path evaluations the extension's local search may spend when
     /// keeping the installed decisions greedily needs more priorities than
     /// the installed plan has (search:budget=N's unit; 0: do not search).

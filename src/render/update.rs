@@ -220,10 +220,29 @@ fn churn_lines(l: &mut Lines, u: &Update) {
             s.churn.switches_touched
         );
     }
+    if let Some(n) = &u.near {
+        line!(
+            l,
+            "near          {} priorities, churn {} entries on {} switches: a local search from the installed orders ({} path evaluations) that changes some installed decisions, so it is reached switch by switch; {}",
+            n.priorities,
+            n.churn.entries(),
+            n.churn.switches_touched,
+            n.evaluations,
+            if n.taken {
+                "it is the new plan (--near)"
+            } else {
+                "--near moves to it"
+            }
+        );
+    }
+    if let Some(why) = &u.near_refused {
+        line!(l, "near          none: {why}");
+    }
     if let Some(s) = u
         .scratch
         .as_ref()
         .filter(|s| s.priorities < u.plan.priorities)
+        .filter(|s| u.near.as_ref().is_none_or(|n| s.priorities < n.priorities))
     {
         line!(
             l,

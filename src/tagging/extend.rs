@@ -252,6 +252,68 @@ pub fn reorder(
     })
 }
 
+/// A plan near the installed one that may change its decisions: `search`'s
+/// local search at the installed plan's priorities, started from the
+/// installed orders (per priority, a topological order of the installed
+/// dependencies on the new topology's channels, following `extension`'s
+/// orders wherever they leave a choice), so it moves only what the new
+/// paths need. Where [`plan`] and [`reorder`] must keep every installed
+/// decision and stay acyclic together with the installed entries (a
+/// two-phase change), this plan is reached switch by switch, and its churn
+/// lies between the extension's and a from-scratch plan's.
+///
+/// # Arguments
+/// * `cx` - the new topology and ELPs.
+/// * `seed` - the installed plan, as [`plan`] takes it.
+/// * `extension` - the extension, whose orders place the new channels.
+/// * `target` - the installed plan's priorities: the orders it starts from.
+/// * `work` - path evaluations the search may spend (`search:budget=N`'s
+///   unit); the stall rule may end it sooner.
+///
+/// # Returns
+/// The plan (algorithm `search`), with the fewest priorities the search
+/// reached from there; its effort says what it spent.
+///
+/// # Errors
+/// Walk and budget errors.
+///
+/// # Complexity
+/// As `search`'s local search: the ELP's maximal paths, then O(L * (occ *
+/// L + d log d)) per step.
+pub fn near(
+    cx: &Context<'_>,
+    seed: &Seed,
+    extension: &Tagging,
+    target: u32,
+    work: u64,
+) -> Result<Tagging> {
+    let n = cx.topo.channel_count();
+    let follow = order::OrderPlan::from_keys(n, &extension.keys, extension.priorities);
+    let edges: Vec<Vec<(ChannelId, ChannelId)>> = (1..=target.max(1))
+        .map(|t| {
+            seed.edges
+                .iter()
+                .filter(|e| e.0 == t && (e.1 as usize) < n && (e.2 as usize) < n)
+                .map(|e| (e.1, e.2))
+                .collect()
+        })
+        .collect();
+    let start = order::OrderPlan::from_edges(n, edges, &follow);
+    super::search::plan_near(
+        cx,
+        &SearchParams {
+            budget: work,
+            seed: REORDER_RNG,
+            ..SearchParams::DEFAULT
+        },
+        start,
+    )
+}
+
+/// The seed of [`near`]'s local search: fixed, so an update is a function
+/// of its inputs.
+const REORDER_RNG: u64 = 1;
+
 /// The start of the reordering: per priority, a topological order of the
 /// installed dependencies and the greedy extension's own, which its
 /// dependency graphs held together (acyclic), following the extension's

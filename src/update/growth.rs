@@ -119,6 +119,13 @@ record! {
         pub scratch_priorities: u32,
         /// Its churn against the plan before the step.
         pub scratch_churn_entries: u64,
+        /// Priorities of the plan near the one before the step, where the
+        /// extension needed more than it and a local search from its
+        /// orders found fewer (null otherwise; the path goes on with the
+        /// extension).
+        pub near_priorities: Option<u32>,
+        /// Its churn against the plan before the step.
+        pub near_churn_entries: Option<u64>,
         /// Steps of the update schedule.
         pub update_steps: u32,
         /// two-phase or switch-by-switch.
@@ -154,6 +161,8 @@ impl GrowthRow {
                 .map(|f| f.paths),
             scratch_priorities: scratch.map_or(0, |s| s.priorities),
             scratch_churn_entries: scratch.map_or(0, |s| s.churn.entries()),
+            near_priorities: u.near.as_ref().map(|n| n.priorities),
+            near_churn_entries: u.near.as_ref().map(|n| n.churn.entries()),
             update_steps: u.steps.len() as u32,
             schedule: u.kind.as_str().into(),
             verified: u.ok(),
@@ -195,6 +204,7 @@ pub fn grow_path(
                 compare_scratch: true,
                 order: None,
                 search_budget: crate::tagging::SEARCH_BUDGET,
+                near: false,
                 max_tcs,
             },
             control,

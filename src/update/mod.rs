@@ -103,6 +103,9 @@ pub struct Request<'a> {
     /// greedy extension needs more priorities than the installed plan
     /// ([`crate::tagging::extend::reorder`]); 0: do not search.
     pub search_budget: u64,
+    /// Move to the plan near the installed one ([`Update::near`]) where
+    /// one is offered, switch by switch, instead of the extension.
+    pub near: bool,
     /// Traffic classes a switch may use for lossless traffic: the
     /// extension is fitted to them ([`crate::tagging::fit`], moving new
     /// keys up; installed decisions stay), and the from-scratch comparison
@@ -193,6 +196,24 @@ pub struct Scratch {
     pub priorities: u32,
     /// Its churn against the installed plan.
     pub churn: Churn,
+}
+
+/// A plan near the installed one that may change some of its decisions
+/// ([`crate::tagging::extend::near`]): offered where it needs fewer
+/// priorities than the new plan (and fits the traffic classes as found).
+/// Moving to it ([`Request::near`]) is a switch-by-switch change.
+#[derive(Clone, Debug)]
+pub struct Near {
+    /// Its priorities.
+    pub priorities: u32,
+    /// Its churn against the installed plan.
+    pub churn: Churn,
+    /// Path evaluations its local search spent.
+    pub evaluations: u64,
+    /// The plan, on the new topology (verified as every plan is).
+    pub plan: RuleSet,
+    /// Whether the update moves to it (`--near`): then it is the new plan.
+    pub taken: bool,
 }
 
 /// What a step does to the switches it names.
@@ -291,6 +312,12 @@ pub struct Update {
     pub churn: Churn,
     /// From-scratch planning of the same change, when asked.
     pub scratch: Option<Scratch>,
+    /// A plan near the installed one with fewer priorities than the new
+    /// plan, where the extension needed more than the installed plan.
+    pub near: Option<Near>,
+    /// Why no such plan is offered, where one was searched for (the
+    /// extension needed more priorities than the installed plan).
+    pub near_refused: Option<String>,
     /// How the schedule was built.
     pub kind: ScheduleKind,
     /// The steps, in order.
@@ -429,10 +456,14 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
     // Why the extension was refused, and the from-scratch plan used instead.
     let mut extension_refused = None;
     let mut prior: Option<crate::tagging::Tagging> = None;
+    let mut near_plan: Option<crate::tagging::Tagging> = None;
+    let mut near_refused = None;
     let (mut plan, lower_bound) = match &req.target {
         Target::Extend => {
             let e = extend(req, &cx, &corr, &old_u)?;
             (reordered, extension_refused, prior) = (e.reordered, e.refused, e.prior);
+            near_plan = e.near;
+            near_refused = e.near_refused;
             (RuleSet::from_tagging(req.new, &e.plan), e.plan.lower_bound)
         }
         Target::Given(r) => {
@@ -442,7 +473,28 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
             (r.clone(), bound)
         }
     };
-    if matches!(req.target, Target::Extend) && extension_refused.is_none() {
+    let near = near_plan
+        .map(|t| -> Result<Near> {
+            let rules = RuleSet::from_tagging(req.new, &t);
+            let report = verify_within(req.new, &rules, Some(&new_elp), &req.limits);
+            if !report.ok() {
+                return Err(bad(format!(
+                    "the plan near the installed one does not verify on the new topology: {report}"
+                )));
+            }
+            let churn = churn_of(&old_u.entries, &corr.new_on_union(&rules).entries);
+            Ok(Near {
+                priorities: t.priorities,
+                churn,
+                evaluations: t.effort.as_ref().map_or(0, |e| e.evaluations),
+                plan: rules,
+                taken: req.near,
+            })
+        })
+        .transpose()?;
+    if let Some(n) = near.as_ref().filter(|n| n.taken) {
+        plan = n.plan.clone();
+    } else if matches!(req.target, Target::Extend) && extension_refused.is_none() {
         plan.algo = format!("extend({})", req.installed.algo);
     }
     let final_report = verify_within(req.new, &plan, Some(&new_elp), &req.limits);
@@ -507,6 +559,8 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
         lower_bound,
         churn,
         scratch,
+        near,
+        near_refused,
         kind,
         steps,
         final_report,
@@ -529,6 +583,11 @@ struct Extended {
     reordered: Option<Reordered>,
     refused: Option<String>,
     prior: Option<crate::tagging::Tagging>,
+    /// The plan near the installed one, where it needs fewer priorities
+    /// than the extension ([`crate::tagging::extend::near`]).
+    near: Option<crate::tagging::Tagging>,
+    /// Why none is offered, where one was searched for.
+    near_refused: Option<String>,
 }
 
 /// The installed plan extended to the new topology (see [`Extended`]).
@@ -579,6 +638,19 @@ fn extend(
             t = found;
         }
     }
+    // Where keeping every installed decision costs a priority, a plan that
+    // may change some of them, searched from the installed orders, may
+    // keep the installed count at a fraction of a new plan's churn.
+    let mut near = None;
+    if t.priorities > target && target >= t.lower_bound.max(1) && req.search_budget > 0 {
+        near = Some(crate::tagging::extend::near(
+            cx,
+            &seed,
+            &t,
+            target,
+            req.search_budget,
+        )?);
+    }
     if let Some(n) = req.max_tcs {
         let lower_bound = t.lower_bound;
         let unconstrained = t.priorities;
@@ -605,12 +677,55 @@ fn extend(
             }
         };
     }
+    let (near, near_refused) = match near {
+        Some(p) => offer_near(req, p, t.priorities)?,
+        None => (None, None),
+    };
     Ok(Extended {
         plan: t,
         reordered,
         refused: extension_refused,
         prior,
+        near,
+        near_refused,
     })
+}
+
+/// The near plan `p` ([`crate::tagging::extend::near`]) as offered against
+/// a new plan of `priorities`: kept where it needs fewer and, under a
+/// class limit, fits the classes as found; else why not.
+fn offer_near(
+    req: &Request<'_>,
+    p: crate::tagging::Tagging,
+    priorities: u32,
+) -> Result<(Option<crate::tagging::Tagging>, Option<String>)> {
+    if p.priorities >= priorities {
+        let held = p.effort.as_ref().and_then(|e| e.class_held.as_ref());
+        let why = match (held, req.max_tcs) {
+            (Some(h), Some(n)) if !h.fitted && h.target < p.priorities => format!(
+                "a local search from the installed orders reached {} priorities only with more than {} traffic classes at some switch (held to them, it stopped {} short), and needs {} within them, no fewer than the new plan",
+                h.target, n, h.left, p.priorities
+            ),
+            _ => format!(
+                "a local search from the installed orders needs {} priorities, no fewer than the new plan",
+                p.priorities
+            ),
+        };
+        return Ok((None, Some(why)));
+    }
+    let Some(n) = req.max_tcs else {
+        return Ok((Some(p), None));
+    };
+    let over = crate::tagging::traffic::classify(req.new, &p.keys)?.over(n as usize);
+    let Some(&(v, k)) = over.first() else {
+        return Ok((Some(p), None));
+    };
+    let why = format!(
+        "a local search from the installed orders reached {} priorities, but {} switch(es) then need more than {n} traffic classes (switch {v} needs {k})",
+        p.priorities,
+        over.len(),
+    );
+    Ok((None, Some(why)))
 }
 
 /// The extension's local search's seed: fixed, so an update is a function

@@ -119,6 +119,14 @@ impl Update {
             "scratch_priorities": scratch.map(|s| s.priorities),
             "scratch_churn_entries": scratch.map(|s| s.churn.entries()),
             "scratch_switches_touched": scratch.map(|s| s.churn.switches_touched),
+            "near": self.near.as_ref().map(|n| json!({
+                "priorities": n.priorities,
+                "churn_entries": n.churn.entries(),
+                "switches_touched": n.churn.switches_touched,
+                "evaluations": n.evaluations,
+                "taken": n.taken,
+            })),
+            "near_refused": self.near_refused,
             "reorder": self.reordered.as_ref().map(|r| json!({
                 "outcome": r.outcome(),
                 "target": r.target,

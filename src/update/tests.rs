@@ -36,6 +36,7 @@ fn request<'a>(
         compare_scratch: true,
         order: None,
         search_budget: crate::tagging::SEARCH_BUDGET,
+        near: false,
         max_tcs: None,
     }
 }
@@ -227,6 +228,47 @@ fn an_impossible_extension_is_proven() {
     for &(a, b) in &f.example {
         assert!(new.neighbors(a).any(|w| w == b), "{a} -> {b}");
     }
+}
+
+/// Where no extension keeps two priorities, a local search from the
+/// installed orders that may change installed decisions keeps them at far
+/// less churn than a plan from scratch; `near` moves to it switch by
+/// switch, every step verified.
+#[test]
+fn a_near_plan_keeps_the_installed_priorities() {
+    let (old, r, new) = searched("jellyfish:n=200,ports=32,r=12,seed=3", 2);
+    let elp = ElpSpec::parse("shortest").unwrap();
+    let mut req = request(&old, &r, &new, &elp);
+    let u = check_update(&req, 9);
+    assert_eq!(u.plan.priorities, 3, "the extension");
+    let n = u.near.as_ref().expect("a near plan is offered");
+    assert!(!n.taken && u.near_refused.is_none());
+    assert_eq!(n.priorities, 2);
+    assert!(n.evaluations > 0);
+    let s = u.scratch.as_ref().unwrap();
+    assert_eq!(s.priorities, 2);
+    assert!(
+        n.churn.entries() < s.churn.entries(),
+        "near {} vs scratch {}",
+        n.churn.entries(),
+        s.churn.entries()
+    );
+    // It changes installed decisions: a two-phase change could not hold it.
+    assert!(n.churn.changed > 0);
+    req.near = true;
+    let taken = check_update(&req, 9);
+    let m = taken.near.as_ref().unwrap();
+    assert!(m.taken);
+    assert_eq!(taken.plan.priorities, 2);
+    assert_eq!(taken.plan.entries, m.plan.entries);
+    assert_eq!(taken.churn, m.churn);
+    assert_eq!(taken.churn, n.churn, "the same plan either way");
+    assert_eq!(taken.kind, ScheduleKind::SwitchBySwitch);
+    // Without the search's budget, nothing is searched for.
+    req.search_budget = 0;
+    let none = check_update(&req, 9);
+    assert!(none.near.is_none() && none.near_refused.is_none());
+    assert_eq!(none.plan.priorities, 3);
 }
 
 /// A ring of four switches, two paths whose dependencies close the ring

@@ -125,6 +125,47 @@ pub(in crate::tagging) fn plan_from(
     d.keep(best, lb, effort)
 }
 
+/// The local search from `start`'s orders alone, lowering the plan they
+/// give target by target while each is reached (no greedy plan, no
+/// constructions: the plan found stays near `start`, so an update that
+/// starts from the installed plan's orders changes few of its decisions).
+/// Ranked and held to the traffic classes as [`plan`]'s targets are.
+pub(in crate::tagging) fn plan_near(
+    cx: &Context<'_>,
+    p: &SearchParams,
+    start: order::OrderPlan,
+) -> Result<Tagging> {
+    let d = Driver {
+        cx,
+        algo: Algo::Search(*p),
+    };
+    let opts = Options {
+        p: *p,
+        deadline: p
+            .time_ms
+            .map(|ms| std::time::Instant::now() + std::time::Duration::from_millis(ms)),
+    };
+    let t = d.tagged(&start)?;
+    let lb = t.lower_bound;
+    let mut best = Best {
+        misfit: d.misfit(&t)?,
+        priorities: t.priorities,
+        rules: t.rule_count(cx.topo),
+        seed_orders: (t.priorities, start.truncated(t.priorities as usize)),
+        fewest: t.priorities,
+        fitted: None,
+        plan: t,
+    };
+    let mut effort = Effort::default();
+    let counts = cx.elp.counts(cx.topo);
+    let state = state_bytes(&opts, &counts);
+    effort.skipped = d.skip_reason(&opts, &best, lb, (counts.paths, state));
+    if best.priorities > lb && effort.skipped.is_none() {
+        d.lower(&opts, &mut best, &mut effort, lb, state)?;
+    }
+    d.keep(best, lb, effort)
+}
+
 /// Whether a member that stalled `best` paths short of the target, of
 /// `paths`, after `spent` evaluations, starts again from the target's
 /// start orders with a new seed: when it came close (at most one path in
@@ -615,14 +656,17 @@ impl Driver<'_, '_> {
         let topo = self.cx.topo;
         let before = best.priorities;
         self.consider(&plan, best)?;
-        if best.priorities > target
+        // No plan within `target` that fits the classes yet (the best may
+        // reach it without fitting, where every plan so far misfits).
+        let unfit = |b: &Best| b.misfit > 0 || b.priorities > target;
+        if unfit(best)
             && let Some(n) = self.cx.max_tcs
             && let Some((within, t)) = held(&plan, n)?
         {
             // The orders moved on until every node's class bound fits.
             self.consider_tagged(&within, t, best)?;
         }
-        if best.priorities > target
+        if unfit(best)
             && let Some(n) = self.cx.max_tcs
         {
             // The orders fit every path in `target` priorities but need
@@ -630,14 +674,14 @@ impl Driver<'_, '_> {
             // up, they may still beat the best plan that fits.
             let found = self.tagged(&plan)?;
             if let Ok((t, info)) = repair(self.cx, self.algo, found, n)?
-                && t.priorities < best.priorities
+                && (0, t.priorities) < (best.misfit, best.priorities)
             {
                 let r = t.rule_count(topo);
                 (best.misfit, best.priorities, best.rules) = (0, t.priorities, r);
                 best.plan = t;
                 best.fitted = Some(info);
             }
-            if best.priorities >= before {
+            if best.misfit > 0 || best.priorities >= before {
                 // The search reached the target, but no plan with it fits
                 // the traffic classes: lower targets would not fit better.
                 return Ok(false);

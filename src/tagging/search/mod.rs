@@ -49,7 +49,7 @@ mod moves;
 mod positions;
 mod symmetric;
 
-pub(super) use driver::{plan, plan_from};
+pub(super) use driver::{plan, plan_from, plan_near};
 use positions::{Occurrences, relabelled, relabelled_mirror};
 pub use symmetric::Halved;
 
