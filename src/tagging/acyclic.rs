@@ -72,10 +72,11 @@ struct Edge {
 /// One graph's true edges and a topological order of them.
 #[derive(Debug, Default)]
 struct Graph {
-    /// Edge ids out of / into each node, true edges only, in the order they
-    /// became true (so backtracking pops the last).
-    out: Vec<Vec<u32>>,
-    inn: Vec<Vec<u32>>,
+    /// Edges out of / into each node, true edges only, in the order they
+    /// became true (so backtracking pops the last), each with its other
+    /// end: the searches read the neighbour without the edge table.
+    out: Vec<Vec<(u32, u32)>>,
+    inn: Vec<Vec<(u32, u32)>>,
     /// Position of each node in the order: a permutation of `0..n`.
     ord: Vec<u32>,
 }
@@ -115,9 +116,15 @@ pub(crate) struct Acyclicity {
     back: Vec<u32>,
     /// Cycles reported to the solver as conflicts.
     conflicts: u64,
-    /// Every declared edge out of each node, per graph, true or not: the
-    /// candidates a new path may force false.
+    /// Every declared edge out of / into each node, per graph, true or
+    /// not: the candidates a new path may force false.
     cand_out: Vec<Vec<Vec<u32>>>,
+    cand_in: Vec<Vec<Vec<u32>>>,
+    /// Per node, its place in the last forward search.
+    fpos: Vec<u32>,
+    /// The candidates the last propagation found: (place of the tail in
+    /// the forward search, edge).
+    hits: Vec<(u32, u32)>,
     /// Reachability searched around a new edge to propagate from, per
     /// side, in nodes (0: no propagation).
     reach: usize,
@@ -177,9 +184,14 @@ impl Acyclicity {
         }
         while self.cand_out.len() <= g {
             self.cand_out.push(Vec::new());
+            self.cand_in.push(Vec::new());
         }
         if self.cand_out[g].len() < n {
             self.cand_out[g].resize(n, Vec::new());
+            self.cand_in[g].resize(n, Vec::new());
+        }
+        if self.fpos.len() < n {
+            self.fpos.resize(n, 0);
         }
         if self.edge_of.len() <= var as usize {
             self.edge_of.resize(var as usize + 1, NONE);
@@ -187,6 +199,7 @@ impl Acyclicity {
         debug_assert_eq!(self.edge_of[var as usize], NONE, "a variable is one edge");
         let e = self.edges.len() as u32;
         self.cand_out[g][from as usize].push(e);
+        self.cand_in[g][to as usize].push(e);
         self.edges.push(Edge {
             graph,
             from,
@@ -260,8 +273,7 @@ impl Acyclicity {
         while i < self.queue.len() {
             let v = self.queue[i];
             i += 1;
-            for &f in &self.graphs[g].out[v as usize] {
-                let w = self.edges[f as usize].to;
+            for &(f, w) in &self.graphs[g].out[v as usize] {
                 if self.mark[w as usize] == s || self.graphs[g].ord[w as usize] > ub {
                     continue;
                 }
@@ -291,8 +303,7 @@ impl Acyclicity {
         while i < self.back.len() {
             let v = self.back[i];
             i += 1;
-            for &f in &self.graphs[g].inn[v as usize] {
-                let w = self.edges[f as usize].from;
+            for &(_, w) in &self.graphs[g].inn[v as usize] {
                 if self.mark[w as usize] == s || self.graphs[g].ord[w as usize] < lb {
                     continue;
                 }
@@ -322,8 +333,8 @@ impl Acyclicity {
             graph, from, to, ..
         } = self.edges[e as usize];
         let gr = &mut self.graphs[graph as usize];
-        gr.out[from as usize].push(e);
-        gr.inn[to as usize].push(e);
+        gr.out[from as usize].push((e, to));
+        gr.inn[to as usize].push((e, from));
         self.added.push(e);
     }
 
@@ -335,7 +346,11 @@ impl Acyclicity {
         let gr = &mut self.graphs[graph as usize];
         let a = gr.out[from as usize].pop();
         let b = gr.inn[to as usize].pop();
-        debug_assert_eq!((a, b), (Some(e), Some(e)), "edges leave in reverse order");
+        debug_assert_eq!(
+            (a, b),
+            (Some((e, to)), Some((e, from))),
+            "edges leave in reverse order"
+        );
     }
 
     /// After edge `e` (`a -> b`) became true: every undecided edge `y -> x`
@@ -358,8 +373,7 @@ impl Acyclicity {
         while i < self.back.len() && self.back.len() < self.reach {
             let v = self.back[i];
             i += 1;
-            for &f in &self.graphs[g].inn[v as usize] {
-                let w = self.edges[f as usize].from;
+            for &(f, w) in &self.graphs[g].inn[v as usize] {
                 if self.bmark[w as usize] == bs {
                     continue;
                 }
@@ -368,8 +382,7 @@ impl Acyclicity {
                 self.back.push(w);
             }
         }
-        let mut scanned = self.back.len() as u64;
-        // Forward from `to`, checking each node's candidates as it comes.
+        // Forward from `to`: the nodes it reaches, in search order.
         let fs = self.next_stamp();
         self.fwd.clear();
         self.fwd.push(to);
@@ -378,60 +391,90 @@ impl Acyclicity {
         let mut i = 0;
         while i < self.fwd.len() {
             let y = self.fwd[i];
+            self.fpos[y as usize] = i as u32;
             i += 1;
-            for j in 0..self.cand_out[g][y as usize].len() {
-                let f = self.cand_out[g][y as usize][j];
-                let x = self.edges[f as usize].to;
-                if self.bmark[x as usize] != bs {
-                    continue;
-                }
-                let l = self.lit(f);
-                if acts.value(l.var()) == batsat::lbool::FALSE {
-                    continue;
-                }
-                // The path x ~> from -> to ~> y.
-                let start = self.because.len() as u32;
-                let mut at = x;
-                while at != from {
-                    let h = self.bparent[at as usize];
-                    self.because.push(self.lit(h));
-                    at = self.edges[h as usize].to;
-                }
-                self.because.push(self.lit(e));
-                let tail = self.because.len();
-                let mut at = y;
-                while at != to {
-                    let h = self.parent[at as usize];
-                    self.because.push(self.lit(h));
-                    at = self.edges[h as usize].from;
-                }
-                // Read back from y: turned round, the path runs in order
-                // (the solver takes it as a set; the test builds check it).
-                self.because[tail..].reverse();
-                let len = self.because.len() as u32 - start;
-                let var = l.var().idx() as usize;
-                if self.expl_at.len() <= var {
-                    self.expl_at.resize(var + 1, NONE);
-                }
-                self.expl_at[var] = self.explained.len() as u32;
-                self.explained.push((var as u32, start, len));
-                self.propagated += 1;
-                if !acts.propagate(!l) {
-                    return false;
-                }
-            }
-            scanned += self.cand_out[g][y as usize].len() as u64;
             if self.fwd.len() >= self.reach {
                 continue;
             }
-            for &f in &self.graphs[g].out[y as usize] {
-                let w = self.edges[f as usize].to;
+            for &(f, w) in &self.graphs[g].out[y as usize] {
                 if self.mark[w as usize] == fs {
                     continue;
                 }
                 self.mark[w as usize] = fs;
                 self.parent[w as usize] = f;
                 self.fwd.push(w);
+            }
+        }
+        // The candidates `y -> x`, `y` forward and `x` backward, scanned
+        // from the side with fewer of them, taken in the forward search's
+        // order either way (the solver sees the same propagations).
+        let outs: u64 = self
+            .fwd
+            .iter()
+            .map(|&y| self.cand_out[g][y as usize].len() as u64)
+            .sum();
+        let ins: u64 = self
+            .back
+            .iter()
+            .map(|&x| self.cand_in[g][x as usize].len() as u64)
+            .sum();
+        let scanned = self.back.len() as u64 + outs;
+        self.hits.clear();
+        if ins < outs {
+            for &x in &self.back {
+                for &f in &self.cand_in[g][x as usize] {
+                    let y = self.edges[f as usize].from;
+                    if self.mark[y as usize] == fs {
+                        self.hits.push((self.fpos[y as usize], f));
+                    }
+                }
+            }
+            self.hits.sort_unstable();
+        } else {
+            for (i, &y) in self.fwd.iter().enumerate() {
+                for &f in &self.cand_out[g][y as usize] {
+                    if self.bmark[self.edges[f as usize].to as usize] == bs {
+                        self.hits.push((i as u32, f));
+                    }
+                }
+            }
+        }
+        for h in 0..self.hits.len() {
+            let f = self.hits[h].1;
+            let Edge { from: y, to: x, .. } = self.edges[f as usize];
+            let l = self.lit(f);
+            if acts.value(l.var()) == batsat::lbool::FALSE {
+                continue;
+            }
+            // The path x ~> from -> to ~> y.
+            let start = self.because.len() as u32;
+            let mut at = x;
+            while at != from {
+                let h = self.bparent[at as usize];
+                self.because.push(self.lit(h));
+                at = self.edges[h as usize].to;
+            }
+            self.because.push(self.lit(e));
+            let tail = self.because.len();
+            let mut at = y;
+            while at != to {
+                let h = self.parent[at as usize];
+                self.because.push(self.lit(h));
+                at = self.edges[h as usize].from;
+            }
+            // Read back from y: turned round, the path runs in order
+            // (the solver takes it as a set; the test builds check it).
+            self.because[tail..].reverse();
+            let len = self.because.len() as u32 - start;
+            let var = l.var().idx() as usize;
+            if self.expl_at.len() <= var {
+                self.expl_at.resize(var + 1, NONE);
+            }
+            self.expl_at[var] = self.explained.len() as u32;
+            self.explained.push((var as u32, start, len));
+            self.propagated += 1;
+            if !acts.propagate(!l) {
+                return false;
             }
         }
         self.charge(scanned);
