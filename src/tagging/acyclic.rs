@@ -26,7 +26,10 @@
 //! about the same time (the table in docs/priorities.md). A version
 //! measured on 2026-11-25 cost five times the time per conflict and was
 //! dropped; what changed is the bound on the searches and their charge
-//! to the work bound.
+//! to the work bound. The candidates are scanned from whichever side has
+//! fewer, in the forward search's order either way, and the adjacency
+//! lists carry each edge's other end: `auto`'s solver step on 64/8 seed
+//! 11 took 23.3 s instead of 28.1 s for the same plan.
 //!
 //! Each graph keeps a topological order of its true edges as they arrive
 //! (Pearce-Kelly: an edge that agrees with the order costs O(1); otherwise

@@ -24,7 +24,7 @@
 //! paths the local search stalls short of 2 priorities where the solver,
 //! with acyclicity propagated inside it, finds them (Jellyfish 48/8 r=4
 //! seeds 1, 4, 5, 7 `shortest`: 2 in 0.1-0.3 s of it; 60/8 seed 3 in 4
-//! s; 64/8 seed 11 in 26 s); where it finds nothing the work costs about
+//! s; 64/8 seed 11 in 23 s); where it finds nothing the work costs about
 //! 25-30 s there (Jellyfish 80/9 r=5 seed 1). Built with the `cadical`
 //! feature, `auto` leaves `exact` out: CaDiCaL here takes no theory, so
 //! there is no work counter to bound it by.
