@@ -876,3 +876,75 @@ fn updates_name_the_links_they_drop_and_add() {
         "{added:?}"
     );
 }
+
+/// Where no extension keeps a `search` plan's two priorities, the summary
+/// offers the plan near the installed one, and `--near` moves to it switch
+/// by switch: the rules written are that plan, and they verify on the new
+/// topology.
+#[test]
+fn near_moves_to_the_plan_near_the_installed_one() {
+    let dir = tmp("near");
+    let topo = "jellyfish:n=200,ports=32,r=12,seed=3";
+    let old = dir.join("old.rules.json");
+    let o = tagger(&[
+        "run",
+        topo,
+        "--elp",
+        "shortest",
+        "--algo",
+        "search",
+        "--max-tcs",
+        "none",
+        "--rules-out",
+        s(&old),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let base = [
+        "update",
+        "--topology",
+        topo,
+        "--rules",
+        s(&old),
+        "--to",
+        "grow:switches=2,seed=1",
+        "--elp",
+        "shortest",
+        "--max-tcs",
+        "none",
+    ];
+    let o = tagger(&base);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = text(&o);
+    assert!(out.contains("near          2 priorities, churn "), "{out}");
+    assert!(out.contains("--near moves to it"), "{out}");
+    let (new_rules, new_topo) = (dir.join("new.rules.json"), dir.join("new.topo.json"));
+    let mut args = base.to_vec();
+    args.extend([
+        "--near",
+        "--json",
+        "--rules-out",
+        s(&new_rules),
+        "--topology-out",
+        s(&new_topo),
+    ]);
+    let o = tagger(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["near"]["taken"], true, "{j}");
+    assert_eq!(j["priorities"], 2);
+    assert_eq!(j["old_priorities"], 2);
+    assert_eq!(j["near"]["churn_entries"], j["churn_entries"]);
+    assert!(j["near"]["churn_entries"].as_u64() < j["scratch_churn_entries"].as_u64());
+    assert_eq!(j["schedule"], "switch-by-switch");
+    let o = tagger(&[
+        "verify",
+        s(&new_topo),
+        "--rules",
+        s(&new_rules),
+        "--elp",
+        "shortest",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let rules = RuleSet::read(&new_rules).unwrap();
+    assert_eq!(rules.priorities, 2);
+}
