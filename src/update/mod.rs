@@ -677,9 +677,11 @@ fn extend(
             }
         };
     }
+    // Not needed where the new plan (planned from scratch within the
+    // classes, where the extension did not fit them) keeps the count.
     let (near, near_refused) = match near {
-        Some(p) => offer_near(req, p, t.priorities)?,
-        None => (None, None),
+        Some(p) if t.priorities > target => offer_near(req, p, t.priorities)?,
+        _ => (None, None),
     };
     Ok(Extended {
         plan: t,
