@@ -265,7 +265,8 @@ pub fn reorder(
 /// # Arguments
 /// * `cx` - the new topology and ELPs.
 /// * `seed` - the installed plan, as [`plan`] takes it.
-/// * `extension` - the extension, whose orders place the new channels.
+/// * `extension` - the extension, whose orders place the new channels and
+///   whose lower bound (the new ELP's) no target goes below.
 /// * `target` - the installed plan's priorities: the orders it starts from.
 /// * `work` - path evaluations the search may spend (`search:budget=N`'s
 ///   unit); the stall rule may end it sooner.
@@ -307,6 +308,7 @@ pub fn near(
             ..SearchParams::DEFAULT
         },
         start,
+        extension.lower_bound,
     )
 }
 

@@ -505,6 +505,11 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
     }
     let new_u = corr.new_on_union(&plan);
     let churn = churn_of(&old_u.entries, &new_u.entries);
+    // A near plan with as many priorities as the new plan is worth its
+    // place only at less churn.
+    let near = near.filter(|n| {
+        n.taken || n.priorities < plan.priorities || n.churn.entries() < churn.entries()
+    });
     let scratch = if req.compare_scratch {
         let algo = installed_algo(req.installed);
         let t = match (prior.take(), greedy.take()) {
@@ -651,6 +656,14 @@ fn extend(
             req.search_budget,
         )?);
     }
+    // Where the extension cannot fit the classes, the plan from scratch
+    // replaces it switch by switch; the near plan, reached the same way,
+    // may fit them at less churn.
+    let unfitted = (near.is_none()
+        && req.max_tcs.is_some()
+        && req.search_budget > 0
+        && target >= t.lower_bound.max(1))
+    .then(|| t.clone());
     if let Some(n) = req.max_tcs {
         let lower_bound = t.lower_bound;
         let unconstrained = t.priorities;
@@ -673,14 +686,31 @@ fn extend(
                 let scratch = crate::tagging::tag_in(cx, algo)?;
                 extension_refused = Some(no.to_string());
                 prior = Some(scratch.clone());
+                if let Some(ext) = &unfitted {
+                    near = Some(crate::tagging::extend::near(
+                        cx,
+                        &seed,
+                        ext,
+                        target,
+                        req.search_budget,
+                    )?);
+                }
                 scratch
             }
         };
     }
-    // Not needed where the new plan (planned from scratch within the
-    // classes, where the extension did not fit them) keeps the count.
+    // Offered where it needs fewer priorities than the new plan; where the
+    // new plan was planned from scratch (the extension did not fit the
+    // classes) and keeps the count, also at as many, if it fits (its
+    // churn is compared once known).
     let (near, near_refused) = match near {
         Some(p) if t.priorities > target => offer_near(req, p, t.priorities)?,
+        Some(p) if extension_refused.is_some() && p.priorities <= t.priorities => {
+            match offer_near(req, p, t.priorities + 1)? {
+                (Some(p), _) => (Some(p), None),
+                _ => (None, None),
+            }
+        }
         _ => (None, None),
     };
     Ok(Extended {

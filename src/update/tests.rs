@@ -271,6 +271,50 @@ fn a_near_plan_keeps_the_installed_priorities() {
     assert_eq!(none.plan.priorities, 3);
 }
 
+/// Where the extension cannot be fitted to the traffic classes, a plan
+/// from scratch within them replaces it; the near plan, fitted to them
+/// too, is offered at as many priorities for less churn.
+#[test]
+fn a_near_plan_beats_the_plan_from_scratch_within_the_classes() {
+    let old = crate::TopologySpec::parse("jellyfish:n=100,ports=32,r=12,seed=1")
+        .unwrap()
+        .build()
+        .unwrap();
+    let set = ElpSet::build(&old, &ElpSpec::parse("shortest").unwrap()).unwrap();
+    let budget = crate::budget::Budget::unlimited();
+    let control = Control::new();
+    let cx = crate::tagging::Context::new(&old, &set, &budget, &control).with_max_tcs(Some(7));
+    let t = crate::tagging::tag_in(&cx, Algo::SEARCH).unwrap();
+    assert_eq!(t.priorities, 2);
+    let r = RuleSet::from_tagging(&old, &t);
+    let new = Change::Grow {
+        switches: 5,
+        seed: 2,
+    }
+    .apply(&old)
+    .unwrap();
+    let elp = ElpSpec::parse("shortest").unwrap();
+    let req = Request {
+        max_tcs: Some(7),
+        ..request(&old, &r, &new, &elp)
+    };
+    let u = plan(&req, &control).unwrap();
+    assert!(u.ok());
+    assert!(u.extension_refused.is_some(), "planned from scratch");
+    assert_eq!(u.plan.priorities, 2);
+    let n = u.near.as_ref().expect("the near plan fits the classes");
+    assert_eq!(n.priorities, 2);
+    assert!(
+        n.churn.entries() < u.churn.entries(),
+        "near {} vs scratch {}",
+        n.churn.entries(),
+        u.churn.entries()
+    );
+    let keys = n.plan.keys(&new).unwrap();
+    let c = crate::tagging::traffic::classify(&new, &keys).unwrap();
+    assert!(c.over(7).is_empty(), "within the classes");
+}
+
 /// A ring of four switches, two paths whose dependencies close the ring
 /// at one priority: each plan bumps one of them, a different one.
 fn ring() -> (Topology, std::path::PathBuf) {

@@ -129,11 +129,13 @@ pub(in crate::tagging) fn plan_from(
 /// give target by target while each is reached (no greedy plan, no
 /// constructions: the plan found stays near `start`, so an update that
 /// starts from the installed plan's orders changes few of its decisions).
-/// Ranked and held to the traffic classes as [`plan`]'s targets are.
+/// Ranked and held to the traffic classes as [`plan`]'s targets are;
+/// `lb` is a lower bound on the priorities (no target goes below it).
 pub(in crate::tagging) fn plan_near(
     cx: &Context<'_>,
     p: &SearchParams,
     start: order::OrderPlan,
+    lb: u32,
 ) -> Result<Tagging> {
     let d = Driver {
         cx,
@@ -146,10 +148,13 @@ pub(in crate::tagging) fn plan_near(
             .map(|ms| std::time::Instant::now() + std::time::Duration::from_millis(ms)),
     };
     let t = d.tagged(&start)?;
-    let lb = t.lower_bound;
+    let misfit = d.misfit(&t)?;
     let mut best = Best {
-        misfit: d.misfit(&t)?,
-        priorities: t.priorities,
+        misfit,
+        // Orders at the lower bound that miss the traffic classes rank one
+        // above it, so that the first target is the bound itself, held to
+        // the classes (else nothing would run).
+        priorities: t.priorities + u32::from(misfit > 0 && t.priorities <= lb),
         rules: t.rule_count(cx.topo),
         seed_orders: (t.priorities, start.truncated(t.priorities as usize)),
         fewest: t.priorities,
