@@ -514,7 +514,8 @@ pub struct UpdateArgs {
     pub near: bool,
     /// Path evaluations the extension's local search may spend when
     /// keeping the installed decisions greedily needs more priorities than
-    /// the installed plan has (search:budget=N's unit; 0: do not search).
+    /// the installed plan has, and the near plan's search after it
+    /// (search:budget=N's unit each; 0: search for neither).
     #[arg(long, default_value = "1e9", value_parser = parse_evaluations)]
     pub search_budget: u64,
     #[command(flatten)]

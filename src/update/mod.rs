@@ -101,7 +101,8 @@ pub struct Request<'a> {
     pub order: Option<Vec<NodeId>>,
     /// Path evaluations the extension's local search may spend when the
     /// greedy extension needs more priorities than the installed plan
-    /// ([`crate::tagging::extend::reorder`]); 0: do not search.
+    /// ([`crate::tagging::extend::reorder`]), and the near plan's search
+    /// ([`crate::tagging::extend::near`]) each; 0: search for neither.
     pub search_budget: u64,
     /// Move to the plan near the installed one ([`Update::near`]) where
     /// one is offered, switch by switch, instead of the extension.
