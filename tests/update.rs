@@ -947,4 +947,10 @@ fn near_moves_to_the_plan_near_the_installed_one() {
     assert!(o.status.success(), "{}", text(&o));
     let rules = RuleSet::read(&new_rules).unwrap();
     assert_eq!(rules.priorities, 2);
+    // A near plan and a given plan are two different targets.
+    let mut args = base.to_vec();
+    args.extend(["--near", "--new-rules", s(&new_rules)]);
+    let o = tagger(&args);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("--near"), "{}", text(&o));
 }

@@ -508,9 +508,11 @@ pub struct UpdateArgs {
     #[arg(long)]
     pub no_compare: bool,
     /// Move to the plan near the installed one, where the summary offers
-    /// one (`near`: fewer priorities than the extension, some installed
-    /// decisions changed), switch by switch, instead of the extension.
-    #[arg(long)]
+    /// one (`near`: fewer priorities than the new plan, or as many at less
+    /// churn where that was planned from scratch; some installed decisions
+    /// changed), switch by switch. Where none is offered, the summary says
+    /// so and the new plan stays.
+    #[arg(long, conflicts_with = "new_rules")]
     pub near: bool,
     /// Path evaluations the extension's local search may spend when
     /// keeping the installed decisions greedily needs more priorities than

@@ -408,6 +408,11 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
         max_tcs: a.switch.max_tcs(&a.switch.profile()?),
     };
     let u = tagger::update::plan(&req, &Control::new())?;
+    if a.near && u.near.is_none() {
+        eprintln!(
+            "note: --near: no plan near the installed one is offered for this change (the summary's near line says why, where one was searched for); the new plan is the update's own"
+        );
+    }
     if !u.ok() {
         bail!(
             "the new plan or a step did not verify: nothing written\n{}",

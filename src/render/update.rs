@@ -143,9 +143,14 @@ fn plan_lines(l: &mut Lines, u: &Update) {
         u.plan.entries.len()
     );
     if let Some(why) = &u.extension_refused {
+        let instead = if u.near.as_ref().is_some_and(|n| n.taken) {
+            "the near plan (--near) taken instead of one from scratch"
+        } else {
+            "planned from scratch instead"
+        };
         line!(
             l,
-            "extension     refused, planned from scratch instead: keeping the installed decisions, {why}"
+            "extension     refused, {instead}: keeping the installed decisions, {why}"
         );
     }
     if let Some(why) = &u.classes_over {

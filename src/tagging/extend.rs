@@ -253,14 +253,14 @@ pub fn reorder(
 }
 
 /// A plan near the installed one that may change its decisions: `search`'s
-/// local search at the installed plan's priorities, started from the
-/// installed orders (per priority, a topological order of the installed
-/// dependencies on the new topology's channels, following `extension`'s
-/// orders wherever they leave a choice), so it moves only what the new
+/// local search from the installed orders (per priority, a topological
+/// order of the installed dependencies on the new topology's channels,
+/// following `extension`'s orders wherever they leave a choice), lowering
+/// the plan they give target by target, so it moves only what the new
 /// paths need. Where [`plan`] and [`reorder`] must keep every installed
 /// decision and stay acyclic together with the installed entries (a
-/// two-phase change), this plan is reached switch by switch, and its churn
-/// lies between the extension's and a from-scratch plan's.
+/// two-phase change), this plan is reached switch by switch; its churn
+/// usually lies between the extension's and a from-scratch plan's.
 ///
 /// # Arguments
 /// * `cx` - the new topology and ELPs.
@@ -304,7 +304,7 @@ pub fn near(
         cx,
         &SearchParams {
             budget: work,
-            seed: REORDER_RNG,
+            seed: NEAR_SEED,
             ..SearchParams::DEFAULT
         },
         start,
@@ -314,7 +314,7 @@ pub fn near(
 
 /// The seed of [`near`]'s local search: fixed, so an update is a function
 /// of its inputs.
-const REORDER_RNG: u64 = 1;
+const NEAR_SEED: u64 = 1;
 
 /// The start of the reordering: per priority, a topological order of the
 /// installed dependencies and the greedy extension's own, which its

@@ -119,10 +119,9 @@ record! {
         pub scratch_priorities: u32,
         /// Its churn against the plan before the step.
         pub scratch_churn_entries: u64,
-        /// Priorities of the plan near the one before the step, where the
-        /// extension needed more than it and a local search from its
-        /// orders found fewer (null otherwise; the path goes on with the
-        /// extension).
+        /// Priorities of the plan near the one before the step (update's
+        /// near: a local search from its orders), where one is offered
+        /// (null otherwise; the path goes on with the extension).
         pub near_priorities: Option<u32>,
         /// Its churn against the plan before the step.
         pub near_churn_entries: Option<u64>,

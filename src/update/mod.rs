@@ -201,8 +201,10 @@ pub struct Scratch {
 
 /// A plan near the installed one that may change some of its decisions
 /// ([`crate::tagging::extend::near`]): offered where it needs fewer
-/// priorities than the new plan (and fits the traffic classes as found).
-/// Moving to it ([`Request::near`]) is a switch-by-switch change.
+/// priorities than the new plan, or, where the new plan was planned from
+/// scratch because the extension missed the traffic classes, as many at
+/// less churn; under a class limit, only where it fits them. Moving to it
+/// ([`Request::near`]) is a switch-by-switch change.
 #[derive(Clone, Debug)]
 pub struct Near {
     /// Its priorities.
@@ -313,8 +315,7 @@ pub struct Update {
     pub churn: Churn,
     /// From-scratch planning of the same change, when asked.
     pub scratch: Option<Scratch>,
-    /// A plan near the installed one with fewer priorities than the new
-    /// plan, where the extension needed more than the installed plan.
+    /// A plan near the installed one, where one is offered (see [`Near`]).
     pub near: Option<Near>,
     /// Why no such plan is offered, where one was searched for (the
     /// extension needed more priorities than the installed plan).
@@ -489,12 +490,28 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
                 churn,
                 evaluations: t.effort.as_ref().map_or(0, |e| e.evaluations),
                 plan: rules,
-                taken: req.near,
+                taken: false,
             })
         })
         .transpose()?;
-    if let Some(n) = near.as_ref().filter(|n| n.taken) {
+    // A near plan with as many priorities as the new plan is worth its
+    // place only at less churn.
+    let mut near = match near {
+        Some(n) if n.priorities >= plan.priorities => {
+            let base = churn_of(&old_u.entries, &corr.new_on_union(&plan).entries);
+            (n.churn.entries() < base.entries()).then_some(n)
+        }
+        other => other,
+    };
+    // What the schedule is told about the extension: nothing, where the
+    // near plan replaces whatever was planned.
+    let mut refused_for_schedule = extension_refused.clone();
+    if req.near
+        && let Some(n) = near.as_mut()
+    {
+        n.taken = true;
         plan = n.plan.clone();
+        refused_for_schedule = None;
     } else if matches!(req.target, Target::Extend) && extension_refused.is_none() {
         plan.algo = format!("extend({})", req.installed.algo);
     }
@@ -506,11 +523,6 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
     }
     let new_u = corr.new_on_union(&plan);
     let churn = churn_of(&old_u.entries, &new_u.entries);
-    // A near plan with as many priorities as the new plan is worth its
-    // place only at less churn.
-    let near = near.filter(|n| {
-        n.taken || n.priorities < plan.priorities || n.churn.entries() < churn.entries()
-    });
     let scratch = if req.compare_scratch {
         let algo = installed_algo(req.installed);
         let t = match (prior.take(), greedy.take()) {
@@ -554,11 +566,17 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
         ));
         check.old_u = &old_after;
     }
-    let (kind, more, two_phase_refused) =
-        match schedule(&check, &new_u, churn.entries(), &extension_refused)? {
-            Ok(s) => s,
-            Err(unreachable) => return Ok(unreachable),
-        };
+    let scheduled = schedule(&check, &new_u, churn.entries(), &refused_for_schedule);
+    let (kind, more, two_phase_refused) = match scheduled {
+        Ok(Ok(s)) => s,
+        Ok(Err(unreachable)) => return Ok(unreachable),
+        Err(e) if near.as_ref().is_some_and(|n| n.taken) => {
+            return Err(bad(format!(
+                "the plan near the installed one (--near) cannot be reached safely: {e}; without --near the update moves to the plan it reports as the new plan"
+            )));
+        }
+        Err(e) => return Err(e),
+    };
     steps.extend(more);
     Ok(Attempt::Done(Box::new(Update {
         old_priorities: req.installed.priorities,
@@ -589,8 +607,8 @@ struct Extended {
     reordered: Option<Reordered>,
     refused: Option<String>,
     prior: Option<crate::tagging::Tagging>,
-    /// The plan near the installed one, where it needs fewer priorities
-    /// than the extension ([`crate::tagging::extend::near`]).
+    /// The plan near the installed one, where it is offered (see
+    /// [`Near`]; its churn is compared later).
     near: Option<crate::tagging::Tagging>,
     /// Why none is offered, where one was searched for.
     near_refused: Option<String>,
@@ -702,11 +720,12 @@ fn extend(
     }
     // Offered where it needs fewer priorities than the new plan; where the
     // new plan was planned from scratch (the extension did not fit the
-    // classes) and keeps the count, also at as many, if it fits (its
-    // churn is compared once known).
+    // classes), also at as many, if it fits (its churn is compared once
+    // known), since that plan is reached switch by switch too.
+    let refused = u32::from(extension_refused.is_some());
     let (near, near_refused) = match near {
-        Some(p) if t.priorities > target => offer_near(req, p, t.priorities)?,
-        Some(p) if extension_refused.is_some() && p.priorities <= t.priorities => {
+        Some(p) if t.priorities > target => offer_near(req, p, t.priorities + refused)?,
+        Some(p) if refused > 0 && p.priorities <= t.priorities => {
             match offer_near(req, p, t.priorities + 1)? {
                 (Some(p), _) => (Some(p), None),
                 _ => (None, None),
@@ -798,7 +817,8 @@ pub fn to_file(to: &str) -> Option<std::path::PathBuf> {
 /// found `exact` too, and replanning a grown network with `exact`'s 600 s
 /// limit would spend all of it wherever the solver cannot prove the bound;
 /// `auto` runs the same solver with a fixed amount of work on small
-/// networks. `exact:timeout=S` names its own limit and is kept.
+/// networks. `exact:timeout=S` with another limit than the default 600 s
+/// (which is written bare) names its own limit and is kept.
 fn installed_algo(r: &RuleSet) -> crate::tagging::Algo {
     use crate::tagging::Algo;
     match r.algo.parse() {

@@ -147,14 +147,16 @@ pub(in crate::tagging) fn plan_near(
             .time_ms
             .map(|ms| std::time::Instant::now() + std::time::Duration::from_millis(ms)),
     };
+    let orders = start.pos.len() as u32;
     let t = d.tagged(&start)?;
     let misfit = d.misfit(&t)?;
     let mut best = Best {
         misfit,
-        // Orders at the lower bound that miss the traffic classes rank one
-        // above it, so that the first target is the bound itself, held to
-        // the classes (else nothing would run).
-        priorities: t.priorities + u32::from(misfit > 0 && t.priorities <= lb),
+        // Orders that reach their own count (or the lower bound) but miss
+        // the traffic classes rank one above, so that the first target is
+        // that count, held to the classes (else, at the bound, nothing
+        // would run, and above it the search would go straight below).
+        priorities: t.priorities + u32::from(misfit > 0 && t.priorities <= orders.max(lb)),
         rules: t.rule_count(cx.topo),
         seed_orders: (t.priorities, start.truncated(t.priorities as usize)),
         fewest: t.priorities,
