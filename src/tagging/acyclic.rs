@@ -443,45 +443,52 @@ impl Acyclicity {
             }
         }
         for h in 0..self.hits.len() {
-            let f = self.hits[h].1;
-            let Edge { from: y, to: x, .. } = self.edges[f as usize];
-            let l = self.lit(f);
-            if acts.value(l.var()) == batsat::lbool::FALSE {
-                continue;
-            }
-            // The path x ~> from -> to ~> y.
-            let start = self.because.len() as u32;
-            let mut at = x;
-            while at != from {
-                let h = self.bparent[at as usize];
-                self.because.push(self.lit(h));
-                at = self.edges[h as usize].to;
-            }
-            self.because.push(self.lit(e));
-            let tail = self.because.len();
-            let mut at = y;
-            while at != to {
-                let h = self.parent[at as usize];
-                self.because.push(self.lit(h));
-                at = self.edges[h as usize].from;
-            }
-            // Read back from y: turned round, the path runs in order
-            // (the solver takes it as a set; the test builds check it).
-            self.because[tail..].reverse();
-            let len = self.because.len() as u32 - start;
-            let var = l.var().idx() as usize;
-            if self.expl_at.len() <= var {
-                self.expl_at.resize(var + 1, NONE);
-            }
-            self.expl_at[var] = self.explained.len() as u32;
-            self.explained.push((var as u32, start, len));
-            self.propagated += 1;
-            if !acts.propagate(!l) {
+            if !self.force(e, self.hits[h].1, acts) {
                 return false;
             }
         }
         self.charge(scanned);
         true
+    }
+
+    /// Forces candidate `f` (`y -> x`) false, unless it is already, after
+    /// `e` (`from -> to`) became true, with the path `x ~> from -> to ~> y`
+    /// of the last two searches as the reason. `false`: the solver is in
+    /// conflict (`f` was true).
+    fn force(&mut self, e: u32, f: u32, acts: &mut TheoryArg) -> bool {
+        let Edge { from, to, .. } = self.edges[e as usize];
+        let Edge { from: y, to: x, .. } = self.edges[f as usize];
+        let l = self.lit(f);
+        if acts.value(l.var()) == batsat::lbool::FALSE {
+            return true;
+        }
+        let start = self.because.len() as u32;
+        let mut at = x;
+        while at != from {
+            let h = self.bparent[at as usize];
+            self.because.push(self.lit(h));
+            at = self.edges[h as usize].to;
+        }
+        self.because.push(self.lit(e));
+        let tail = self.because.len();
+        let mut at = y;
+        while at != to {
+            let h = self.parent[at as usize];
+            self.because.push(self.lit(h));
+            at = self.edges[h as usize].from;
+        }
+        // Read back from y: turned round, the path runs in order (the
+        // solver takes it as a set; the test builds check it).
+        self.because[tail..].reverse();
+        let len = self.because.len() as u32 - start;
+        let var = l.var().idx() as usize;
+        if self.expl_at.len() <= var {
+            self.expl_at.resize(var + 1, NONE);
+        }
+        self.expl_at[var] = self.explained.len() as u32;
+        self.explained.push((var as u32, start, len));
+        self.propagated += 1;
+        acts.propagate(!l)
     }
 
     /// Counts `n` nodes and candidates looked at as work, sixteen to an

@@ -475,33 +475,9 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
             (r.clone(), bound)
         }
     };
-    let near = near_plan
-        .map(|t| -> Result<Near> {
-            let rules = RuleSet::from_tagging(req.new, &t);
-            let report = verify_within(req.new, &rules, Some(&new_elp), &req.limits);
-            if !report.ok() {
-                return Err(bad(format!(
-                    "the plan near the installed one does not verify on the new topology: {report}"
-                )));
-            }
-            let churn = churn_of(&old_u.entries, &corr.new_on_union(&rules).entries);
-            Ok(Near {
-                priorities: t.priorities,
-                churn,
-                evaluations: t.effort.as_ref().map_or(0, |e| e.evaluations),
-                plan: rules,
-                taken: false,
-            })
-        })
-        .transpose()?;
-    // A near plan with as many priorities as the new plan is worth its
-    // place only at less churn.
-    let mut near = match near {
-        Some(n) if n.priorities >= plan.priorities => {
-            let base = churn_of(&old_u.entries, &corr.new_on_union(&plan).entries);
-            (n.churn.entries() < base.entries()).then_some(n)
-        }
-        other => other,
+    let mut near = match near_plan {
+        Some(t) => near_of(req, t, &plan, (&corr, &old_u), &new_elp)?,
+        None => None,
     };
     // What the schedule is told about the extension: nothing, where the
     // near plan replaces whatever was planned.
@@ -524,18 +500,12 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
     let new_u = corr.new_on_union(&plan);
     let churn = churn_of(&old_u.entries, &new_u.entries);
     let scratch = if req.compare_scratch {
-        let algo = installed_algo(req.installed);
-        let t = match (prior.take(), greedy.take()) {
-            (Some(t), _) => t,
-            (None, Some(t)) if algo == crate::tagging::Algo::GREEDY => t,
-            _ => crate::tagging::tag_in(&cx, algo)?,
-        };
-        let r = corr.new_on_union(&RuleSet::from_tagging(req.new, &t));
-        Some(Scratch {
-            algo: r.algo.clone(),
-            priorities: t.priorities,
-            churn: churn_of(&old_u.entries, &r.entries),
-        })
+        Some(scratch_of(
+            req,
+            &cx,
+            (&corr, &old_u),
+            (prior.take(), greedy.take()),
+        )?)
     } else {
         None
     };
@@ -596,6 +566,72 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
         reordered,
         classes_over: None,
     })))
+}
+
+/// The from-scratch comparison, by the installed plan's algorithm: `prior`
+/// where the update already fell back on such a plan, greedy's plan of the
+/// new ELPs (made for the bound) where that algorithm is greedy, else a
+/// new plan.
+fn scratch_of(
+    req: &Request<'_>,
+    cx: &Context<'_>,
+    (corr, old_u): (&Correspondence, &RuleSet),
+    (prior, greedy): (
+        Option<crate::tagging::Tagging>,
+        Option<crate::tagging::Tagging>,
+    ),
+) -> Result<Scratch> {
+    let algo = installed_algo(req.installed);
+    let t = match (prior, greedy) {
+        (Some(t), _) => t,
+        (None, Some(t)) if algo == crate::tagging::Algo::GREEDY => t,
+        _ => crate::tagging::tag_in(cx, algo)?,
+    };
+    let r = corr.new_on_union(&RuleSet::from_tagging(req.new, &t));
+    Ok(Scratch {
+        algo: r.algo.clone(),
+        priorities: t.priorities,
+        churn: churn_of(&old_u.entries, &r.entries),
+    })
+}
+
+/// The near plan `t` as [`Near`], verified on the new topology (against
+/// the new ELPs), with its churn against the installed plan `old_u`;
+/// `None` where it has as many priorities as the new plan `plan` and no
+/// less churn.
+///
+/// # Errors
+/// [`Error::Update`] when it does not verify (a bug).
+fn near_of(
+    req: &Request<'_>,
+    t: crate::tagging::Tagging,
+    plan: &RuleSet,
+    (corr, old_u): (&Correspondence, &RuleSet),
+    new_elp: &ElpSet,
+) -> Result<Option<Near>> {
+    let rules = RuleSet::from_tagging(req.new, &t);
+    let report = verify_within(req.new, &rules, Some(new_elp), &req.limits);
+    if !report.ok() {
+        return Err(Error::Update {
+            reason: format!(
+                "the plan near the installed one does not verify on the new topology: {report}"
+            ),
+        });
+    }
+    let churn = churn_of(&old_u.entries, &corr.new_on_union(&rules).entries);
+    if t.priorities >= plan.priorities {
+        let base = churn_of(&old_u.entries, &corr.new_on_union(plan).entries);
+        if churn.entries() >= base.entries() {
+            return Ok(None);
+        }
+    }
+    Ok(Some(Near {
+        priorities: t.priorities,
+        churn,
+        evaluations: t.effort.as_ref().map_or(0, |e| e.evaluations),
+        plan: rules,
+        taken: false,
+    }))
 }
 
 /// What extending the installed plan gave: the plan, the reordering tried
@@ -665,24 +701,18 @@ fn extend(
     // Where keeping every installed decision costs a priority, a plan that
     // may change some of them, searched from the installed orders, may
     // keep the installed count at a fraction of a new plan's churn.
+    let searchable = target >= t.lower_bound.max(1) && req.search_budget > 0;
+    let search_near = |ext: &crate::tagging::Tagging| {
+        crate::tagging::extend::near(cx, &seed, ext, target, req.search_budget)
+    };
     let mut near = None;
-    if t.priorities > target && target >= t.lower_bound.max(1) && req.search_budget > 0 {
-        near = Some(crate::tagging::extend::near(
-            cx,
-            &seed,
-            &t,
-            target,
-            req.search_budget,
-        )?);
+    if searchable && t.priorities > target {
+        near = Some(search_near(&t)?);
     }
     // Where the extension cannot fit the classes, the plan from scratch
     // replaces it switch by switch; the near plan, reached the same way,
     // may fit them at less churn.
-    let unfitted = (near.is_none()
-        && req.max_tcs.is_some()
-        && req.search_budget > 0
-        && target >= t.lower_bound.max(1))
-    .then(|| t.clone());
+    let unfitted = (searchable && near.is_none() && req.max_tcs.is_some()).then(|| t.clone());
     if let Some(n) = req.max_tcs {
         let lower_bound = t.lower_bound;
         let unconstrained = t.priorities;
@@ -706,33 +736,18 @@ fn extend(
                 extension_refused = Some(no.to_string());
                 prior = Some(scratch.clone());
                 if let Some(ext) = &unfitted {
-                    near = Some(crate::tagging::extend::near(
-                        cx,
-                        &seed,
-                        ext,
-                        target,
-                        req.search_budget,
-                    )?);
+                    near = Some(search_near(ext)?);
                 }
                 scratch
             }
         };
     }
-    // Offered where it needs fewer priorities than the new plan; where the
-    // new plan was planned from scratch (the extension did not fit the
-    // classes), also at as many, if it fits (its churn is compared once
-    // known), since that plan is reached switch by switch too.
-    let refused = u32::from(extension_refused.is_some());
-    let (near, near_refused) = match near {
-        Some(p) if t.priorities > target => offer_near(req, p, t.priorities + refused)?,
-        Some(p) if refused > 0 && p.priorities <= t.priorities => {
-            match offer_near(req, p, t.priorities + 1)? {
-                (Some(p), _) => (Some(p), None),
-                _ => (None, None),
-            }
-        }
-        _ => (None, None),
-    };
+    let (near, near_refused) = offer_near(
+        req,
+        near,
+        (t.priorities, target),
+        extension_refused.is_some(),
+    )?;
     Ok(Extended {
         plan: t,
         reordered,
@@ -743,10 +758,30 @@ fn extend(
     })
 }
 
-/// The near plan `p` ([`crate::tagging::extend::near`]) as offered against
-/// a new plan of `priorities`: kept where it needs fewer and, under a
-/// class limit, fits the classes as found; else why not.
+/// The near plan found, if any, as offered against a new plan of `new`
+/// priorities where the installed plan has `target`: where the new plan
+/// needs more than `target`, offered where it needs fewer; where the new
+/// plan was planned from scratch (`refused`: the extension did not fit
+/// the classes), also at as many, since that plan is reached switch by
+/// switch too (its churn is compared once known), and then without a
+/// reason where it is not. Under a class limit only where it fits them.
 fn offer_near(
+    req: &Request<'_>,
+    near: Option<crate::tagging::Tagging>,
+    (new, target): (u32, u32),
+    refused: bool,
+) -> Result<(Option<crate::tagging::Tagging>, Option<String>)> {
+    match near {
+        Some(p) if new > target => near_fits(req, p, new + u32::from(refused)),
+        Some(p) if refused && p.priorities <= new => Ok((near_fits(req, p, new + 1)?.0, None)),
+        _ => Ok((None, None)),
+    }
+}
+
+/// The near plan `p` ([`crate::tagging::extend::near`]) against a plan of
+/// `priorities`: kept where it needs fewer and, under a class limit, fits
+/// the classes as found; else why not.
+fn near_fits(
     req: &Request<'_>,
     p: crate::tagging::Tagging,
     priorities: u32,

@@ -64,16 +64,7 @@ pub(in crate::tagging) fn plan_from(
     start: Option<&Tagging>,
 ) -> Result<Tagging> {
     let topo = cx.topo;
-    let d = Driver {
-        cx,
-        algo: Algo::Search(*p),
-    };
-    let opts = Options {
-        p: *p,
-        deadline: p
-            .time_ms
-            .map(|ms| std::time::Instant::now() + std::time::Duration::from_millis(ms)),
-    };
+    let (d, opts) = Driver::start(cx, p);
     let greedy = checked(greedy::plan(cx, 1, 0)?)?;
     let greedy_misfit = d.misfit(&greedy)?;
     // Kept for the fallback below (a small copy where it is needed: the
@@ -112,13 +103,7 @@ pub(in crate::tagging) fn plan_from(
     for plan in &plans {
         d.consider(plan, &mut best)?;
     }
-    let mut effort = Effort::default();
-    let counts = cx.elp.counts(topo);
-    let state = state_bytes(&opts, &counts);
-    effort.skipped = d.skip_reason(&opts, &best, lb, (counts.paths, state));
-    if best.priorities > lb && effort.skipped.is_none() {
-        d.lower(&opts, &mut best, &mut effort, lb, state)?;
-    }
+    let effort = d.descend(&opts, &mut best, lb)?;
     if let Some(g) = greedy_copy {
         d.greedy_within_classes(g, &mut best)?;
     }
@@ -137,16 +122,7 @@ pub(in crate::tagging) fn plan_near(
     start: order::OrderPlan,
     lb: u32,
 ) -> Result<Tagging> {
-    let d = Driver {
-        cx,
-        algo: Algo::Search(*p),
-    };
-    let opts = Options {
-        p: *p,
-        deadline: p
-            .time_ms
-            .map(|ms| std::time::Instant::now() + std::time::Duration::from_millis(ms)),
-    };
+    let (d, opts) = Driver::start(cx, p);
     let orders = start.pos.len() as u32;
     let t = d.tagged(&start)?;
     let misfit = d.misfit(&t)?;
@@ -163,13 +139,7 @@ pub(in crate::tagging) fn plan_near(
         fitted: None,
         plan: t,
     };
-    let mut effort = Effort::default();
-    let counts = cx.elp.counts(cx.topo);
-    let state = state_bytes(&opts, &counts);
-    effort.skipped = d.skip_reason(&opts, &best, lb, (counts.paths, state));
-    if best.priorities > lb && effort.skipped.is_none() {
-        d.lower(&opts, &mut best, &mut effort, lb, state)?;
-    }
+    let effort = d.descend(&opts, &mut best, lb)?;
     d.keep(best, lb, effort)
 }
 
@@ -201,7 +171,39 @@ fn state_bytes(opts: &Options, counts: &crate::elp::ElpCounts) -> u64 {
         .saturating_mul(per_channel * (counts.longest as u64 + 1))
 }
 
+impl<'a, 'c> Driver<'a, 'c> {
+    /// The driver of `search` with `p`, and its options (the deadline
+    /// counts from now).
+    fn start(cx: &'a Context<'c>, p: &SearchParams) -> (Self, Options) {
+        let d = Driver {
+            cx,
+            algo: Algo::Search(*p),
+        };
+        let opts = Options {
+            p: *p,
+            deadline: p
+                .time_ms
+                .map(|ms| std::time::Instant::now() + std::time::Duration::from_millis(ms)),
+        };
+        (d, opts)
+    }
+}
+
 impl Driver<'_, '_> {
+    /// The local search below `best`, down to `lb`, where it is above and
+    /// its state fits the memory budget; what it spent (with why it did
+    /// not run, if it did not).
+    fn descend(&self, opts: &Options, best: &mut Best, lb: u32) -> Result<Effort> {
+        let mut effort = Effort::default();
+        let counts = self.cx.elp.counts(self.cx.topo);
+        let state = state_bytes(opts, &counts);
+        effort.skipped = self.skip_reason(opts, best, lb, (counts.paths, state));
+        if best.priorities > lb && effort.skipped.is_none() {
+            self.lower(opts, best, &mut effort, lb, state)?;
+        }
+        Ok(effort)
+    }
+
     /// 1 when `t` needs more traffic classes at some switch than the
     /// budget allows: a plan no switch can install is no answer.
     fn misfit(&self, t: &Tagging) -> Result<u8> {
