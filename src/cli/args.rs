@@ -63,7 +63,7 @@ pub enum Command {
     #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}"))]
     Elp(ElpArgs),
     /// Run the whole pipeline on one scenario: generate, ELP, tag, rules, verify.
-    #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}\n\nAlgorithms: auto[:time=S] (the default: the best of clos, greedy, search and, on small networks, exact with fixed work, stopping at the lower bound), brute, greedy, greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K,\nsearch[:budget=N,seed=X,time=S,paths=N,symmetric=1] (fewest priorities: order plans and local search),\nexact[:timeout=S] (fewest priorities, proven by a SAT solver; default timeout 600 s)"))]
+    #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}\n\nAlgorithms: auto[:time=S] (the default: the best of clos, greedy, search and, on small networks, exact with fixed work beside search, stopping at the lower bound), brute, greedy, greedy:restarts=R,seed=X, greedy-ttl, clos, clos:K,\nsearch[:budget=N,seed=X,time=S,paths=N,symmetric=1] (fewest priorities: order plans and local search),\nexact[:timeout=S] (fewest priorities, proven by a SAT solver; default timeout 600 s)"))]
     Run(Box<RunArgs>),
     /// Failure what-if: plan the scenario, then fail links or switches and
     /// count, per trial, what the installed rules keep lossless, whether

@@ -54,6 +54,8 @@ type Observer = Arc<dyn Fn(Progress) + Send + Sync>;
 #[derive(Clone, Default)]
 pub struct Control {
     stop: Arc<AtomicBool>,
+    /// A second flag that also stops this run (see [`Control::linked`]).
+    also: Option<Arc<AtomicBool>>,
     observer: Option<Observer>,
 }
 
@@ -88,6 +90,21 @@ impl Control {
     /// clone.
     pub fn stop_requested(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
+            || self
+                .also
+                .as_ref()
+                .is_some_and(|a| a.load(Ordering::Relaxed))
+    }
+
+    /// A control for a run inside this one: stopped by this control's
+    /// requests and by `also`, without an observer (a run beside another
+    /// would mix its progress into the other's).
+    pub(crate) fn linked(&self, also: Arc<AtomicBool>) -> Control {
+        Control {
+            stop: Arc::clone(&self.stop),
+            also: Some(also),
+            observer: None,
+        }
     }
 
     /// True when a stop was requested or `deadline` has passed.
@@ -97,9 +114,11 @@ impl Control {
 
     /// [`Control::expired`] as an owned check, for a solver's callback.
     pub(crate) fn expiry(&self, deadline: Option<Instant>) -> Box<dyn Fn() -> bool> {
-        let stop = Arc::clone(&self.stop);
+        let (stop, also) = (Arc::clone(&self.stop), self.also.clone());
         Box::new(move || {
-            deadline.is_some_and(|d| Instant::now() >= d) || stop.load(Ordering::Relaxed)
+            deadline.is_some_and(|d| Instant::now() >= d)
+                || stop.load(Ordering::Relaxed)
+                || also.as_ref().is_some_and(|a| a.load(Ordering::Relaxed))
         })
     }
 
