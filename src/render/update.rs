@@ -143,10 +143,11 @@ fn plan_lines(l: &mut Lines, u: &Update) {
         u.plan.entries.len()
     );
     if let Some(why) = &u.extension_refused {
-        let instead = if u.near.as_ref().is_some_and(|n| n.taken) {
-            "the near plan (--near) taken instead of one from scratch"
-        } else {
-            "planned from scratch instead"
+        let instead = match &u.near {
+            Some(n) if n.taken => {
+                "the near plan taken instead of one from scratch (as many priorities or fewer, less churn)"
+            }
+            _ => "planned from scratch instead",
         };
         line!(
             l,
@@ -233,10 +234,12 @@ fn churn_lines(l: &mut Lines, u: &Update) {
             n.churn.entries(),
             n.churn.switches_touched,
             n.evaluations,
-            if n.taken {
-                "it is the new plan (--near)"
-            } else {
-                "--near moves to it"
+            match (&n.unreachable, n.taken) {
+                (Some(why), _) => format!(
+                    "not taken, since no safe schedule reaches it ({why}): the plan from scratch is the new plan"
+                ),
+                (None, true) => "it is the new plan".to_string(),
+                (None, false) => "--near moves to it".to_string(),
             }
         );
     }

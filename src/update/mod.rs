@@ -215,8 +215,14 @@ pub struct Near {
     pub evaluations: u64,
     /// The plan, on the new topology (verified as every plan is).
     pub plan: RuleSet,
-    /// Whether the update moves to it (`--near`): then it is the new plan.
+    /// Whether the update moves to it: then it is the new plan. It is
+    /// taken with `--near`, and without it where the extension did not
+    /// fit the traffic classes (the plan from scratch it would otherwise
+    /// move to needs as many priorities or more, at more churn).
     pub taken: bool,
+    /// Where it was to be taken without `--near`, why no safe schedule
+    /// reaches it: the update moves to the plan from scratch instead.
+    pub unreachable: Option<String>,
 }
 
 /// What a step does to the switches it names.
@@ -479,26 +485,6 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
         Some(t) => near_of(req, t, &plan, (&corr, &old_u), &new_elp)?,
         None => None,
     };
-    // What the schedule is told about the extension: nothing, where the
-    // near plan replaces whatever was planned.
-    let mut refused_for_schedule = extension_refused.clone();
-    if req.near
-        && let Some(n) = near.as_mut()
-    {
-        n.taken = true;
-        plan = n.plan.clone();
-        refused_for_schedule = None;
-    } else if matches!(req.target, Target::Extend) && extension_refused.is_none() {
-        plan.algo = format!("extend({})", req.installed.algo);
-    }
-    let final_report = verify_within(req.new, &plan, Some(&new_elp), &req.limits);
-    if !final_report.ok() {
-        return Err(bad(format!(
-            "the new plan does not verify on the new topology: {final_report}"
-        )));
-    }
-    let new_u = corr.new_on_union(&plan);
-    let churn = churn_of(&old_u.entries, &new_u.entries);
     let scratch = if req.compare_scratch {
         Some(scratch_of(
             req,
@@ -509,45 +495,62 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
     } else {
         None
     };
-    // A recabled port carries one link at a time: the dropped link's
-    // entries go first, and every later state is built on what is left.
-    let recabled = |e: &Entry| {
-        corr.recabled[e.out_link as usize] || e.in_link.is_some_and(|l| corr.recabled[l as usize])
-    };
-    let (unplug, kept): (Vec<Entry>, Vec<Entry>) = old_u.entries.iter().partition(|e| recabled(e));
-    let old_after = with_entries(&old_u, corr.union.name(), kept);
-    let mut check = Check {
+    let check = Check {
         req,
         corr: &corr,
         old_elp: &old_elp,
         new_elp: &new_elp,
         old_u: &old_u,
     };
-    let mut steps = Vec::new();
-    if !unplug.is_empty() {
-        let switches = nodes_of(&unplug);
-        steps.push(check.step(
-            Action::Unplug,
-            switches,
-            Vec::new(),
-            unplug,
-            &old_after,
-            true,
-        ));
-        check.old_u = &old_after;
-    }
-    let scheduled = schedule(&check, &new_u, churn.entries(), &refused_for_schedule);
-    let (kind, more, two_phase_refused) = match scheduled {
-        Ok(Ok(s)) => s,
-        Ok(Err(unreachable)) => return Ok(unreachable),
-        Err(e) if near.as_ref().is_some_and(|n| n.taken) => {
-            return Err(bad(format!(
-                "the plan near the installed one (--near) cannot be reached safely: {e}; without --near the update moves to the plan it reports as the new plan"
-            )));
+    // Where the extension did not fit the classes, the plan from scratch
+    // replaces it switch by switch anyway; the near plan, offered there
+    // only at as many priorities or fewer and less churn, is taken
+    // instead, unless it cannot be reached safely.
+    let by_default = extension_refused.is_some()
+        && near
+            .as_ref()
+            .is_some_and(|n| n.priorities <= plan.priorities);
+    let moved = match near.as_mut() {
+        Some(n) if req.near || by_default => {
+            n.taken = true;
+            // The schedule is told of no refusal: the near plan is what
+            // it moves to, not the plan from scratch.
+            match move_to(&check, &n.plan, &None) {
+                Ok(Ok(m)) => {
+                    plan = n.plan.clone();
+                    Ok(m)
+                }
+                Err(e) if req.near => {
+                    return Err(bad(format!(
+                        "the plan near the installed one (--near) cannot be reached safely: {e}; without --near the update moves to the plan it reports as the new plan"
+                    )));
+                }
+                Err(Error::Update { reason }) => {
+                    n.taken = false;
+                    n.unreachable = Some(reason);
+                    move_to(&check, &plan, &extension_refused)?
+                }
+                Err(e) => return Err(e),
+                Ok(Err(unreachable)) => Err(unreachable),
+            }
         }
-        Err(e) => return Err(e),
+        _ => {
+            if matches!(req.target, Target::Extend) && extension_refused.is_none() {
+                plan.algo = format!("extend({})", req.installed.algo);
+            }
+            move_to(&check, &plan, &extension_refused)?
+        }
     };
-    steps.extend(more);
+    let Moved {
+        final_report,
+        churn,
+        kind,
+        steps,
+        two_phase_refused,
+    } = match moved {
+        Ok(m) => m,
+        Err(unreachable) => return Ok(unreachable),
+    };
     Ok(Attempt::Done(Box::new(Update {
         old_priorities: req.installed.priorities,
         lower_bound,
@@ -566,6 +569,74 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
         reordered,
         classes_over: None,
     })))
+}
+
+/// What moving to a new plan takes: its verification on the new topology,
+/// its churn, and the schedule.
+struct Moved {
+    final_report: crate::verify::Report,
+    churn: Churn,
+    kind: ScheduleKind,
+    steps: Vec<Step>,
+    two_phase_refused: Option<Violation>,
+}
+
+/// Moving from the installed plan to `plan` (see [`Moved`]); `refused`:
+/// why the extension was refused, where `plan` replaces it.
+/// `Ok(Err(..))`: no safe schedule reaches a plan from scratch that
+/// replaced a refused extension.
+///
+/// # Errors
+/// [`Error::Update`] when `plan` does not verify on the new topology or no
+/// safe schedule reaches it.
+fn move_to(
+    check: &Check<'_>,
+    plan: &RuleSet,
+    refused: &Option<String>,
+) -> Result<std::result::Result<Moved, Attempt>> {
+    let (req, corr, old_u) = (check.req, check.corr, check.old_u);
+    let final_report = verify_within(req.new, plan, Some(check.new_elp), &req.limits);
+    if !final_report.ok() {
+        return Err(Error::Update {
+            reason: format!("the new plan does not verify on the new topology: {final_report}"),
+        });
+    }
+    let new_u = corr.new_on_union(plan);
+    let churn = churn_of(&old_u.entries, &new_u.entries);
+    // A recabled port carries one link at a time: the dropped link's
+    // entries go first, and every later state is built on what is left.
+    let recabled = |e: &Entry| {
+        corr.recabled[e.out_link as usize] || e.in_link.is_some_and(|l| corr.recabled[l as usize])
+    };
+    let (unplug, kept): (Vec<Entry>, Vec<Entry>) = old_u.entries.iter().partition(|e| recabled(e));
+    let old_after = with_entries(old_u, corr.union.name(), kept);
+    let mut check = Check { ..*check };
+    let mut steps = Vec::new();
+    if !unplug.is_empty() {
+        let switches = nodes_of(&unplug);
+        steps.push(check.step(
+            Action::Unplug,
+            switches,
+            Vec::new(),
+            unplug,
+            &old_after,
+            true,
+        ));
+        check.old_u = &old_after;
+    }
+    let (kind, more, two_phase_refused) = match schedule(&check, &new_u, churn.entries(), refused)?
+    {
+        Ok(s) => s,
+        Err(unreachable) => return Ok(Err(unreachable)),
+    };
+    steps.extend(more);
+    Ok(Ok(Moved {
+        final_report,
+        churn,
+        kind,
+        steps,
+        two_phase_refused,
+    }))
 }
 
 /// The from-scratch comparison, by the installed plan's algorithm: `prior`
@@ -631,6 +702,7 @@ fn near_of(
         evaluations: t.effort.as_ref().map_or(0, |e| e.evaluations),
         plan: rules,
         taken: false,
+        unreachable: None,
     }))
 }
 

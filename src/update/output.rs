@@ -125,6 +125,7 @@ impl Update {
                 "switches_touched": n.churn.switches_touched,
                 "evaluations": n.evaluations,
                 "taken": n.taken,
+                "unreachable": n.unreachable,
             })),
             "near_refused": self.near_refused,
             "reorder": self.reordered.as_ref().map(|r| json!({

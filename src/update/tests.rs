@@ -272,8 +272,9 @@ fn a_near_plan_keeps_the_installed_priorities() {
 }
 
 /// Where the extension cannot be fitted to the traffic classes, a plan
-/// from scratch within them replaces it; the near plan, fitted to them
-/// too, is offered at as many priorities for less churn.
+/// from scratch within them would replace it; the near plan, fitted to
+/// them too, has as many priorities for less churn, and is taken instead,
+/// switch by switch, every step verified.
 #[test]
 fn a_near_plan_beats_the_plan_from_scratch_within_the_classes() {
     let old = crate::TopologySpec::parse("jellyfish:n=100,ports=32,r=12,seed=1")
@@ -304,11 +305,20 @@ fn a_near_plan_beats_the_plan_from_scratch_within_the_classes() {
     assert_eq!(u.plan.priorities, 2);
     let n = u.near.as_ref().expect("the near plan fits the classes");
     assert_eq!(n.priorities, 2);
+    assert!(n.taken && n.unreachable.is_none(), "taken without --near");
+    assert_eq!(u.plan.entries, n.plan.entries);
+    assert_eq!(u.churn, n.churn);
+    assert_eq!(u.kind, ScheduleKind::SwitchBySwitch);
+    let s = u
+        .scratch
+        .as_ref()
+        .expect("compared with the plan from scratch");
+    assert_eq!(s.priorities, 2);
     assert!(
-        n.churn.entries() < u.churn.entries(),
+        n.churn.entries() < s.churn.entries(),
         "near {} vs scratch {}",
         n.churn.entries(),
-        u.churn.entries()
+        s.churn.entries()
     );
     let keys = n.plan.keys(&new).unwrap();
     let c = crate::tagging::traffic::classify(&new, &keys).unwrap();
