@@ -119,6 +119,14 @@ def main() -> int:
             "  FROM read_parquet(?) g JOIN read_parquet(?) r USING (scenario_id))",
             [str(gp), str(d / "runs.parquet")],
         ).fetchone()
+        # A step that moved to the near plan has its priorities and churn.
+        astray = con.execute(
+            "SELECT count(*) FILTER (growth_near_taken AND (growth_near_priorities IS DISTINCT FROM growth_priorities "
+            "  OR growth_near_churn_entries IS DISTINCT FROM growth_churn_entries)) FROM read_parquet(?)",
+            [str(gp)],
+        ).fetchone()[0]
+        if astray:
+            errors.append(f"{astray} growth steps moved to the near plan but report another plan")
         if odd:
             errors.append(f"{odd} growth steps with an unknown reorder outcome or a proof count without a proof")
         if unkept:

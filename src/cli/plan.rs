@@ -404,7 +404,11 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
         compare_scratch: !a.no_compare,
         order: a.order.clone(),
         search_budget: a.search_budget,
-        near: a.near,
+        near: if a.near {
+            tagger::update::NearChoice::Require
+        } else {
+            tagger::update::NearChoice::Refused
+        },
         max_tcs: a.switch.max_tcs(&a.switch.profile()?),
     };
     let u = tagger::update::plan(&req, &Control::new())?;

@@ -236,7 +236,7 @@ fn churn_lines(l: &mut Lines, u: &Update) {
             n.evaluations,
             match (&n.unreachable, n.taken) {
                 (Some(why), _) => format!(
-                    "not taken, since no safe schedule reaches it ({why}): the plan from scratch is the new plan"
+                    "not taken, since no safe schedule reaches it ({why}): the new plan is the update's own"
                 ),
                 (None, true) => "it is the new plan".to_string(),
                 (None, false) => "--near moves to it".to_string(),

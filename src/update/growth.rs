@@ -23,11 +23,15 @@ pub struct Growth {
     pub change: Change,
     /// Steps.
     pub steps: u32,
+    /// Whether each step moves to the plan near the one before where one
+    /// is offered (`near=1`, as `tagger update --near`), instead of
+    /// going on with the extension.
+    pub near: bool,
 }
 
 impl Growth {
     /// Parses a change ([`Change::parse`]) with an optional `steps=N`
-    /// (default 1).
+    /// (default 1) and `near=0|1` (default 0).
     ///
     /// # Errors
     /// [`Error::Update`] naming the parameter at fault.
@@ -37,6 +41,7 @@ impl Growth {
         };
         let (kind, rest) = text.trim().split_once(':').unwrap_or((text.trim(), ""));
         let mut steps = None;
+        let mut near = None;
         let mut others = Vec::new();
         for item in rest.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             match item.split_once('=') {
@@ -52,6 +57,16 @@ impl Growth {
                         return Err(bad("steps given twice".into()));
                     }
                 }
+                Some(("near", v)) => {
+                    let on = match v.trim() {
+                        "0" => false,
+                        "1" => true,
+                        _ => return Err(bad(format!("near = {v}: must be 0 or 1"))),
+                    };
+                    if near.replace(on).is_some() {
+                        return Err(bad("near given twice".into()));
+                    }
+                }
                 _ => others.push(item),
             }
         }
@@ -61,17 +76,19 @@ impl Growth {
                 cause: Box::new(cause),
             })?
             .ok_or_else(|| {
-                bad("not a change: grow:switches=N[,seed=S,steps=K], grow:leaves=N[,steps=K] or drain:links=N[,seed=S,steps=K]".into())
+                bad("not a change: grow:switches=N[,seed=S,steps=K,near=1], grow:leaves=N[,steps=K,near=1] or drain:links=N[,seed=S,steps=K,near=1]".into())
             })?;
         Ok(Growth {
             change,
             steps: steps.unwrap_or(1),
+            near: near.unwrap_or(false),
         })
     }
 
-    /// The canonical text.
+    /// The canonical text (`near=1` only where set).
     pub fn canonical(&self) -> String {
-        format!("{},steps={}", self.change.canonical(), self.steps)
+        let near = if self.near { ",near=1" } else { "" };
+        format!("{},steps={}{near}", self.change.canonical(), self.steps)
     }
 
     /// Step `i`'s change (from 0): the seed moves on by `i`.
@@ -121,10 +138,15 @@ record! {
         pub scratch_churn_entries: u64,
         /// Priorities of the plan near the one before the step (update's
         /// near: a local search from its orders), where one is offered
-        /// (null otherwise; the path goes on with the extension).
+        /// (null otherwise).
         pub near_priorities: Option<u32>,
         /// Its churn against the plan before the step.
         pub near_churn_entries: Option<u64>,
+        /// Whether the step moved to the near plan (the growth spec's
+        /// `near=1`, or where the extension missed the traffic classes);
+        /// else the path goes on with the extension (or the plan from
+        /// scratch that replaced it).
+        pub near_taken: bool,
         /// Steps of the update schedule.
         pub update_steps: u32,
         /// two-phase or switch-by-switch.
@@ -162,6 +184,7 @@ impl GrowthRow {
             scratch_churn_entries: scratch.map_or(0, |s| s.churn.entries()),
             near_priorities: u.near.as_ref().map(|n| n.priorities),
             near_churn_entries: u.near.as_ref().map(|n| n.churn.entries()),
+            near_taken: u.near.as_ref().is_some_and(|n| n.taken),
             update_steps: u.steps.len() as u32,
             schedule: u.kind.as_str().into(),
             verified: u.ok(),
@@ -203,7 +226,11 @@ pub fn grow_path(
                 compare_scratch: true,
                 order: None,
                 search_budget: crate::tagging::SEARCH_BUDGET,
-                near: false,
+                near: if growth.near {
+                    super::NearChoice::Prefer
+                } else {
+                    super::NearChoice::Refused
+                },
                 max_tcs,
             },
             control,
@@ -241,8 +268,14 @@ mod tests {
             }
         );
         assert_eq!(g.canonical(), "grow:switches=5,seed=2,steps=3");
+        let n = Growth::parse("grow:switches=5,near=1,steps=3,seed=2").unwrap();
+        assert!(n.near && !g.near);
+        assert_eq!(n.canonical(), "grow:switches=5,seed=2,steps=3,near=1");
+        assert_eq!(Growth::parse(&n.canonical()).unwrap(), n);
         for (bad, says) in [
             ("grow:switches=5,steps=0", "steps"),
+            ("grow:switches=5,near=2", "near = 2"),
+            ("grow:switches=5,near=1,near=0", "twice"),
             ("grow:switches=5,steps=2,steps=3", "twice"),
             ("fattree:k=4", "not a change"),
             ("drain:links=x", "links"),

@@ -104,9 +104,9 @@ pub struct Request<'a> {
     /// ([`crate::tagging::extend::reorder`]), and the near plan's search
     /// ([`crate::tagging::extend::near`]) each; 0: search for neither.
     pub search_budget: u64,
-    /// Move to the plan near the installed one ([`Update::near`]) where
-    /// one is offered, switch by switch, instead of the extension.
-    pub near: bool,
+    /// When to move to the plan near the installed one ([`Update::near`]),
+    /// switch by switch, instead of the extension.
+    pub near: NearChoice,
     /// Traffic classes a switch may use for lossless traffic: the
     /// extension is fitted to them ([`crate::tagging::fit`], moving new
     /// keys up; installed decisions stay), and the from-scratch comparison
@@ -197,6 +197,23 @@ pub struct Scratch {
     pub priorities: u32,
     /// Its churn against the installed plan.
     pub churn: Churn,
+}
+
+/// When an update moves to the plan near the installed one
+/// ([`Update::near`]) where one is offered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NearChoice {
+    /// Only where the extension missed the traffic classes and the near
+    /// plan has as many priorities as the plan from scratch or fewer, at
+    /// less churn; where no safe order reaches it, the plan from scratch.
+    #[default]
+    Refused,
+    /// Wherever one is offered; where no safe order reaches it, the
+    /// update's own plan (a growth path's `near=1`).
+    Prefer,
+    /// Wherever one is offered; where no safe order reaches it, the update
+    /// fails (`--near`).
+    Require,
 }
 
 /// A plan near the installed one that may change some of its decisions
@@ -511,7 +528,7 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
             .as_ref()
             .is_some_and(|n| n.priorities <= plan.priorities);
     let moved = match near.as_mut() {
-        Some(n) if req.near || by_default => {
+        Some(n) if req.near != NearChoice::Refused || by_default => {
             n.taken = true;
             // The schedule is told of no refusal: the near plan is what
             // it moves to, not the plan from scratch.
@@ -520,7 +537,7 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
                     plan = n.plan.clone();
                     Ok(m)
                 }
-                Err(e) if req.near => {
+                Err(e) if req.near == NearChoice::Require => {
                     return Err(bad(format!(
                         "the plan near the installed one (--near) cannot be reached safely: {e}; without --near the update moves to the plan it reports as the new plan"
                     )));
@@ -528,6 +545,9 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
                 Err(Error::Update { reason }) => {
                     n.taken = false;
                     n.unreachable = Some(reason);
+                    if matches!(req.target, Target::Extend) && extension_refused.is_none() {
+                        plan.algo = format!("extend({})", req.installed.algo);
+                    }
                     move_to(&check, &plan, &extension_refused)?
                 }
                 Err(e) => return Err(e),

@@ -36,7 +36,7 @@ fn request<'a>(
         compare_scratch: true,
         order: None,
         search_budget: crate::tagging::SEARCH_BUDGET,
-        near: false,
+        near: NearChoice::Refused,
         max_tcs: None,
     }
 }
@@ -255,7 +255,7 @@ fn a_near_plan_keeps_the_installed_priorities() {
     );
     // It changes installed decisions: a two-phase change could not hold it.
     assert!(n.churn.changed > 0);
-    req.near = true;
+    req.near = NearChoice::Require;
     let taken = check_update(&req, 9);
     let m = taken.near.as_ref().unwrap();
     assert!(m.taken);
@@ -794,4 +794,28 @@ fn an_exact_plan_is_replanned_with_auto() {
         r.algo = name.into();
         assert_eq!(installed_algo(&r), want, "{name}");
     }
+}
+
+/// A growth path with `near=1` moves to the near plan where one is
+/// offered (the installed two priorities, switch by switch); without it
+/// the path goes on with the extension's three.
+#[test]
+fn a_growth_path_can_follow_the_near_plan() {
+    let (old, r, _) = searched("jellyfish:n=200,ports=32,r=12,seed=3", 2);
+    let elp = ElpSpec::parse("shortest").unwrap();
+    let control = Control::new();
+    let grow = |spec: &str| {
+        let g = super::Growth::parse(spec).unwrap();
+        super::grow_path(&old, &r, &elp, &g, None, &control).unwrap()
+    };
+    let ext = grow("grow:switches=2,seed=1");
+    let (e, n) = (&ext[0], &grow("grow:switches=2,seed=1,near=1")[0]);
+    assert_eq!(
+        (e.priorities, e.near_priorities, e.near_taken),
+        (3, Some(2), false)
+    );
+    assert_eq!((n.priorities, n.near_taken), (2, true));
+    assert_eq!(Some(n.churn_entries), e.near_churn_entries);
+    assert_eq!(n.schedule, "switch-by-switch");
+    assert!(n.verified && e.verified);
 }
