@@ -232,13 +232,15 @@ pub struct Near {
     pub evaluations: u64,
     /// The plan, on the new topology (verified as every plan is).
     pub plan: RuleSet,
-    /// Whether the update moves to it: then it is the new plan. It is
-    /// taken with `--near`, and without it where the extension did not
-    /// fit the traffic classes (the plan from scratch it would otherwise
-    /// move to needs as many priorities or more, at more churn).
+    /// Whether the update moves to it: then it is the new plan. When it
+    /// is taken, [`Request::near`] says ([`NearChoice`]): by default where
+    /// the extension did not fit the traffic classes (the plan from
+    /// scratch it would otherwise move to needs as many priorities or
+    /// more, at more churn).
     pub taken: bool,
-    /// Where it was to be taken without `--near`, why no safe schedule
-    /// reaches it: the update moves to the plan from scratch instead.
+    /// Where it was to be taken but no safe schedule reaches it, why: the
+    /// update moves to its own plan instead (the plan from scratch, or the
+    /// extension).
     pub unreachable: Option<String>,
 }
 
