@@ -257,10 +257,16 @@ pub fn reorder(
 /// order of the installed dependencies on the new topology's channels,
 /// following `extension`'s orders wherever they leave a choice), lowering
 /// the plan they give target by target, so it moves only what the new
-/// paths need. Where [`plan`] and [`reorder`] must keep every installed
-/// decision and stay acyclic together with the installed entries (a
-/// two-phase change), this plan is reached switch by switch; its churn
-/// usually lies between the extension's and a from-scratch plan's.
+/// paths need. Then, churn as a second objective, each channel is pulled
+/// back toward its place in the installed orders wherever that costs no
+/// path and no node's class bound (one pass; kept where the plan still
+/// has as many priorities and fits the classes). Where [`plan`] and
+/// [`reorder`] must keep every installed decision and stay acyclic
+/// together with the installed entries (a two-phase change), this plan is
+/// reached switch by switch; its churn usually lies between the
+/// extension's and a from-scratch plan's (the pull took a Jellyfish
+/// 200/32 r=12 seed 1 `search` plan grown by 10 from 10,815 entries to
+/// 10,715, the extension's being 10,675).
 ///
 /// # Arguments
 /// * `cx` - the new topology and ELPs.

@@ -124,6 +124,9 @@ pub struct Effort {
     /// `search`: local searches started again with a new seed after they
     /// stalled close to their target.
     pub restarts: u64,
+    /// A near plan's moves toward the installed orders, after its search
+    /// (`update`'s near plan; 0 elsewhere).
+    pub pulled: u64,
     /// `search` under a traffic-class budget: the search held to the
     /// classes (run where orders reached a target but their plan missed
     /// the classes), at the lowest target it ran for.

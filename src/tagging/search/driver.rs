@@ -39,6 +39,8 @@ struct Best {
     /// How `plan` was fitted to the traffic classes, where keys were
     /// forced up to fit them (`None`: it fitted as found, or misfits).
     fitted: Option<fit::ClassFit>,
+    /// The orders `plan` was walked from as found, where it was.
+    orders: Option<order::OrderPlan>,
 }
 
 /// The search's shared setting: the stage's context and the algorithm as
@@ -98,6 +100,7 @@ pub(in crate::tagging) fn plan_from(
         seed_orders: (u32::MAX, plans[0].clone()),
         fewest: greedy.priorities,
         fitted: None,
+        orders: None,
         plan: greedy,
     };
     for plan in &plans {
@@ -137,11 +140,16 @@ pub(in crate::tagging) fn plan_near(
         seed_orders: (t.priorities, start.truncated(t.priorities as usize)),
         fewest: t.priorities,
         fitted: None,
+        orders: Some(start.truncated(t.priorities as usize)),
         plan: t,
     };
-    let effort = d.descend(&opts, &mut best, lb)?;
+    let mut effort = d.descend(&opts, &mut best, lb)?;
+    effort.pulled = d.pull_back(&mut best, &start)?;
     d.keep(best, lb, effort)
 }
+
+/// Tries of [`Driver::pull_back`], each with half the moves of the last.
+const PULL_TRIES: usize = 6;
 
 /// Whether a member that stalled `best` paths short of the target, of
 /// `paths`, after `spent` evaluations, starts again from the target's
@@ -240,6 +248,7 @@ impl Driver<'_, '_> {
                 (best.misfit, best.priorities, best.rules) = (0, t.priorities, r);
                 best.plan = t;
                 best.fitted = Some(info);
+                best.orders = None;
             }
         }
         Ok(())
@@ -278,6 +287,7 @@ impl Driver<'_, '_> {
                 let r = t.rule_count(topo);
                 if (m, t.priorities, r) < (best.misfit, best.priorities, best.rules) {
                     (best.misfit, best.priorities, best.rules) = (m, t.priorities, r);
+                    best.orders = Some(plan.truncated(t.priorities as usize));
                     best.plan = t;
                     best.fitted = None;
                 }
@@ -689,6 +699,7 @@ impl Driver<'_, '_> {
                 (best.misfit, best.priorities, best.rules) = (0, t.priorities, r);
                 best.plan = t;
                 best.fitted = Some(info);
+                best.orders = None;
             }
             if best.misfit > 0 || best.priorities >= before {
                 // The search reached the target, but no plan with it fits
@@ -700,6 +711,49 @@ impl Driver<'_, '_> {
         // must agree; anything else is a bug.
         orders_fit("search", target, best.priorities)?;
         Ok(true)
+    }
+
+    /// The near plan's orders pulled toward the installed ones `start`
+    /// ([`LocalSearch::pull_toward`]): kept where they tag the ELP in as
+    /// many priorities and, under a class limit, fit. Only where the best
+    /// plan is the one its orders give as found. Where the pulled plan
+    /// misses the classes (the pull keeps each node's class bound, not the
+    /// classes the keys then need), half as many moves are tried, down to
+    /// one in [`PULL_TRIES`] tries. Returns the moves kept.
+    fn pull_back(&self, best: &mut Best, start: &order::OrderPlan) -> Result<u64> {
+        let p = best.priorities;
+        let (Some(orders), 0) = (best.orders.clone(), best.misfit) else {
+            return Ok(0);
+        };
+        let (topo, elp) = (self.cx.topo, self.cx.elp);
+        let paths = crate::elp::enumerate::maximal_channel_paths(topo, elp, u64::MAX)?
+            .retain(|x| x.len() > p as usize);
+        let mut limit = u64::MAX;
+        for _ in 0..PULL_TRIES {
+            let mut ls = match self.cx.max_tcs {
+                Some(n) => LocalSearch::within_classes(&paths, topo, &orders.pos, p, 0, n),
+                None => LocalSearch::new(&paths, topo.channel_count(), &orders.pos, p, 0),
+            };
+            if ls.violated() > 0 {
+                return Ok(0);
+            }
+            let moved = ls.pull_toward(&start.pos, limit);
+            if moved == 0 {
+                return Ok(0);
+            }
+            let plan = order::OrderPlan {
+                pos: ls.pos[..p as usize].to_vec(),
+            };
+            let t = self.tagged(&plan)?;
+            if t.priorities == p && self.misfit(&t)? == 0 {
+                best.rules = t.rule_count(topo);
+                best.plan = t;
+                best.orders = Some(plan);
+                return Ok(moved);
+            }
+            limit = moved / 2;
+        }
+        Ok(0)
     }
 
     /// The plan kept, with what the search did.

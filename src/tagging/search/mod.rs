@@ -535,6 +535,51 @@ mod tests {
         }
     }
 
+    /// Pulling a plan's orders toward other orders never lets a path pass
+    /// the target (the oracle walks every path), and orders already at
+    /// the start stay where they are. Small random instances.
+    #[test]
+    fn pulling_toward_a_start_keeps_every_path_within_the_target() {
+        use rand::{Rng, SeedableRng};
+        let mut pulled = 0;
+        for seed in 0..60u64 {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let n = 12u32;
+            let list: Vec<Vec<u32>> = (0..24)
+                .map(|_| {
+                    let len = rng.random_range(3..6);
+                    let mut path: Vec<u32> = Vec::new();
+                    while path.len() < len {
+                        let c = rng.random_range(0..n);
+                        if !path.contains(&c) {
+                            path.push(c);
+                        }
+                    }
+                    path
+                })
+                .collect();
+            let refs: Vec<&[u32]> = list.iter().map(|v| v.as_slice()).collect();
+            let p = paths(&refs);
+            let start: Vec<Vec<u64>> = (0..3)
+                .map(|_| (0..n).map(|_| rng.random_range(0..1000u64)).collect())
+                .collect();
+            let mut ls = LocalSearch::new(&p, n as usize, &start, 2, seed);
+            if !ls.run(200_000, &|| false, |_, _, _| {}).reached {
+                continue;
+            }
+            let found = ls.pos.clone();
+            pulled += ls.pull_toward(&start, u64::MAX);
+            assert_eq!(ls.violated(), 0, "seed {seed}");
+            for i in 0..p.len() {
+                assert!(path_tag(&ls.pos, p.path(i)) <= 2, "seed {seed}, path {i}");
+            }
+            // At its own orders there is nothing to pull toward.
+            let mut again = LocalSearch::new(&p, n as usize, &found, 2, seed);
+            assert_eq!(again.pull_toward(&found, u64::MAX), 0, "seed {seed}");
+        }
+        assert!(pulled > 0, "some plan moved");
+    }
+
     /// A target no plan reaches ends by the stall rule, long before a large
     /// budget runs out, after at least the patience; the residue is the
     /// fewest violated paths seen, which no progress report undercuts.

@@ -138,6 +138,123 @@ impl LocalSearch<'_> {
         true
     }
 
+    /// Moves channels, order by order, toward `start` (a position per
+    /// channel per order) without letting any path pass the target or a
+    /// node's class bound grow: each channel goes to the region between
+    /// its path neighbours, among those that cost nothing more, where the
+    /// most of its neighbours lie on the side `start` puts them (so the
+    /// transitions between them keep or bump as the start orders make
+    /// them), and stays where it is on a tie. One pass, channels in id
+    /// order, at most `limit` moves. Returns the moves made.
+    pub(in crate::tagging) fn pull_toward(&mut self, start: &[Vec<u64>], limit: u64) -> u64 {
+        let mut moved = 0;
+        for (t, to) in start.iter().enumerate().take(self.target as usize) {
+            for c in 0..self.pos[t].len() as ChannelId {
+                if moved >= limit {
+                    return moved;
+                }
+                loop {
+                    match self.pull_move(c, t, to) {
+                        Ok(Some(m)) => {
+                            self.apply(m);
+                            moved += 1;
+                        }
+                        Ok(None) => {}
+                        Err(Cramped) => {
+                            self.relabel(t);
+                            continue;
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        moved
+    }
+
+    /// [`LocalSearch::pull_toward`]'s move of channel `c` in order `t`
+    /// toward `start`, if one agrees with it on more neighbours at no
+    /// cost.
+    fn pull_move(&self, c: ChannelId, t: usize, start: &[u64]) -> Result<Option<Move>, Cramped> {
+        let Some(&sc) = start.get(c as usize) else {
+            return Ok(None);
+        };
+        let sides = [(c, t, false)];
+        let Some(marks) = self.marks(&sides, None, None) else {
+            return Ok(None);
+        };
+        let (diff, now) = self.region_costs(&sides, &marks);
+        let (classes, classes_now) = self.class_costs(c, t, &marks);
+        let now = now + classes_now;
+        let k = marks.len();
+        // Per mark, the neighbours there that `start` puts before `c`, and
+        // after it (on the paths whose tags order `t` decides at `c`).
+        let (mut before, mut after) = (vec![0i64; k], vec![0i64; k]);
+        for i in self.occ.range(c) {
+            let (q, j) = self.occ.get(i);
+            let (path, j) = (self.paths.path(q as usize), j as usize);
+            let a = self.paths.offsets[q as usize];
+            let tag = self.tags[a + j.saturating_sub(1)] as usize;
+            if tag > t + 1 || tag + 1 < t + 1 {
+                continue;
+            }
+            let around = [j.checked_sub(1).map(|x| path[x]), path.get(j + 1).copied()];
+            for n in around.into_iter().flatten() {
+                let Some(&sn) = start.get(n as usize) else {
+                    continue;
+                };
+                let Ok(m) = marks.binary_search(&self.pos[t][n as usize]) else {
+                    continue;
+                };
+                if sn < sc {
+                    before[m] += 1;
+                } else if sn > sc {
+                    after[m] += 1;
+                }
+            }
+        }
+        let cur = self.pos[t][c as usize];
+        let mut agree: i64 = after.iter().sum();
+        let (mut run, mut here_now) = (0i64, None);
+        let mut best: Option<(i64, usize, i64)> = None;
+        for i in 0..=k {
+            if i > 0 {
+                agree += before[i - 1] - after[i - 1];
+            }
+            run += diff[i];
+            let here = run + classes.get(i).copied().unwrap_or(0);
+            let lo = (i > 0).then(|| marks[i - 1]);
+            let hi = marks.get(i).copied();
+            if lo.is_none_or(|l| cur > l) && hi.is_none_or(|h| cur < h) {
+                here_now = Some(agree);
+            }
+            if here <= now && best.is_none_or(|b| agree > b.0) {
+                best = Some((agree, i, here));
+            }
+        }
+        // On a neighbour's position itself, or nowhere better: stay.
+        let (Some(agree_now), Some((a, region, here))) = (here_now, best) else {
+            return Ok(None);
+        };
+        if a <= agree_now {
+            return Ok(None);
+        }
+        let lo = (region > 0).then(|| marks[region - 1]);
+        let hi = marks.get(region).copied();
+        let at = match (lo, hi) {
+            (Some(l), Some(h)) if h - l >= 2 => l + (h - l) / 2,
+            (None, Some(h)) if h >= 2 => h / 2,
+            (Some(l), None) if l + GAP < MIRROR => l + GAP,
+            _ => return Err(Cramped),
+        };
+        Ok(Some(Move {
+            delta: here - now,
+            c,
+            t,
+            at,
+        }))
+    }
+
     /// The best position for channel `c` in order `t` (None when it has no
     /// neighbours to be placed against, or only its current region), or
     /// [`Cramped`] when no position is free in the best region. In a
