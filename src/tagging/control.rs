@@ -114,12 +114,8 @@ impl Control {
 
     /// [`Control::expired`] as an owned check, for a solver's callback.
     pub(crate) fn expiry(&self, deadline: Option<Instant>) -> Box<dyn Fn() -> bool> {
-        let (stop, also) = (Arc::clone(&self.stop), self.also.clone());
-        Box::new(move || {
-            deadline.is_some_and(|d| Instant::now() >= d)
-                || stop.load(Ordering::Relaxed)
-                || also.as_ref().is_some_and(|a| a.load(Ordering::Relaxed))
-        })
+        let c = self.clone();
+        Box::new(move || c.expired(deadline))
     }
 
     pub(crate) fn report(&self, p: Progress) {

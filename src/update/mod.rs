@@ -521,48 +521,12 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
         new_elp: &new_elp,
         old_u: &old_u,
     };
-    // Where the extension did not fit the classes, the plan from scratch
-    // replaces it switch by switch anyway; the near plan, offered there
-    // only at as many priorities or fewer and less churn, is taken
-    // instead, unless it cannot be reached safely.
-    let by_default = extension_refused.is_some()
-        && near
-            .as_ref()
-            .is_some_and(|n| n.priorities <= plan.priorities);
-    let moved = match near.as_mut() {
-        Some(n) if req.near != NearChoice::Refused || by_default => {
-            n.taken = true;
-            // The schedule is told of no refusal: the near plan is what
-            // it moves to, not the plan from scratch.
-            match move_to(&check, &n.plan, &None) {
-                Ok(Ok(m)) => {
-                    plan = n.plan.clone();
-                    Ok(m)
-                }
-                Err(e) if req.near == NearChoice::Require => {
-                    return Err(bad(format!(
-                        "the plan near the installed one (--near) cannot be reached safely: {e}; without --near the update moves to the plan it reports as the new plan"
-                    )));
-                }
-                Err(Error::Update { reason }) => {
-                    n.taken = false;
-                    n.unreachable = Some(reason);
-                    if matches!(req.target, Target::Extend) && extension_refused.is_none() {
-                        plan.algo = format!("extend({})", req.installed.algo);
-                    }
-                    move_to(&check, &plan, &extension_refused)?
-                }
-                Err(e) => return Err(e),
-                Ok(Err(unreachable)) => Err(unreachable),
-            }
-        }
-        _ => {
-            if matches!(req.target, Target::Extend) && extension_refused.is_none() {
-                plan.algo = format!("extend({})", req.installed.algo);
-            }
-            move_to(&check, &plan, &extension_refused)?
-        }
-    };
+    // The extension, where it stays the plan, is named for what it extends
+    // (a near plan taken replaces it, name and all).
+    if matches!(req.target, Target::Extend) && extension_refused.is_none() {
+        plan.algo = format!("extend({})", req.installed.algo);
+    }
+    let moved = move_to_chosen(&check, near.as_mut(), &mut plan, &extension_refused)?;
     let Moved {
         final_report,
         churn,
@@ -591,6 +555,51 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
         reordered,
         classes_over: None,
     })))
+}
+
+/// Moves to the near plan `near` where [`Request::near`] takes it, else
+/// (or where no safe order reaches it and the choice allows falling back)
+/// to `plan`, which becomes the near plan where that is taken. Where the
+/// extension did not fit the classes (`refused`), the plan from scratch
+/// replaces it switch by switch anyway, and the near plan, offered there
+/// only at as many priorities or fewer and less churn, is taken instead.
+///
+/// # Errors
+/// As [`move_to`]; with `--near`, its failure to reach the near plan.
+fn move_to_chosen(
+    check: &Check<'_>,
+    near: Option<&mut Near>,
+    plan: &mut RuleSet,
+    refused: &Option<String>,
+) -> Result<std::result::Result<Moved, Attempt>> {
+    let choice = check.req.near;
+    let by_default = refused.is_some()
+        && near
+            .as_ref()
+            .is_some_and(|n| n.priorities <= plan.priorities);
+    let Some(n) = near.filter(|_| choice != NearChoice::Refused || by_default) else {
+        return move_to(check, plan, refused);
+    };
+    n.taken = true;
+    // The schedule is told of no refusal: the near plan is what it moves
+    // to, not the plan from scratch.
+    match move_to(check, &n.plan, &None) {
+        Ok(Ok(m)) => {
+            *plan = n.plan.clone();
+            Ok(Ok(m))
+        }
+        Err(e) if choice == NearChoice::Require => Err(Error::Update {
+            reason: format!(
+                "the plan near the installed one (--near) cannot be reached safely: {e}; without --near the update moves to the plan it reports as the new plan"
+            ),
+        }),
+        Err(Error::Update { reason }) => {
+            n.taken = false;
+            n.unreachable = Some(reason);
+            move_to(check, plan, refused)
+        }
+        other => other,
+    }
 }
 
 /// What moving to a new plan takes: its verification on the new topology,

@@ -11,12 +11,12 @@ fn installed(t: &Topology, elp: &str) -> RuleSet {
 
 /// [`installed`] planned within `max_tcs` traffic classes per switch, as
 /// a plan exported to SONiC is.
-fn installed_within(t: &Topology, elp: &str, max_tcs: u32) -> RuleSet {
+fn installed_within(t: &Topology, elp: &str, max_tcs: u32, algo: Algo) -> RuleSet {
     let set = ElpSet::build(t, &ElpSpec::parse(elp).unwrap()).unwrap();
     let budget = crate::budget::Budget::unlimited();
     let control = Control::new();
     let cx = crate::tagging::Context::new(t, &set, &budget, &control).with_max_tcs(Some(max_tcs));
-    RuleSet::from_tagging(t, &crate::tagging::tag_in(&cx, Algo::GREEDY).unwrap())
+    RuleSet::from_tagging(t, &crate::tagging::tag_in(&cx, algo).unwrap())
 }
 
 fn request<'a>(
@@ -281,13 +281,8 @@ fn a_near_plan_beats_the_plan_from_scratch_within_the_classes() {
         .unwrap()
         .build()
         .unwrap();
-    let set = ElpSet::build(&old, &ElpSpec::parse("shortest").unwrap()).unwrap();
-    let budget = crate::budget::Budget::unlimited();
-    let control = Control::new();
-    let cx = crate::tagging::Context::new(&old, &set, &budget, &control).with_max_tcs(Some(7));
-    let t = crate::tagging::tag_in(&cx, Algo::SEARCH).unwrap();
-    assert_eq!(t.priorities, 2);
-    let r = RuleSet::from_tagging(&old, &t);
+    let r = installed_within(&old, "shortest", 7, Algo::SEARCH);
+    assert_eq!(r.priorities, 2);
     let new = Change::Grow {
         switches: 5,
         seed: 2,
@@ -299,7 +294,7 @@ fn a_near_plan_beats_the_plan_from_scratch_within_the_classes() {
         max_tcs: Some(7),
         ..request(&old, &r, &new, &elp)
     };
-    let u = plan(&req, &control).unwrap();
+    let u = plan(&req, &Control::new()).unwrap();
     assert!(u.ok());
     assert!(u.extension_refused.is_some(), "planned from scratch");
     assert_eq!(u.plan.priorities, 2);
@@ -557,7 +552,7 @@ fn updates_keep_within_the_traffic_classes() {
     let elp = ElpSpec::parse("shortest").unwrap();
     let mut outcomes = Vec::new();
     for n in [7, 6, 5] {
-        let r = installed_within(&old, "shortest", n);
+        let r = installed_within(&old, "shortest", n, Algo::GREEDY);
         let mut req = request(&old, &r, &new, &elp);
         req.max_tcs = Some(n);
         let u = plan(&req, &Control::new()).unwrap();

@@ -26,6 +26,28 @@ struct Move {
     at: u64,
 }
 
+/// Region `i` among the sorted `marks`: `(marks[i - 1], marks[i])`, open
+/// below the first mark and above the last.
+fn region(marks: &[u64], i: usize) -> (Option<u64>, Option<u64>) {
+    ((i > 0).then(|| marks[i - 1]), marks.get(i).copied())
+}
+
+/// Whether position `x` lies strictly inside region `(lo, hi)`.
+fn inside((lo, hi): (Option<u64>, Option<u64>), x: u64) -> bool {
+    lo.is_none_or(|l| x > l) && hi.is_none_or(|h| x < h)
+}
+
+/// A free position in region `(lo, hi)`: its middle, or a gap above the
+/// last mark; [`Cramped`] when there is none.
+fn spot(bounds: (Option<u64>, Option<u64>)) -> Result<u64, Cramped> {
+    match bounds {
+        (Some(l), Some(h)) if h - l >= 2 => Ok(l + (h - l) / 2),
+        (None, Some(h)) if h >= 2 => Ok(h / 2),
+        (Some(l), None) if l + GAP < MIRROR => Ok(l + GAP),
+        _ => Err(Cramped),
+    }
+}
+
 impl LocalSearch<'_> {
     /// One step: a violated path at random, the best move of a channel of
     /// one of its descents, made when it lowers the weighted count (or,
@@ -223,9 +245,7 @@ impl LocalSearch<'_> {
             }
             run += diff[i];
             let here = run + classes.get(i).copied().unwrap_or(0);
-            let lo = (i > 0).then(|| marks[i - 1]);
-            let hi = marks.get(i).copied();
-            if lo.is_none_or(|l| cur > l) && hi.is_none_or(|h| cur < h) {
+            if inside(region(&marks, i), cur) {
                 here_now = Some(agree);
             }
             if here <= now && best.is_none_or(|b| agree > b.0) {
@@ -233,25 +253,17 @@ impl LocalSearch<'_> {
             }
         }
         // On a neighbour's position itself, or nowhere better: stay.
-        let (Some(agree_now), Some((a, region, here))) = (here_now, best) else {
+        let (Some(agree_now), Some((a, to, here))) = (here_now, best) else {
             return Ok(None);
         };
         if a <= agree_now {
             return Ok(None);
         }
-        let lo = (region > 0).then(|| marks[region - 1]);
-        let hi = marks.get(region).copied();
-        let at = match (lo, hi) {
-            (Some(l), Some(h)) if h - l >= 2 => l + (h - l) / 2,
-            (None, Some(h)) if h >= 2 => h / 2,
-            (Some(l), None) if l + GAP < MIRROR => l + GAP,
-            _ => return Err(Cramped),
-        };
         Ok(Some(Move {
             delta: here - now,
             c,
             t,
-            at,
+            at: spot(region(&marks, to))?,
         }))
     }
 
@@ -291,24 +303,16 @@ impl LocalSearch<'_> {
                 best = Some((here, i));
             }
         }
-        let (total, region) = best.expect("the channel's own region is allowed");
-        let cur = self.pos[t][c as usize];
-        let lo = (region > 0).then(|| marks[region - 1]);
-        let hi = marks.get(region).copied();
-        if lo.is_none_or(|l| cur > l) && hi.is_none_or(|h| cur < h) {
+        let (total, to) = best.expect("the channel's own region is allowed");
+        let bounds = region(&marks, to);
+        if inside(bounds, self.pos[t][c as usize]) {
             return Ok(None); // already there
         }
-        let at = match (lo, hi) {
-            (Some(l), Some(h)) if h - l >= 2 => l + (h - l) / 2,
-            (None, Some(h)) if h >= 2 => h / 2,
-            (Some(l), None) if l + GAP < MIRROR => l + GAP,
-            _ => return Err(Cramped),
-        };
         Ok(Some(Move {
             delta: total - now,
             c,
             t,
-            at,
+            at: spot(bounds)?,
         }))
     }
 
