@@ -67,12 +67,19 @@ impl KbSources {
     }
 
     fn add(&mut self, b: usize, s: u32) {
-        let a = &mut self.0[b];
-        *a = if *a == Self::NONE || *a == s {
+        self.0[b] = Self::join(self.0[b], s);
+    }
+
+    /// The sources of two sets of prefixes at one bounce count together.
+    #[inline]
+    pub fn join(a: u32, s: u32) -> u32 {
+        if a == Self::NONE || a == s {
             s
+        } else if s == Self::NONE {
+            a
         } else {
             Self::MANY
-        };
+        }
     }
 
     /// Adds every prefix of `other`.
@@ -238,21 +245,28 @@ impl KBounce {
     pub fn step(&self, kb: &KbSources, c: ChannelId, c2: ChannelId) -> KbSources {
         let mut out = KbSources::default();
         for (b, &s) in kb.0.iter().enumerate().take(self.k as usize + 1) {
-            if s == KbSources::NONE {
-                continue;
+            if let Some((b2, t)) = self.step_one(b as u32, s, c, c2) {
+                out.add(b2 as usize, t);
             }
-            let Some(b2) = self.next_bounces(c, b as u32, c2) else {
-                continue;
-            };
-            let t = match self.ends(c2, b2) {
-                Ends::None => continue,
-                Ends::Many => s,
-                Ends::One(x) if x == s => continue,
-                Ends::One(_) => s,
-            };
-            out.add(b2 as usize, t);
         }
         out
+    }
+
+    /// [`KBounce::step`] of the prefixes with `b` bounces alone, whose
+    /// sources are `s` (one endpoint, `KbSources::MANY` or
+    /// `KbSources::NONE`): the bounce count on `c2` and the sources that
+    /// continue there, or `None` when none does.
+    #[inline]
+    pub fn step_one(&self, b: u32, s: u32, c: ChannelId, c2: ChannelId) -> Option<(u32, u32)> {
+        if s == KbSources::NONE {
+            return None;
+        }
+        let b2 = self.next_bounces(c, b, c2)?;
+        match self.ends(c2, b2) {
+            Ends::None => None,
+            Ends::One(x) if x == s => None,
+            Ends::Many | Ends::One(_) => Some((b2, s)),
+        }
     }
 
     /// Whether some prefix of `kb` ending in `c` is a complete walk.

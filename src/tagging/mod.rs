@@ -61,11 +61,13 @@ pub use brute::tagged_graph;
 pub use context::Context;
 pub use control::Control;
 pub use greedy::greedy_insertions;
+#[cfg(test)]
+pub(crate) use plan::self_check;
 pub use plan::{
     Attempt, ClassHeld, Effort, Key, MAX_TAG, PriorityStats, Scheme, Tagging,
     dependency_lower_bound,
 };
-pub(crate) use plan::{build, finish, priority_stats, same_priority_edges, self_check};
+pub(crate) use plan::{build, finish, priority_stats, same_priority_edges};
 
 /// Runs `algo` on `elp`.
 ///
@@ -286,8 +288,9 @@ fn orders_fit(algo: &str, target: u32, got: u32) -> Result<()> {
 /// bound raised to what its own dependencies prove. Algorithms that build
 /// on another (search on greedy, exact on search) call it on what they get.
 fn checked(mut t: Tagging) -> Result<Tagging> {
-    self_check(&t)?;
-    t.lower_bound = t.lower_bound.max(dependency_lower_bound(&t.keys));
+    let scan = plan::KeyScan::of(&t.keys);
+    plan::self_check_scanned(&t, &scan)?;
+    t.lower_bound = t.lower_bound.max(scan.lower_bound(&t.keys));
     Ok(t)
 }
 

@@ -39,6 +39,24 @@ pub struct Walk {
 }
 
 impl Walk {
+    /// A walk made by a pass of its own (`clos` over a `kbounce:K` ELP):
+    /// its reached states, first hops, and per state where its next tags
+    /// over the out-ports of the channel's head start in `decisions`
+    /// (`usize::MAX`: no key continues from it).
+    pub(crate) fn from_parts(
+        states: Vec<(ChannelId, u32)>,
+        first_hops: Vec<ChannelId>,
+        decision_off: Vec<usize>,
+        decisions: Vec<u32>,
+    ) -> Walk {
+        Walk {
+            states,
+            first_hops,
+            decision_off,
+            decisions,
+        }
+    }
+
     /// Every decided key `((c1 or HOST, tag, c2), next tag)`: first hops,
     /// then by state in order of first reach and by port.
     pub fn keys<'a>(
