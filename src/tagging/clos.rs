@@ -86,8 +86,9 @@ fn hop_walk(cx: &Context<'_>, algo: Algo, k: u32) -> Result<Walk> {
 /// sources (the same abstraction the walk merges: none, one endpoint, or
 /// several) before its continuations are taken, where the walk kept
 /// prefix records per state and merged them hop by hop. The keys are the
-/// same (compared on every `kbounce` ELP the tests build): on fat-tree
-/// k=64 `kbounce:2` (786k states, 30M keys) the walk took 1.1-2.3 s.
+/// same (an oracle test compares the two on fat-trees and leaf-spines at
+/// bounce counts 0-3): on fat-tree k=64 `kbounce:2` (786k states, 30M
+/// keys) the walk took 1.1-2.3 s, this pass 0.16-0.8 s.
 ///
 /// Arguments: the topology and its `kbounce:K` automaton; the budget is
 /// charged the pass's tables after each bounce count.

@@ -188,6 +188,7 @@ impl KeyScan {
         let at = |k: &Key| (k.node, k.in_channel, k.tag, k.out_channel);
         let mut scan = KeyScan {
             runs: Some(Vec::new()),
+            indeg: vec![Vec::new()],
             ..Default::default()
         };
         let grow = |v: &mut Vec<u32>, c: ChannelId| {
@@ -222,14 +223,16 @@ impl KeyScan {
                     scan.runs = None;
                 }
             }
-            let need = k.priority.max(1) as usize + 1;
-            if scan.indeg.len() < need {
-                scan.indeg.resize_with(need, Vec::new);
-            }
             grow(&mut scan.indeg[0], c1.max(k.out_channel));
             scan.indeg[0][k.out_channel as usize] += 1;
-            if k.priority == k.next_priority && k.priority > 0 {
-                let d = &mut scan.indeg[k.priority as usize];
+            // A priority past the DSCP field fails the self-check before
+            // any cycle is looked for: it gets no array.
+            if k.priority == k.next_priority && (1..=MAX_TAG).contains(&k.priority) {
+                let p = k.priority as usize;
+                if scan.indeg.len() <= p {
+                    scan.indeg.resize_with(p + 1, Vec::new);
+                }
+                let d = &mut scan.indeg[p];
                 grow(d, k.out_channel);
                 d[k.out_channel as usize] += 1;
             }
@@ -259,7 +262,7 @@ impl KeyScan {
     pub(crate) fn lower_bound(&self, keys: &[Key]) -> u32 {
         if keys.is_empty() {
             0
-        } else if self.indeg.is_empty() || !self.cyclic(keys, &self.indeg[0], |_| true) {
+        } else if !self.cyclic(keys, &self.indeg[0], |_| true) {
             1
         } else {
             2
