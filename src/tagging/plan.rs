@@ -240,11 +240,25 @@ impl KeyScan {
         scan
     }
 
-    /// Whether the dependencies `keep` selects, whose in-degrees are
-    /// `indeg`, have a cycle.
+    /// Whether the dependencies `(in channel, out channel)` of the keys
+    /// `keep` selects, whose in-degrees are `indeg`, have a cycle.
+    ///
+    /// A plan's keys are sorted by (node, in channel, ...), and a
+    /// channel's keys all sit at its head node, so each in channel's keys
+    /// are one run: the graph is read from the keys in place (Kahn's peel
+    /// over the runs) instead of from an edge list, which on fat-tree k=64
+    /// `kbounce:2` was 30M edges built and sorted per check. Keys in
+    /// another order are checked through an edge list ([`has_cycle`]).
+    ///
+    /// Complexity: O(K + C) for K keys over C channels.
     fn cyclic(&self, keys: &[Key], indeg: &[u32], keep: impl Fn(&Key) -> bool) -> bool {
         let Some(runs) = &self.runs else {
-            return keys_have_cycle(keys, keep);
+            return has_cycle(
+                keys.iter()
+                    .filter(|k| keep(k))
+                    .filter_map(|k| Some((k.in_channel?, k.out_channel)))
+                    .collect(),
+            );
         };
         // Channels up to the largest any key names.
         let mut indeg = indeg.to_vec();
@@ -283,51 +297,15 @@ impl KeyScan {
 }
 
 /// Whether the dependencies `(in channel, out channel)` of the keys `keep`
-/// selects have a cycle.
-///
-/// A plan's keys are sorted by (node, in channel, ...), and a channel's
-/// keys all sit at its head node, so each in channel's keys are one run:
-/// the graph is read from the keys in place (Kahn's peel over the runs)
-/// instead of from an edge list, which on fat-tree k=64 `kbounce:2` was
-/// 30M edges built and sorted per check. Keys in another order are
-/// checked through an edge list ([`has_cycle`]).
-///
-/// Complexity: O(K + C) for K keys over C channels.
+/// selects have a cycle ([`KeyScan::cyclic`], with their in-degrees).
+#[cfg(test)]
 pub(crate) fn keys_have_cycle(keys: &[Key], keep: impl Fn(&Key) -> bool) -> bool {
-    let n = keys
-        .iter()
-        .filter_map(|k| Some(k.in_channel?.max(k.out_channel) as usize + 1))
-        .max()
-        .unwrap_or(0);
-    // Each in channel's run of keys `[start, end)`.
-    let mut run = vec![(0usize, 0usize); n];
-    let mut indeg = vec![0u32; n];
-    for (i, k) in keys.iter().enumerate() {
-        let Some(c1) = k.in_channel else { continue };
-        let r = &mut run[c1 as usize];
-        if r.1 == 0 {
-            *r = (i, i + 1);
-        } else if r.1 == i {
-            r.1 = i + 1;
-        } else {
-            let edges = keys
-                .iter()
-                .filter(|k| keep(k))
-                .filter_map(|k| Some((k.in_channel?, k.out_channel)))
-                .collect();
-            return has_cycle(edges);
-        }
-        if keep(k) {
-            indeg[k.out_channel as usize] += 1;
-        }
+    let scan = KeyScan::of(keys);
+    let mut indeg = vec![0u32; scan.indeg[0].len()];
+    for k in keys.iter().filter(|k| k.in_channel.is_some() && keep(k)) {
+        indeg[k.out_channel as usize] += 1;
     }
-    crate::cycle::peel_leaves_some(indeg, |v| {
-        let (start, end) = run[v as usize];
-        keys[start..end]
-            .iter()
-            .filter(|k| keep(k))
-            .map(|k| k.out_channel)
-    })
+    scan.cyclic(keys, &indeg, keep)
 }
 
 /// Builds the result of a DSCP-scheme walk: the priority is the tag.
