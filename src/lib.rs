@@ -49,6 +49,7 @@
 #![deny(missing_docs)]
 
 pub(crate) mod bits;
+pub(crate) mod bucket;
 pub mod budget;
 pub mod capacity;
 pub mod compress;

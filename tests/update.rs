@@ -8,11 +8,28 @@ use std::path::{Path, PathBuf};
 use tagger::rules::RuleSet;
 use tagger::verify::{Limits, verify_within};
 
-fn tmp(name: &str) -> PathBuf {
+/// A test's scratch directory, removed when the test ends (pass or fail:
+/// two tests used to leave theirs behind in the system's temp directory).
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = PathBuf;
+    fn deref(&self) -> &PathBuf {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn tmp(name: &str) -> Scratch {
     let d = std::env::temp_dir().join(format!("tagger-update-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    d
+    Scratch(d)
 }
 
 fn s(p: &Path) -> &str {
@@ -98,7 +115,6 @@ fn three_changes_verify_every_step_with_less_churn() {
             rows.iter()
                 .all(|r| r["verified"] == true && r["any_order"] == true)
         );
-        std::fs::remove_dir_all(&dir).ok();
     }
 }
 
@@ -191,7 +207,6 @@ fn outputs_agree_with_each_other() {
         "shortest",
         &["--steps-out", s(&steps)],
     );
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -275,7 +290,6 @@ fn bad_input_is_named_and_writes_nothing() {
     ]);
     assert!(!o.status.success());
     assert!(text(&o).contains("does not verify"), "{}", text(&o));
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// `--export-steps` writes a directory per step (and any `ports`,
@@ -341,7 +355,6 @@ fn step_exports_hold_each_steps_switches() {
         assert_eq!(steps, rows.len());
         std::fs::remove_dir_all(&ex).ok();
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// The ports of every step's export have the names the switches were
@@ -484,7 +497,6 @@ fn step_exports_keep_installed_port_names() {
         "off",
     ]);
     assert!(o.status.success(), "{}", text(&o));
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// A switch-by-switch change marks the steps whose state, with every state
@@ -545,7 +557,6 @@ fn switch_by_switch_schedules_say_when_to_drain() {
     ]);
     assert!(text(&o).contains("DRAIN the switch first"), "{}", text(&o));
     assert!(text(&o).contains("marked DRAIN"), "{}", text(&o));
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// The old and the new ELP are given apart: moving a fabric from
@@ -616,7 +627,6 @@ fn the_elp_changes_with_new_elp() {
     ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["churn_entries"], 0, "{v}");
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// What an operator does with `--export-steps`: install the plan's own
@@ -827,7 +837,6 @@ fn every_running_configuration_of_an_update_reads_back() {
             listed.len()
         );
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// The summary names the links a change drops and adds by their ends and

@@ -74,11 +74,43 @@ pub trait IncrementalDag: Send {
     /// an answer; the default ignores it.
     fn hint_order(&mut self, _rank: &[u32]) {}
 
+    /// The graph of `edges` on vertices `0..n`, laid out along their
+    /// topological order with the smallest ready id first
+    /// ([`topological_order`], given to [`IncrementalDag::hint_order`]),
+    /// then each edge added in turn; `None` when they have a cycle. A
+    /// backend may build it some faster way, as long as the graph it gives
+    /// answers every later insertion as this one would.
+    fn from_acyclic(n: usize, edges: &[(u32, u32)]) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        from_acyclic_in_turn(n, edges)
+    }
+
     /// Heap bytes held, for memory budgets (0 where a backend does not
     /// count them: the baselines).
     fn heap_bytes(&self) -> u64 {
         0
     }
+}
+
+/// [`IncrementalDag::from_acyclic`]'s default: the order as a hint, then
+/// each edge in turn.
+fn from_acyclic_in_turn<D: IncrementalDag>(n: usize, edges: &[(u32, u32)]) -> Option<D> {
+    let order = topological_order(n, edges);
+    if order.len() < n {
+        return None;
+    }
+    let mut rank = vec![0u32; n];
+    for (i, &v) in order.iter().enumerate() {
+        rank[v as usize] = i as u32;
+    }
+    let mut d = D::with_vertices(n);
+    d.hint_order(&rank);
+    edges
+        .iter()
+        .all(|&(a, b)| d.try_add_edge(a, b))
+        .then_some(d)
 }
 
 /// Replays recorded `(priority, from, to)` insertions into fresh graphs of

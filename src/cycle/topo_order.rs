@@ -82,7 +82,7 @@ fn adjacency(n: usize, edges: &[(ChannelId, ChannelId)]) -> (Vec<usize>, Vec<Cha
 ///
 /// Complexity: O((n + m) log n) for m edges.
 pub(crate) fn find_cycle(n: usize, edges: Vec<(ChannelId, ChannelId)>) -> Option<Vec<u32>> {
-    let order = topological_order(n, edges.clone());
+    let order = topological_order(n, &edges);
     if order.len() == n {
         return None;
     }
@@ -118,7 +118,7 @@ pub(crate) fn find_cycle(n: usize, edges: Vec<(ChannelId, ChannelId)>) -> Option
 /// order is deterministic. Vertices on or behind a cycle are left out.
 ///
 /// Complexity: O(m + n log n) for m edges.
-pub(crate) fn topological_order(n: usize, edges: Vec<(ChannelId, ChannelId)>) -> Vec<u32> {
+pub(crate) fn topological_order(n: usize, edges: &[(ChannelId, ChannelId)]) -> Vec<u32> {
     topological_order_by(n, edges, |_| 0)
 }
 
@@ -127,14 +127,13 @@ pub(crate) fn topological_order(n: usize, edges: Vec<(ChannelId, ChannelId)>) ->
 /// edges allow.
 pub(crate) fn topological_order_by(
     n: usize,
-    edges: Vec<(ChannelId, ChannelId)>,
+    edges: &[(ChannelId, ChannelId)],
     key: impl Fn(u32) -> u64,
 ) -> Vec<u32> {
     use std::cmp::Reverse;
     // Duplicates count in the in-degrees and are peeled as often, so the
     // order is that of the distinct edges.
-    let (start, heads, mut indeg) = adjacency(n, &edges);
-    drop(edges);
+    let (start, heads, mut indeg) = adjacency(n, edges);
     let mut ready: std::collections::BinaryHeap<Reverse<(u64, u32)>> = (0..n as u32)
         .filter(|&v| indeg[v as usize] == 0)
         .map(|v| Reverse((key(v), v)))
@@ -169,7 +168,7 @@ mod tests {
             let edges: Vec<(u32, u32)> =
                 raw.into_iter().map(|(a, b)| (a % n as u32, b % n as u32)).collect();
             let m = edges.iter().map(|&(a, b)| a.max(b) as usize + 1).max().unwrap_or(0);
-            let oracle = topological_order(m, edges.clone()).len() < m;
+            let oracle = topological_order(m, &edges).len() < m;
             prop_assert_eq!(has_cycle(edges.clone()), oracle);
             prop_assert_eq!(find_cycle(m, edges).is_some(), oracle);
         }

@@ -90,7 +90,7 @@ impl OrderPlan {
                     let o = &near.pos[t.min(near.pos.len() - 1)];
                     positions(
                         channels,
-                        super::topological_order_by(channels, e, |v| o[v as usize]),
+                        super::topological_order_by(channels, &e, |v| o[v as usize]),
                     )
                 })
                 .collect(),
@@ -155,7 +155,7 @@ impl OrderPlan {
 /// (see [`super::topological_order`]); vertices on a cycle (none, for a
 /// valid plan) go last, by id.
 fn topological_positions(channels: usize, edges: Vec<(ChannelId, ChannelId)>) -> Vec<u64> {
-    positions(channels, super::topological_order(channels, edges))
+    positions(channels, super::topological_order(channels, &edges))
 }
 
 /// Positions of a (partial) order of `0..channels`; vertices it leaves out

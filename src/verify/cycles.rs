@@ -1,42 +1,92 @@
 //! Check (d): per priority, the channel dependency graph is acyclic.
 
 use super::Violation;
+use crate::rules::Entry;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 use tagger_generators::{ChannelId, Topology};
 
-/// Check (d) on same-priority dependencies `(priority, from, to)`, in any
-/// order and with repeats: the distinct dependencies, and the first
-/// priority's cycle if any priority has one.
+/// Same-priority dependency of an entry.
+type Dep = (ChannelId, ChannelId);
+
+/// The same-priority dependencies `(from, to)` of the well-formed entries
+/// `i` of `entries` with `used(i)`, per priority (rising, those with any),
+/// in entry order. Bucketed by priority in parallel
+/// ([`crate::bucket::bucket`]) where the priorities span under 2^16
+/// values, as any plan's do; sorted by priority otherwise.
+pub(super) fn same_by_priority(
+    topo: &Topology,
+    entries: &[Entry],
+    used: impl Fn(usize) -> bool + Sync,
+) -> Vec<(u32, Vec<Dep>)> {
+    let dep = |i: usize| -> Option<(u32, Dep)> {
+        let e = &entries[i];
+        if e.priority != e.next_priority || !used(i) {
+            return None;
+        }
+        let c = super::entries::check_entry(topo, e).ok()?;
+        Some((e.priority, (c.c_in?, c.c_out)))
+    };
+    let Some((lo, hi)) = entries
+        .par_iter()
+        .filter(|e| e.priority == e.next_priority)
+        .map(|e| (e.priority, e.priority))
+        .reduce_with(|a, b| (a.0.min(b.0), a.1.max(b.1)))
+    else {
+        return Vec::new();
+    };
+    if hi - lo < 1 << 16 {
+        let width = (hi - lo) as usize + 1;
+        let chunk = crate::bucket::chunk_for(entries.len());
+        return crate::bucket::bucket(entries.len(), width, chunk, |i| {
+            dep(i).map(|(p, d)| ((p - lo) as usize, d))
+        })
+        .into_iter()
+        .enumerate()
+        .filter(|(_, deps)| !deps.is_empty())
+        .map(|(b, deps)| (lo + b as u32, deps))
+        .collect();
+    }
+    let mut all: Vec<(u32, Dep)> = (0..entries.len()).into_par_iter().filter_map(dep).collect();
+    all.par_sort_by_key(|d| d.0);
+    all.chunk_by(|x, y| x.0 == y.0)
+        .map(|g| (g[0].0, g.iter().map(|d| d.1).collect()))
+        .collect()
+}
+
+/// Check (d) on same-priority dependencies per priority (rising, as
+/// [`same_by_priority`] gives them; any order and repeats within one):
+/// the distinct dependencies, and the first priority's cycle if any
+/// priority has one.
 ///
 /// Each priority's graph is counted into adjacency lists and peeled
-/// ([`distinct_acyclic`]); only a priority with a cycle is sorted, for the
-/// cycle reported. Sorting every dependency first (20M on fat-tree k=64
+/// ([`distinct_acyclic`]), the priorities in parallel; only a priority
+/// with a cycle is sorted, for the cycle reported. Sorting every dependency first (20M on fat-tree k=64
 /// `kbounce:2`) was most of this check's time.
 ///
-/// Complexity: O(D + C) for D dependencies over C channels, plus a sort of
-/// the first cyclic priority's.
+/// Complexity: O(D + C) for D dependencies over C channels per priority,
+/// plus a sort of the first cyclic priority's.
 pub(super) fn priority_cycles(
     topo: &Topology,
-    mut same: Vec<(u32, ChannelId, ChannelId)>,
+    graphs: &[(u32, Vec<Dep>)],
 ) -> (u64, Option<Violation>) {
     let n = topo.channel_count();
-    // By priority alone, in place (a handful of distinct keys).
-    same.par_sort_unstable_by_key(|d| d.0);
+    let peeled: Vec<(u64, bool)> = graphs
+        .par_iter()
+        .map(|(_, graph)| distinct_acyclic(n, graph))
+        .collect();
     let (mut edges, mut first) = (0, None);
-    for graph in same.chunk_by(|x, y| x.0 == y.0) {
-        let p = graph[0].0;
-        let (distinct, acyclic) = distinct_acyclic(n, graph);
+    for ((p, graph), (distinct, acyclic)) in graphs.iter().zip(peeled) {
         edges += distinct;
         if first.is_some() || acyclic {
             continue;
         }
-        let mut list: Vec<(ChannelId, ChannelId)> = graph.iter().map(|d| (d.1, d.2)).collect();
+        let mut list = graph.clone();
         list.par_sort_unstable();
         list.dedup();
         if let Some(cycle) = find_cycle(n, &list) {
             first = Some(Violation::Cycle {
-                priority: p,
+                priority: *p,
                 channels: cycle
                     .iter()
                     .map(|&c| (c, topo.channel_src(c), topo.channel_dst(c)))
@@ -47,13 +97,13 @@ pub(super) fn priority_cycles(
     (edges, first)
 }
 
-/// The number of distinct edges `(_, from, to)` of `edges` (repeats
+/// The number of distinct edges `(from, to)` of `edges` (repeats
 /// allowed) over vertices `0..n`, and whether they are acyclic: adjacency lists by counting, each
 /// list sorted and deduplicated on its own (in parallel), then Kahn's
 /// peel.
-fn distinct_acyclic(n: usize, edges: &[(u32, ChannelId, ChannelId)]) -> (u64, bool) {
+fn distinct_acyclic(n: usize, edges: &[Dep]) -> (u64, bool) {
     let mut off = vec![0usize; n + 1];
-    for &(_, a, _) in edges {
+    for &(a, _) in edges {
         off[a as usize + 1] += 1;
     }
     for i in 0..n {
@@ -61,7 +111,7 @@ fn distinct_acyclic(n: usize, edges: &[(u32, ChannelId, ChannelId)]) -> (u64, bo
     }
     let mut heads = vec![0 as ChannelId; edges.len()];
     let mut fill = off.clone();
-    for &(_, a, b) in edges {
+    for &(a, b) in edges {
         heads[fill[a as usize]] = b;
         fill[a as usize] += 1;
     }
@@ -176,8 +226,7 @@ mod tests {
             let mut list = raw.clone();
             list.sort_unstable();
             list.dedup();
-            let tagged: Vec<(u32, u32, u32)> = raw.iter().map(|&(a, b)| (1, a, b)).collect();
-            let (distinct, acyclic) = distinct_acyclic(12, &tagged);
+            let (distinct, acyclic) = distinct_acyclic(12, &raw);
             prop_assert_eq!(distinct, list.len() as u64);
             prop_assert_eq!(acyclic, find_cycle(12, &list).is_none());
         }

@@ -21,9 +21,9 @@ pub(super) struct Checked {
 pub(super) struct Entries<'a> {
     /// Per node, the entries' actions by key.
     pub table: Table<'a>,
-    /// Same-priority dependencies `(priority, from, to)` of the well-formed
-    /// entries.
-    pub same: Vec<(u32, ChannelId, ChannelId)>,
+    /// Same-priority dependencies `(from, to)` of the well-formed entries,
+    /// per priority.
+    pub same: Vec<(u32, Vec<(ChannelId, ChannelId)>)>,
     /// What was found, in the order a sequential pass over the entries
     /// would meet it.
     pub findings: Vec<Violation>,
@@ -177,14 +177,7 @@ pub(super) fn check<'a>(topo: &Topology, rules: &'a RuleSet, host_tags: &[u32]) 
     table.idx = at;
     findings.sort_by_key(|f| f.0);
     drop((off, in_off, arriving, next_node));
-    let same: Vec<(u32, ChannelId, ChannelId)> = (0..entries.len() as u32)
-        .into_par_iter()
-        .filter_map(|i| {
-            let e = &entries[i as usize];
-            let c = check_entry(topo, e).ok()?;
-            (e.priority == e.next_priority).then_some((e.priority, c.c_in?, c.c_out))
-        })
-        .collect();
+    let same = super::cycles::same_by_priority(topo, entries, |_| true);
     Entries {
         table,
         same,

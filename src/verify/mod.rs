@@ -19,7 +19,7 @@ pub use violation::Violation;
 use crate::elp::ElpSet;
 use crate::rules::RuleSet;
 use std::fmt;
-use tagger_generators::{ChannelId, LinkId, Topology};
+use tagger_generators::{LinkId, Topology};
 
 /// Outcome of verification: the first violation of each kind, if any.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -256,7 +256,7 @@ pub fn verify_within(
             r.violate(Violation::Tags { used, max });
         }
     }
-    let (edges, cycle) = cycles::priority_cycles(topo, checked.same);
+    let (edges, cycle) = cycles::priority_cycles(topo, &checked.same);
     r.dependency_edges += edges;
     if let Some(v) = cycle {
         r.violate(v);
@@ -324,19 +324,10 @@ fn check_header(topo: &Topology, rules: &RuleSet) -> Vec<Violation> {
 pub fn check_used(
     topo: &Topology,
     rules: &RuleSet,
-    used: impl Fn(usize) -> bool,
+    used: impl Fn(usize) -> bool + Sync,
 ) -> std::result::Result<u64, Violation> {
-    let same: Vec<(u32, ChannelId, ChannelId)> = rules
-        .entries
-        .iter()
-        .enumerate()
-        .filter(|&(i, e)| used(i) && e.priority == e.next_priority)
-        .filter_map(|(_, e)| {
-            let c = entries::check_entry(topo, e).ok()?;
-            Some((e.priority, c.c_in?, c.c_out))
-        })
-        .collect();
-    match cycles::priority_cycles(topo, same) {
+    let same = cycles::same_by_priority(topo, &rules.entries, used);
+    match cycles::priority_cycles(topo, &same) {
         (edges, None) => Ok(edges),
         (_, Some(cycle)) => Err(cycle),
     }

@@ -2,7 +2,7 @@
 //! hop from the tag hosts send.
 
 use super::{Report, Table, Violation};
-use crate::elp::{ElpSet, Prefixes};
+use crate::elp::{ElpSet, KbSources, Prefixes};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 use tagger_generators::{ChannelId, Topology};
@@ -17,6 +17,11 @@ use tagger_generators::{ChannelId, Topology};
 /// runs in parallel while each partition still takes its continuations in
 /// frontier order. Small networks keep one partition: splitting cost more
 /// than it saved below a few thousand channels.
+///
+/// A k-bounce ELP alone carries its prefixes as [`KbSources`] (36 bytes,
+/// no heap) instead of whole [`Prefixes`] records (104 bytes): the 30M
+/// continuations of fat-tree k=64 `kbounce:2` are written and merged as
+/// such.
 pub(super) fn replay(
     topo: &Topology,
     table: &Table<'_>,
@@ -24,20 +29,42 @@ pub(super) fn replay(
     initial_tag: u32,
     r: &mut Report,
 ) {
-    type States = HashMap<(ChannelId, u32), Prefixes>;
+    let kbounce_only = elp.shortest.is_none()
+        && elp.dor.is_none()
+        && elp.explicit.is_none()
+        && elp.kbounce.is_some();
+    if kbounce_only {
+        replay_as(topo, table, elp, initial_tag, r, |p: Prefixes| p.kbounce);
+    } else {
+        replay_as(topo, table, elp, initial_tag, r, |p: Prefixes| p);
+    }
+}
+
+/// [`replay`] with each state's prefixes carried as `R`, made from the
+/// ELP's initial ones by `of`.
+fn replay_as<R: Record>(
+    topo: &Topology,
+    table: &Table<'_>,
+    elp: &ElpSet,
+    initial_tag: u32,
+    r: &mut Report,
+    of: impl Fn(Prefixes) -> R,
+) {
+    type States<R> = HashMap<(ChannelId, u32), R>;
     let parts = (topo.channel_count() / CHANNELS_PER_PART).clamp(1, MAX_PARTS);
     // Each partition holds a range of channels, so that it can merge what
     // reaches its states in arrays over the range.
     let per = topo.channel_count().div_ceil(parts).max(1);
     let part = |c: ChannelId| c as usize / per;
-    let mut seen: Vec<States> = (0..parts).map(|_| States::default()).collect();
+    let mut seen: Vec<States<R>> = (0..parts).map(|_| States::default()).collect();
     // Only the k-bounce and dimension-order prefixes are recorded as
     // explored (see `Prefixes::subtract_seen`): without them the record
     // stays empty, and is not kept (an empty record per state, about 80
     // bytes each).
     let records = elp.kbounce.is_some() || elp.dor.is_some();
-    let mut frontier: Vec<((ChannelId, u32), Prefixes)> = Vec::new();
-    for (c, mut p) in elp.initial(topo) {
+    let mut frontier: Vec<((ChannelId, u32), R)> = Vec::new();
+    for (c, p) in elp.initial(topo) {
+        let mut p = of(p);
         let node = topo.channel_src(c);
         r.transitions_replayed += 1;
         match table.get(node as usize, (None, initial_tag, c >> 1)) {
@@ -63,11 +90,11 @@ pub(super) fn replay(
         // a state's prefix set is freed once expanded, so that this hop's
         // sets and the next's are not all held together (Jellyfish 10000:
         // peak 2.52 GiB, reached here).
-        let mut next: Vec<Merge> = (0..parts)
+        let mut next: Vec<Merge<R>> = (0..parts)
             .map(|i| Merge::new((i * per) as ChannelId, per))
             .collect();
         for block in frontier.chunks_mut(1 << 14) {
-            let found: Vec<Found> = block
+            let found: Vec<Found<R>> = block
                 .par_chunks_mut(256)
                 .map(|chunk| expand_chunk(topo, table, elp, hop, chunk, parts, &part))
                 .collect();
@@ -89,7 +116,7 @@ pub(super) fn replay(
                     }
                 });
         }
-        let parts: Vec<Vec<((ChannelId, u32), Prefixes)>> = next
+        let parts: Vec<Vec<((ChannelId, u32), R)>> = next
             .into_par_iter()
             .zip(seen.par_iter_mut())
             .map(|(states, seen)| {
@@ -114,24 +141,20 @@ pub(super) fn replay(
 /// What one chunk of a hop's frontier found: its continuations by
 /// partition, the first missing entry in frontier order, and the
 /// transitions replayed.
-type Found = (
-    Vec<Vec<((ChannelId, u32), Prefixes)>>,
-    Option<Violation>,
-    u64,
-);
+type Found<R> = (Vec<Vec<((ChannelId, u32), R)>>, Option<Violation>, u64);
 
 /// Expands one chunk of a hop's frontier after `hop` channels, looking
 /// each continuation up in the table; a state's prefix set is freed once
 /// expanded.
-fn expand_chunk(
+fn expand_chunk<R: Record>(
     topo: &Topology,
     table: &Table<'_>,
     elp: &ElpSet,
     hop: u32,
-    chunk: &mut [((ChannelId, u32), Prefixes)],
+    chunk: &mut [((ChannelId, u32), R)],
     parts: usize,
     part: &impl Fn(ChannelId) -> usize,
-) -> Found {
+) -> Found<R> {
     let (mut out, mut missing, mut n) = (vec![Vec::new(); parts], None, 0u64);
     // One state's continuations at a time, in buffers the chunk reuses.
     let (mut chans, mut prefs) = (Vec::new(), Vec::new());
@@ -140,7 +163,7 @@ fn expand_chunk(
         let p = std::mem::take(p);
         let run = table.run(node as usize, Some(c >> 1), t);
         chans.clear();
-        elp.successors_into(topo, c, hop, &p, &mut chans, &mut prefs);
+        p.successors_into(elp, topo, c, hop, &mut chans, &mut prefs);
         for (&c2, q) in chans.iter().zip(prefs.drain(..)) {
             n += 1;
             match table.in_run(run, c2 >> 1) {
@@ -169,16 +192,16 @@ const CHANNELS_PER_PART: usize = 4096;
 /// per tag instead of a hash map: the replay 2.3-2.5 s -> 2.1-2.25 s on
 /// fat-tree k=64 `kbounce:2` (30M continuations), 0.31-0.39 s -> 0.27-0.28
 /// s on Jellyfish 2000 (with the reused continuation buffers).
-struct Merge {
+struct Merge<R> {
     base: ChannelId,
     len: usize,
     /// Per tag met, each channel's index in `list` (`u32::MAX`: none).
     by_tag: Vec<(u32, Vec<u32>)>,
     /// The states, in order of first reach, with their prefixes.
-    list: Vec<((ChannelId, u32), Prefixes)>,
+    list: Vec<((ChannelId, u32), R)>,
 }
 
-impl Merge {
+impl<R: Record> Merge<R> {
     fn new(base: ChannelId, len: usize) -> Self {
         Merge {
             base,
@@ -189,7 +212,7 @@ impl Merge {
     }
 
     /// Adds the prefixes `q` reaching state `k`.
-    fn add(&mut self, k: (ChannelId, u32), q: Prefixes) {
+    fn add(&mut self, k: (ChannelId, u32), q: R) {
         // Tags are few, and any value a rule names is looked up, not
         // indexed.
         let i = match self.by_tag.iter().position(|(t, _)| *t == k.1) {
@@ -205,6 +228,81 @@ impl Merge {
             self.list.push((k, q));
         } else {
             self.list[*at as usize].1.union(q);
+        }
+    }
+}
+
+/// What the replay carries per state: the ELP prefixes that reach it.
+trait Record: Clone + Default + Send + Sync {
+    /// Adds every prefix of `other`.
+    fn union(&mut self, other: Self);
+    /// Drops the prefixes already in `seen` and records the rest there.
+    fn subtract_seen(&mut self, seen: &mut Self);
+    fn is_empty(&self) -> bool;
+    /// Appends the channels the prefixes continue on from `c`, after
+    /// `hop` channels, and the prefixes each continues as.
+    fn successors_into(
+        &self,
+        elp: &ElpSet,
+        topo: &Topology,
+        c: ChannelId,
+        hop: u32,
+        chans: &mut Vec<ChannelId>,
+        out: &mut Vec<Self>,
+    );
+}
+
+impl Record for Prefixes {
+    fn union(&mut self, other: Self) {
+        Prefixes::union(self, other);
+    }
+    fn subtract_seen(&mut self, seen: &mut Self) {
+        Prefixes::subtract_seen(self, seen);
+    }
+    fn is_empty(&self) -> bool {
+        Prefixes::is_empty(self)
+    }
+    fn successors_into(
+        &self,
+        elp: &ElpSet,
+        topo: &Topology,
+        c: ChannelId,
+        hop: u32,
+        chans: &mut Vec<ChannelId>,
+        out: &mut Vec<Self>,
+    ) {
+        elp.successors_into(topo, c, hop, self, chans, out);
+    }
+}
+
+/// A k-bounce ELP's prefixes alone: what [`ElpSet::successors_into`] steps
+/// for the family, channel by channel.
+impl Record for KbSources {
+    fn union(&mut self, other: Self) {
+        KbSources::union(self, &other);
+    }
+    fn subtract_seen(&mut self, seen: &mut Self) {
+        KbSources::subtract_seen(self, seen);
+    }
+    fn is_empty(&self) -> bool {
+        KbSources::is_empty(self)
+    }
+    fn successors_into(
+        &self,
+        elp: &ElpSet,
+        topo: &Topology,
+        c: ChannelId,
+        _hop: u32,
+        chans: &mut Vec<ChannelId>,
+        out: &mut Vec<Self>,
+    ) {
+        let kb = elp.kbounce.as_ref().expect("a k-bounce ELP");
+        for &c2 in topo.out_channels(topo.channel_dst(c)) {
+            let q = kb.step(self, c, c2);
+            if !q.is_empty() {
+                chans.push(c2);
+                out.push(q);
+            }
         }
     }
 }

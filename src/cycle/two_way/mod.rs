@@ -349,6 +349,44 @@ impl IncrementalDag for OrderedDag {
         self.tail = prev;
     }
 
+    /// Where each tail's edges are one run of `edges` (the traffic
+    /// classes' plan dependencies, sorted by key), the lists are built at
+    /// once ([`Adjacency::from_runs`]) and the order is taken from them:
+    /// every edge then goes forward, an O(1) accept, so the lists, labels
+    /// and order are those the edges in turn leave.
+    fn from_acyclic(n: usize, edges: &[(u32, u32)]) -> Option<Self> {
+        use std::cmp::Reverse;
+        let Some(adj) = Adjacency::from_runs(n, edges) else {
+            return super::from_acyclic_in_turn(n, edges);
+        };
+        // Kahn's order as `topological_order` takes it, smallest ready id
+        // first (repeats, gone here, would only be peeled as often).
+        let mut indeg: Vec<u32> = adj.node.iter().map(|x| x.inn.len).collect();
+        let mut ready: std::collections::BinaryHeap<Reverse<u32>> = (0..n as u32)
+            .filter(|&v| indeg[v as usize] == 0)
+            .map(Reverse)
+            .collect();
+        let mut rank = vec![0u32; n];
+        let mut placed = 0u32;
+        while let Some(Reverse(v)) = ready.pop() {
+            rank[v as usize] = placed;
+            placed += 1;
+            for &w in adj.out.list(adj.node[v as usize].out) {
+                indeg[w as usize] -= 1;
+                if indeg[w as usize] == 0 {
+                    ready.push(Reverse(w));
+                }
+            }
+        }
+        if (placed as usize) < n {
+            return None;
+        }
+        let mut d = Self::with_vertices(n);
+        d.hint_order(&rank);
+        d.adj = adj;
+        Some(d)
+    }
+
     fn has_edge(&self, a: u32, b: u32) -> bool {
         self.adj.contains(a, b)
     }

@@ -227,3 +227,96 @@ fn batches_match_one_edge_at_a_time() {
         assert!(probed > refused / 2, "{probed} of {refused} probed");
     }
 }
+
+/// The graph built at once from runs of one tail is the one the edges in
+/// turn leave: the same lists in the same order, the same labels, and the
+/// same answers (given up or not) to the insertions that follow; edges
+/// not in runs take the in-turn path, and a cycle gives `None` either way.
+#[test]
+fn a_graph_built_from_runs_is_the_one_built_in_turn() {
+    let n = 300u32;
+    let mut x: u64 = 0x005e_ed0f_a11e_d6e5;
+    let mut rnd = move |m: u32| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % u64::from(m)) as u32
+    };
+    for trial in 0..20 {
+        // A DAG along a random order, with repeats, tails' runs in a
+        // random order (not by id), heads in no order within a run.
+        let pos: Vec<u32> = {
+            let mut p: Vec<u32> = (0..n).collect();
+            for i in (1..n as usize).rev() {
+                p.swap(i, rnd(i as u32 + 1) as usize);
+            }
+            p
+        };
+        let mut by_pos = vec![0u32; n as usize];
+        for v in 0..n {
+            by_pos[pos[v as usize] as usize] = v;
+        }
+        let mut tails: Vec<u32> = (0..n).collect();
+        for i in (1..n as usize).rev() {
+            tails.swap(i, rnd(i as u32 + 1) as usize);
+        }
+        let mut edges = Vec::new();
+        for &a in &tails {
+            let above = n - 1 - pos[a as usize];
+            for _ in 0..rnd(8) {
+                if above > 0 {
+                    let b = by_pos[(pos[a as usize] + 1 + rnd(above)) as usize];
+                    edges.push((a, b));
+                    if rnd(4) == 0 {
+                        edges.push((a, b));
+                    }
+                }
+            }
+        }
+        let (mut fast, mut slow) = built_both_ways(n, &edges);
+        for i in 0..400 {
+            let (a, b, work) = (rnd(n), rnd(n), [16, 64, usize::MAX][i % 3]);
+            assert_eq!(
+                fast.try_add_edge_within(a, b, work),
+                slow.try_add_edge_within(a, b, work),
+                "trial {trial}, insertion {i}: {a} -> {b}"
+            );
+        }
+        // Out of runs (the first tail's edges split) and cyclic inputs.
+        if let Some(&(a, b)) = edges.first() {
+            let mut split = edges.clone();
+            split.push((a, b));
+            built_both_ways(n, &split);
+            let mut cyclic = edges.clone();
+            cyclic.push((b, a));
+            assert!(OrderedDag::from_acyclic(n as usize, &cyclic).is_none());
+            cyclic.sort_unstable();
+            assert!(OrderedDag::from_acyclic(n as usize, &cyclic).is_none());
+            assert!(OrderedDag::from_acyclic(n as usize, &[(a, a)]).is_none());
+        }
+    }
+}
+
+/// `edges` built at once and in turn, checked to be the same graph
+/// (lists in order, labels).
+fn built_both_ways(n: u32, edges: &[(u32, u32)]) -> (OrderedDag, OrderedDag) {
+    let fast = OrderedDag::from_acyclic(n as usize, edges).expect("acyclic");
+    let slow: OrderedDag = crate::cycle::from_acyclic_in_turn(n as usize, edges).expect("acyclic");
+    assert_eq!(fast.edge_count(), slow.edge_count());
+    for v in 0..n as usize {
+        let (f, s) = (fast.adj.node[v], slow.adj.node[v]);
+        assert_eq!(
+            fast.adj.out.list(f.out),
+            slow.adj.out.list(s.out),
+            "out of {v}"
+        );
+        assert_eq!(
+            fast.adj.inn.list(f.inn),
+            slow.adj.inn.list(s.inn),
+            "into {v}"
+        );
+        assert_eq!(fast.slot[v].label, slow.slot[v].label, "label of {v}");
+    }
+    check_order(&fast);
+    (fast, slow)
+}

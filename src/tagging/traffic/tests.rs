@@ -159,9 +159,9 @@ fn u_turns_never_close_a_cycle() {
     );
 }
 
-/// Bucketing sorted keys by priority gives the order sorting them by
-/// (priority, node, from, tag, out) gives; keys given in another order
-/// are sorted.
+/// Bucketing sorted keys by priority, in chunks of any size, gives the
+/// order sorting them by (priority, node, from, tag, out) gives, one list
+/// per priority; keys given in another order are sorted.
 #[test]
 fn keys_by_priority_bucket_as_they_sort() {
     for &(spec, elp, algo) in CASES {
@@ -171,11 +171,27 @@ fn keys_by_priority_bucket_as_they_sort() {
         let top = keys.iter().map(|k| k.priority).max().unwrap_or(0);
         let mut want = keys.clone();
         want.sort_by_key(|k| (k.priority, k.node, k.in_channel, k.tag, k.out_channel));
-        let got: Vec<Key> = by_priority(&keys, top).into_iter().copied().collect();
-        assert_eq!(got, want, "{spec} {algo}");
+        let flat = |lists: Vec<Vec<&Key>>| -> Vec<Key> {
+            assert_eq!(lists.len(), top as usize + 1);
+            for (p, l) in lists.iter().enumerate() {
+                assert!(l.iter().all(|k| k.priority as usize == p), "{spec} {algo}");
+            }
+            lists.into_iter().flatten().copied().collect()
+        };
+        for chunk in [1, 7, 1 << 16] {
+            assert_eq!(
+                flat(by_priority_in(&keys, top, chunk)),
+                want,
+                "{spec} {algo} {chunk}"
+            );
+        }
+        assert_eq!(flat(by_priority(&keys, top)), want, "{spec} {algo}");
         keys.reverse();
-        let got: Vec<Key> = by_priority(&keys, top).into_iter().copied().collect();
-        assert_eq!(got, want, "{spec} {algo} reversed");
+        assert_eq!(
+            flat(by_priority(&keys, top)),
+            want,
+            "{spec} {algo} reversed"
+        );
     }
 }
 
