@@ -477,10 +477,13 @@ impl Tagging {
                 next_priority: k.next_priority,
             })
             .collect();
+        // Sorted keys give sorted entries (a link's one channel into a
+        // node stands for it there), so the sort is only a fallback.
         // Entries are distinct and totally ordered: the parallel sort
         // gives the sequential one's order.
-        use rayon::slice::ParallelSliceMut;
-        entries.par_sort_unstable();
+        if !entries.par_windows(2).all(|w| w[0] <= w[1]) {
+            entries.par_sort_unstable();
+        }
         entries
     }
 
