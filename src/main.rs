@@ -9,12 +9,17 @@ mod cli;
 use clap::Parser;
 use std::process::ExitCode;
 
-// mimalloc with its defaults. Its purge delay (1 s in v3) was once set to
-// "never" here, to keep freed memory from faulting back in; measured again
-// on 2026-11-25 it made Jellyfish 2000 `greedy` slower (median 1.40 s
-// against 1.25 s), left Jellyfish 10000 and fat-tree k=32 within noise, and
-// raised `search`'s peak on Jellyfish 2000 from 1.60 to 2.32 GiB
-// (docs/performance.md). `MIMALLOC_PURGE_DELAY` in the environment sets it.
+// mimalloc with its defaults but one: transparent huge pages are off,
+// by a compile-time default set in `.cargo/config.toml` (page faults are
+// slow on the CI machine type, and a huge page zeroes 2 MiB however
+// little of it is used: fat-tree k=64 `clos` 12.1-13.5 s -> 10.1-11.1 s,
+// docs/performance.md). `MIMALLOC_ALLOW_THP=1` turns them back on. The
+// purge delay (1 s in v3) was once set to "never" here, to keep freed
+// memory from faulting back in; measured again on 2026-11-25 it made
+// Jellyfish 2000 `greedy` slower (median 1.40 s against 1.25 s), left
+// Jellyfish 10000 and fat-tree k=32 within noise, and raised `search`'s
+// peak on Jellyfish 2000 from 1.60 to 2.32 GiB. `MIMALLOC_PURGE_DELAY` in
+// the environment sets it.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
