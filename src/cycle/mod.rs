@@ -76,7 +76,7 @@ pub trait IncrementalDag: Send {
 
     /// The graph of `edges` on vertices `0..n`, laid out along their
     /// topological order with the smallest ready id first
-    /// ([`topological_order`], given to [`IncrementalDag::hint_order`]),
+    /// (Kahn's algorithm, given to [`IncrementalDag::hint_order`]),
     /// then each edge added in turn; `None` when they have a cycle. A
     /// backend may build it some faster way, as long as the graph it gives
     /// answers every later insertion as this one would.

@@ -351,7 +351,7 @@ impl IncrementalDag for OrderedDag {
 
     /// Where each tail's edges are one run of `edges` (the traffic
     /// classes' plan dependencies, sorted by key), the lists are built at
-    /// once ([`Adjacency::from_runs`]) and the order is taken from them:
+    /// once (`Adjacency::from_runs`) and the order is taken from them:
     /// every edge then goes forward, an O(1) accept, so the lists, labels
     /// and order are those the edges in turn leave.
     fn from_acyclic(n: usize, edges: &[(u32, u32)]) -> Option<Self> {
