@@ -97,7 +97,18 @@ pub trait IncrementalDag: Send {
 /// [`IncrementalDag::from_acyclic`]'s default: the order as a hint, then
 /// each edge in turn.
 fn from_acyclic_in_turn<D: IncrementalDag>(n: usize, edges: &[(u32, u32)]) -> Option<D> {
-    let order = topological_order(n, edges);
+    let rank = rank_of(&topological_order(n, edges), n)?;
+    let mut d = D::with_vertices(n);
+    d.hint_order(&rank);
+    edges
+        .iter()
+        .all(|&(a, b)| d.try_add_edge(a, b))
+        .then_some(d)
+}
+
+/// Each vertex's place in `order`, a topological order of vertices
+/// `0..n`; `None` when it leaves some out (they lie on or behind a cycle).
+fn rank_of(order: &[u32], n: usize) -> Option<Vec<u32>> {
     if order.len() < n {
         return None;
     }
@@ -105,12 +116,7 @@ fn from_acyclic_in_turn<D: IncrementalDag>(n: usize, edges: &[(u32, u32)]) -> Op
     for (i, &v) in order.iter().enumerate() {
         rank[v as usize] = i as u32;
     }
-    let mut d = D::with_vertices(n);
-    d.hint_order(&rank);
-    edges
-        .iter()
-        .all(|&(a, b)| d.try_add_edge(a, b))
-        .then_some(d)
+    Some(rank)
 }
 
 /// Replays recorded `(priority, from, to)` insertions into fresh graphs of

@@ -130,10 +130,33 @@ pub(crate) fn topological_order_by(
     edges: &[(ChannelId, ChannelId)],
     key: impl Fn(u32) -> u64,
 ) -> Vec<u32> {
-    use std::cmp::Reverse;
     // Duplicates count in the in-degrees and are peeled as often, so the
     // order is that of the distinct edges.
-    let (start, heads, mut indeg) = adjacency(n, edges);
+    let (start, heads, indeg) = adjacency(n, edges);
+    kahn_order(
+        indeg,
+        |v| {
+            heads[start[v as usize]..start[v as usize + 1]]
+                .iter()
+                .copied()
+        },
+        key,
+    )
+}
+
+/// Kahn's peel of the graph on vertices `0..indeg.len()` whose in-degrees
+/// are `indeg` and whose successors of `v` are `succ(v)` (each edge once
+/// per count in `indeg`), taking the ready vertex of smallest `(key, id)`
+/// first. Vertices on or behind a cycle are left out.
+///
+/// Complexity: O(m + n log n) for m edges over n vertices.
+pub(crate) fn kahn_order<I: IntoIterator<Item = u32>>(
+    mut indeg: Vec<u32>,
+    succ: impl Fn(u32) -> I,
+    key: impl Fn(u32) -> u64,
+) -> Vec<u32> {
+    use std::cmp::Reverse;
+    let n = indeg.len();
     let mut ready: std::collections::BinaryHeap<Reverse<(u64, u32)>> = (0..n as u32)
         .filter(|&v| indeg[v as usize] == 0)
         .map(|v| Reverse((key(v), v)))
@@ -141,7 +164,7 @@ pub(crate) fn topological_order_by(
     let mut order = Vec::with_capacity(n);
     while let Some(Reverse((_, v))) = ready.pop() {
         order.push(v);
-        for &w in &heads[start[v as usize]..start[v as usize + 1]] {
+        for w in succ(v) {
             indeg[w as usize] -= 1;
             if indeg[w as usize] == 0 {
                 ready.push(Reverse((key(w), w)));

@@ -61,8 +61,9 @@ pub(super) fn same_by_priority(
 ///
 /// Each priority's graph is counted into adjacency lists and peeled
 /// ([`distinct_acyclic`]), the priorities in parallel; only a priority
-/// with a cycle is sorted, for the cycle reported. Sorting every dependency first (20M on fat-tree k=64
-/// `kbounce:2`) was most of this check's time.
+/// with a cycle is sorted, for the cycle reported. Sorting every
+/// dependency first (20M on fat-tree k=64 `kbounce:2`) was most of this
+/// check's time.
 ///
 /// Complexity: O(D + C) for D dependencies over C channels per priority,
 /// plus a sort of the first cyclic priority's.

@@ -355,32 +355,18 @@ impl IncrementalDag for OrderedDag {
     /// every edge then goes forward, an O(1) accept, so the lists, labels
     /// and order are those the edges in turn leave.
     fn from_acyclic(n: usize, edges: &[(u32, u32)]) -> Option<Self> {
-        use std::cmp::Reverse;
         let Some(adj) = Adjacency::from_runs(n, edges) else {
             return super::from_acyclic_in_turn(n, edges);
         };
         // Kahn's order as `topological_order` takes it, smallest ready id
         // first (repeats, gone here, would only be peeled as often).
-        let mut indeg: Vec<u32> = adj.node.iter().map(|x| x.inn.len).collect();
-        let mut ready: std::collections::BinaryHeap<Reverse<u32>> = (0..n as u32)
-            .filter(|&v| indeg[v as usize] == 0)
-            .map(Reverse)
-            .collect();
-        let mut rank = vec![0u32; n];
-        let mut placed = 0u32;
-        while let Some(Reverse(v)) = ready.pop() {
-            rank[v as usize] = placed;
-            placed += 1;
-            for &w in adj.out.list(adj.node[v as usize].out) {
-                indeg[w as usize] -= 1;
-                if indeg[w as usize] == 0 {
-                    ready.push(Reverse(w));
-                }
-            }
-        }
-        if (placed as usize) < n {
-            return None;
-        }
+        let indeg: Vec<u32> = adj.node.iter().map(|x| x.inn.len).collect();
+        let order = super::topo_order::kahn_order(
+            indeg,
+            |v| adj.out.list(adj.node[v as usize].out).iter().copied(),
+            |_| 0,
+        );
+        let rank = super::rank_of(&order, n)?;
         let mut d = Self::with_vertices(n);
         d.hint_order(&rank);
         d.adj = adj;
