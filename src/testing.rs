@@ -46,3 +46,17 @@ pub(crate) fn plan_on_within(
 pub(crate) fn plan_fitted(spec: &str, elp: &str, algo: &str) -> (Topology, ElpSet, RuleSet) {
     plan_on_within(topo(spec), elp, algo, Some(7))
 }
+
+/// `topo`'s shortest-path ELP beside the converged routes of one failure
+/// scenario (every fifth link down), as a failure-aware plan has them:
+/// two blocks of sources, the second with links that are gone.
+pub(crate) fn shortest_with_failures(topo: &Topology) -> ElpSet {
+    use crate::elp::Shortest;
+    let mut e = ElpSet::build(topo, &ElpSpec::parse("shortest").unwrap()).unwrap();
+    let dead: Vec<bool> = (0..topo.link_count()).map(|l| l % 5 == 2).collect();
+    e.shortest = Some(Shortest::union(vec![
+        Shortest::build_masked(topo, &vec![false; topo.link_count()]),
+        Shortest::build_masked(topo, &dead),
+    ]));
+    e
+}

@@ -332,6 +332,15 @@ impl ElpSet {
         Ok(set)
     }
 
+    /// Whether the ELP is the shortest-path family alone (no k-bounce,
+    /// dimension-order or explicit paths beside it).
+    pub fn shortest_alone(&self) -> bool {
+        self.shortest.is_some()
+            && self.kbounce.is_none()
+            && self.dor.is_none()
+            && self.explicit.is_none()
+    }
+
     /// Initial prefixes: for every first channel of an ELP, the prefixes
     /// (sources, paths) that start with it, in channel order.
     pub fn initial(&self, topo: &Topology) -> Vec<(ChannelId, Prefixes)> {

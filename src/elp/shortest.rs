@@ -234,6 +234,31 @@ impl Shortest {
         d < self.rows && src.meets(self.row(w, d))
     }
 
+    /// [`Shortest::step`] of the union of `sets`: each set's step ANDs
+    /// the same row, so the union's step is the union of the steps, here
+    /// one OR per set into a bitset and one AND, where stepping each set
+    /// and merging the results builds a set per step.
+    pub fn step_union<'s>(
+        &self,
+        topo: &Topology,
+        sets: impl IntoIterator<Item = &'s Sources>,
+        hop: u32,
+        c2: ChannelId,
+    ) -> Option<Sources> {
+        let d = hop as usize + 1;
+        if d >= self.rows {
+            return None;
+        }
+        ACC.with_borrow_mut(|acc| {
+            acc.clear();
+            acc.resize(self.words, 0);
+            for src in sets {
+                src.or_into(acc);
+            }
+            Sources::words_and_row(acc, &self.row_over(topo.channel_dst(c2), d, c2))
+        })
+    }
+
     /// Sources of `src` (prefixes of `hop` channels) that continue on `c2`.
     pub fn step(&self, topo: &Topology, src: &Sources, hop: u32, c2: ChannelId) -> Option<Sources> {
         let d = hop as usize + 1;
@@ -242,6 +267,11 @@ impl Shortest {
         }
         src.and_row(&self.row_over(topo.channel_dst(c2), d, c2))
     }
+}
+
+thread_local! {
+    /// A thread's bitset for [`Shortest::step_union`].
+    static ACC: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// The set bits of a word, lowest first.

@@ -29,12 +29,28 @@ pub(super) fn replay(
     initial_tag: u32,
     r: &mut Report,
 ) {
+    replay_pulling(topo, table, elp, initial_tag, r, true);
+}
+
+/// [`replay`]; without `pull`, a shortest-path ELP alone is replayed as
+/// whole [`Prefixes`] records, pushed (the tests' oracle for
+/// [`ShortestOnly`]).
+fn replay_pulling(
+    topo: &Topology,
+    table: &Table<'_>,
+    elp: &ElpSet,
+    initial_tag: u32,
+    r: &mut Report,
+    pull: bool,
+) {
     let kbounce_only = elp.shortest.is_none()
         && elp.dor.is_none()
         && elp.explicit.is_none()
         && elp.kbounce.is_some();
     if kbounce_only {
         replay_as(topo, table, elp, initial_tag, r, |p: Prefixes| p.kbounce);
+    } else if elp.shortest_alone() && pull {
+        replay_as(topo, table, elp, initial_tag, r, ShortestOnly);
     } else {
         replay_as(topo, table, elp, initial_tag, r, |p: Prefixes| p);
     }
@@ -93,10 +109,14 @@ fn replay_as<R: Record>(
         let mut next: Vec<Merge<R>> = (0..parts)
             .map(|i| Merge::new((i * per) as ChannelId, per))
             .collect();
-        for block in frontier.chunks_mut(1 << 14) {
+        for (b, block) in frontier.chunks_mut(BLOCK).enumerate() {
             let found: Vec<Found<R>> = block
-                .par_chunks_mut(256)
-                .map(|chunk| expand_chunk(topo, table, elp, hop, chunk, parts, &part))
+                .par_chunks_mut(CHUNK)
+                .enumerate()
+                .map(|(i, chunk)| {
+                    let first = (b * BLOCK + i * CHUNK) as u32;
+                    expand_chunk(topo, table, elp, hop, (first, chunk), parts, &part)
+                })
                 .collect();
             let mut by_part: Vec<Vec<Vec<_>>> = (0..parts).map(|_| Vec::new()).collect();
             for (out, missing, n) in found {
@@ -116,6 +136,7 @@ fn replay_as<R: Record>(
                     }
                 });
         }
+        let done = &frontier;
         let parts: Vec<Vec<((ChannelId, u32), R)>> = next
             .into_par_iter()
             .zip(seen.par_iter_mut())
@@ -123,7 +144,8 @@ fn replay_as<R: Record>(
                 states
                     .list
                     .into_iter()
-                    .filter_map(|(k, mut p)| {
+                    .filter_map(|(k, g)| {
+                        let mut p = R::finish(g, done, elp, topo, k.0, hop);
                         if records {
                             p.subtract_seen(seen.entry(k).or_default());
                         }
@@ -138,32 +160,50 @@ fn replay_as<R: Record>(
     }
 }
 
+/// A hop's state with the prefixes that reach it.
+type State<R> = ((ChannelId, u32), R);
+
 /// What one chunk of a hop's frontier found: its continuations by
 /// partition, the first missing entry in frontier order, and the
 /// transitions replayed.
-type Found<R> = (Vec<Vec<((ChannelId, u32), R)>>, Option<Violation>, u64);
+type Found<R> = (
+    Vec<Vec<((ChannelId, u32), <R as Record>::Part)>>,
+    Option<Violation>,
+    u64,
+);
 
-/// Expands one chunk of a hop's frontier after `hop` channels, looking
-/// each continuation up in the table; a state's prefix set is freed once
-/// expanded.
+/// Frontier states whose continuations are held at once, and per
+/// parallel task.
+const BLOCK: usize = 1 << 14;
+const CHUNK: usize = 256;
+
+/// Expands one chunk of a hop's frontier after `hop` channels (its
+/// states from index `first`), looking each continuation up in the table.
 fn expand_chunk<R: Record>(
     topo: &Topology,
     table: &Table<'_>,
     elp: &ElpSet,
     hop: u32,
-    chunk: &mut [((ChannelId, u32), R)],
+    (first, chunk): (u32, &mut [State<R>]),
     parts: usize,
     part: &impl Fn(ChannelId) -> usize,
 ) -> Found<R> {
-    let (mut out, mut missing, mut n) = (vec![Vec::new(); parts], None, 0u64);
+    let mut out: Vec<Vec<_>> = (0..parts).map(|_| Vec::new()).collect();
+    let (mut missing, mut n) = (None, 0u64);
     // One state's continuations at a time, in buffers the chunk reuses.
     let (mut chans, mut prefs) = (Vec::new(), Vec::new());
-    for &mut ((c, t), ref mut p) in chunk.iter_mut() {
+    for (i, &mut ((c, t), ref mut p)) in chunk.iter_mut().enumerate() {
         let node = topo.channel_dst(c);
-        let p = std::mem::take(p);
         let run = table.run(node as usize, Some(c >> 1), t);
         chans.clear();
-        p.successors_into(elp, topo, c, hop, &mut chans, &mut prefs);
+        p.continuations(
+            elp,
+            topo,
+            (c, hop),
+            first + i as u32,
+            &mut chans,
+            &mut prefs,
+        );
         for (&c2, q) in chans.iter().zip(prefs.drain(..)) {
             n += 1;
             match table.in_run(run, c2 >> 1) {
@@ -192,13 +232,13 @@ const CHANNELS_PER_PART: usize = 4096;
 /// per tag instead of a hash map: the replay 2.3-2.5 s -> 2.1-2.25 s on
 /// fat-tree k=64 `kbounce:2` (30M continuations), 0.31-0.39 s -> 0.27-0.28
 /// s on Jellyfish 2000 (with the reused continuation buffers).
-struct Merge<R> {
+struct Merge<R: Record> {
     base: ChannelId,
     len: usize,
     /// Per tag met, each channel's index in `list` (`u32::MAX`: none).
     by_tag: Vec<(u32, Vec<u32>)>,
-    /// The states, in order of first reach, with their prefixes.
-    list: Vec<((ChannelId, u32), R)>,
+    /// The states, in order of first reach, with what reached them.
+    list: Vec<((ChannelId, u32), R::Gathered)>,
 }
 
 impl<R: Record> Merge<R> {
@@ -211,8 +251,8 @@ impl<R: Record> Merge<R> {
         }
     }
 
-    /// Adds the prefixes `q` reaching state `k`.
-    fn add(&mut self, k: (ChannelId, u32), q: R) {
+    /// Adds what continuation `q` brings to state `k`.
+    fn add(&mut self, k: (ChannelId, u32), q: R::Part) {
         // Tags are few, and any value a rule names is looked up, not
         // indexed.
         let i = match self.by_tag.iter().position(|(t, _)| *t == k.1) {
@@ -225,18 +265,53 @@ impl<R: Record> Merge<R> {
         let at = &mut self.by_tag[i].1[(k.0 - self.base) as usize];
         if *at == u32::MAX {
             *at = self.list.len() as u32;
-            self.list.push((k, q));
+            self.list.push((k, R::gather(q)));
         } else {
-            self.list[*at as usize].1.union(q);
+            R::add(&mut self.list[*at as usize].1, q);
         }
     }
 }
 
 /// What the replay carries per state: the ELP prefixes that reach it.
-trait Record: Clone + Default + Send + Sync {
-    /// Adds every prefix of `other`.
-    fn union(&mut self, other: Self);
+trait Record: Default + Send + Sync {
+    /// What one continuation brings to the state it reaches.
+    type Part: Send;
+    /// What a state holds of the hop's continuations that reach it.
+    type Gathered: Send;
+    /// Appends the channels the prefixes continue on from channel `c` after
+    /// `hop` channels, and what each continuation brings. The state is
+    /// number `me` of the hop; a record whose parts carry its prefixes
+    /// gives them up (it is not read again).
+    fn continuations(
+        &mut self,
+        elp: &ElpSet,
+        topo: &Topology,
+        at: (ChannelId, u32),
+        me: u32,
+        chans: &mut Vec<ChannelId>,
+        parts: &mut Vec<Self::Part>,
+    );
+    fn gather(part: Self::Part) -> Self::Gathered;
+    fn add(gathered: &mut Self::Gathered, part: Self::Part);
+    /// The prefixes that reach channel `c2` after `hop + 1` channels, from
+    /// what its state gathered of the hop's states `from`.
+    fn finish(
+        gathered: Self::Gathered,
+        from: &[State<Self>],
+        elp: &ElpSet,
+        topo: &Topology,
+        c2: ChannelId,
+        hop: u32,
+    ) -> Self;
     /// Drops the prefixes already in `seen` and records the rest there.
+    fn subtract_seen(&mut self, seen: &mut Self);
+    fn is_empty(&self) -> bool;
+}
+
+/// A record that hands each continuation its own prefixes, merged where
+/// they meet.
+trait Pushed: Default + Send + Sync {
+    fn union(&mut self, other: Self);
     fn subtract_seen(&mut self, seen: &mut Self);
     fn is_empty(&self) -> bool;
     /// Appends the channels the prefixes continue on from `c`, after
@@ -252,7 +327,40 @@ trait Record: Clone + Default + Send + Sync {
     );
 }
 
-impl Record for Prefixes {
+impl<P: Pushed> Record for P {
+    type Part = P;
+    type Gathered = P;
+    fn continuations(
+        &mut self,
+        elp: &ElpSet,
+        topo: &Topology,
+        (c, hop): (ChannelId, u32),
+        _me: u32,
+        chans: &mut Vec<ChannelId>,
+        parts: &mut Vec<P>,
+    ) {
+        // Freed once expanded, so that this hop's sets and the next's are
+        // not all held together.
+        std::mem::take(self).successors_into(elp, topo, c, hop, chans, parts);
+    }
+    fn gather(part: P) -> P {
+        part
+    }
+    fn add(gathered: &mut P, part: P) {
+        gathered.union(part);
+    }
+    fn finish(g: P, _: &[State<P>], _: &ElpSet, _: &Topology, _: ChannelId, _: u32) -> P {
+        g
+    }
+    fn subtract_seen(&mut self, seen: &mut Self) {
+        Pushed::subtract_seen(self, seen);
+    }
+    fn is_empty(&self) -> bool {
+        Pushed::is_empty(self)
+    }
+}
+
+impl Pushed for Prefixes {
     fn union(&mut self, other: Self) {
         Prefixes::union(self, other);
     }
@@ -277,7 +385,7 @@ impl Record for Prefixes {
 
 /// A k-bounce ELP's prefixes alone: what [`ElpSet::successors_into`] steps
 /// for the family, channel by channel.
-impl Record for KbSources {
+impl Pushed for KbSources {
     fn union(&mut self, other: Self) {
         KbSources::union(self, &other);
     }
@@ -304,5 +412,126 @@ impl Record for KbSources {
                 out.push(q);
             }
         }
+    }
+}
+
+/// A shortest-path ELP's prefixes alone, pulled rather than pushed: a
+/// continuation brings only the number of the state it leaves, and once
+/// the hop is expanded each next state ORs the source sets of the states
+/// that reach it and ANDs the row of its channel once
+/// ([`crate::elp::Shortest::step_union`]), where each continuation built
+/// its own intersection and the state merged them. The same sets, with
+/// neither a set per continuation nor its allocation and merge.
+#[derive(Default)]
+struct ShortestOnly(Prefixes);
+
+impl Record for ShortestOnly {
+    type Part = u32;
+    type Gathered = Vec<u32>;
+    fn continuations(
+        &mut self,
+        elp: &ElpSet,
+        topo: &Topology,
+        (c, hop): (ChannelId, u32),
+        me: u32,
+        chans: &mut Vec<ChannelId>,
+        parts: &mut Vec<u32>,
+    ) {
+        let at = chans.len();
+        elp.successor_channels(topo, c, hop, &self.0, chans);
+        parts.extend(std::iter::repeat_n(me, chans.len() - at));
+    }
+    fn gather(part: u32) -> Vec<u32> {
+        vec![part]
+    }
+    fn add(gathered: &mut Vec<u32>, part: u32) {
+        gathered.push(part);
+    }
+    fn finish(
+        from_states: Vec<u32>,
+        from: &[State<Self>],
+        elp: &ElpSet,
+        topo: &Topology,
+        c2: ChannelId,
+        hop: u32,
+    ) -> Self {
+        let sp = elp.shortest.as_ref().expect("a shortest-path ELP");
+        let sets = from_states
+            .iter()
+            .filter_map(|&i| from[i as usize].1.0.shortest.as_ref());
+        ShortestOnly(Prefixes {
+            shortest: sp.step_union(topo, sets, hop, c2),
+            ..Default::default()
+        })
+    }
+    fn subtract_seen(&mut self, seen: &mut Self) {
+        self.0.subtract_seen(&mut seen.0);
+    }
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{plan_on_within, shortest_with_failures, topo};
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// The pulled replay of a shortest-path ELP against the pushed one, on
+    /// plans and on mutants of them (entries dropped, next tags changed):
+    /// the same report, violations and transitions counted alike.
+    #[test]
+    fn pulled_shortest_replay_is_the_pushed_one() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut refused = 0;
+        for (spec, algo) in [
+            ("jellyfish:n=40,ports=8,r=5,seed=3", "greedy"),
+            ("jellyfish:n=90,ports=12,r=7,seed=5", "greedy"),
+            ("jellyfish:n=30,ports=6,r=4,seed=8", "brute"),
+            ("hyperx:l=2,s=4,k=2,t=1", "greedy"),
+            ("bcube:n=3,k=1", "greedy"),
+            ("jellyfish:n=50,ports=8,r=5,seed=1 with failures", "greedy"),
+        ] {
+            let (t, elp, rules) = match spec.strip_suffix(" with failures") {
+                None => plan_on_within(topo(spec), "shortest", algo, None),
+                Some(spec) => {
+                    let t = topo(spec);
+                    let elp = shortest_with_failures(&t);
+                    let cycle = crate::cycle::CycleBackend::Ordered;
+                    let tg = crate::tagging::tag(&t, &elp, algo.parse().unwrap(), cycle).unwrap();
+                    let rules = crate::rules::RuleSet::from_tagging(&t, &tg);
+                    (t, elp, rules)
+                }
+            };
+            for round in 0..12 {
+                let mut mutant = rules.clone();
+                if round > 0 {
+                    for _ in 0..round {
+                        let i = rng.random_range(0..mutant.entries.len());
+                        if rng.random_bool(0.5) {
+                            mutant.entries.remove(i);
+                        } else {
+                            mutant.entries[i].next_tag += 1;
+                        }
+                    }
+                }
+                let host_tags = mutant.host_tags();
+                let checked = super::super::entries::check(&t, &mutant, &host_tags);
+                let (mut pulled, mut pushed) = (Report::default(), Report::default());
+                for &tag in &host_tags {
+                    replay_pulling(&t, &checked.table, &elp, tag, &mut pulled, true);
+                    replay_pulling(&t, &checked.table, &elp, tag, &mut pushed, false);
+                }
+                assert_eq!(pulled, pushed, "{spec} {algo} round {round}");
+                assert!(pulled.transitions_replayed > 0);
+                if round == 0 {
+                    assert!(pulled.ok(), "{spec}: the plan itself replays");
+                }
+                refused += usize::from(!pulled.ok());
+            }
+        }
+        assert!(refused > 20, "the mutants are caught ({refused})");
     }
 }

@@ -1,11 +1,13 @@
 //! The walk's reached states `(channel, tag)`, the prefixes explored from
 //! each, and their decisions.
 
-use super::NONE;
 use super::chunk::Chunk;
+use super::{KeyFn, NONE};
 use crate::budget::bytes_of;
 use crate::elp::Prefixes;
+use crate::error::Result;
 use std::sync::atomic::AtomicU32;
+use std::sync::atomic::Ordering::Relaxed;
 use tagger_generators::{ChannelId, Topology};
 
 /// The walk's reached states and their decisions.
@@ -99,6 +101,22 @@ impl<'a> States<'a> {
                 + c.heap;
         }
         b
+    }
+
+    /// The next tag of key `(state s, c2)`: its decision, or where none
+    /// is stored yet, `f`'s, stored (each slot belongs to one chunk of the
+    /// frontier, so relaxed stores suffice).
+    pub(super) fn next_tag(&self, f: Option<&KeyFn<'_>>, s: u32, c2: ChannelId) -> Result<u32> {
+        let slot = &self.decisions[self.decision_off[s as usize] + self.port[c2 as usize] as usize];
+        match (slot.load(Relaxed), f) {
+            (0, Some(f)) => {
+                let (c, t) = self.key[s as usize];
+                let t2 = f(c, t, c2)?;
+                slot.store(t2, Relaxed);
+                Ok(t2)
+            }
+            (t2, _) => Ok(t2),
+        }
     }
 
     /// Offset of state `s`'s decisions, allocating them on first use.
