@@ -21,7 +21,10 @@ use tagger_generators::{ChannelId, Topology};
 /// A k-bounce ELP alone carries its prefixes as [`KbSources`] (36 bytes,
 /// no heap) instead of whole [`Prefixes`] records (104 bytes): the 30M
 /// continuations of fat-tree k=64 `kbounce:2` are written and merged as
-/// such.
+/// such. A shortest-path ELP alone is replayed pulled ([`ShortestOnly`]):
+/// a continuation carries only the number of the state it leaves, and
+/// each next state's sources are built once from the states that reach
+/// it.
 pub(super) fn replay(
     topo: &Topology,
     table: &Table<'_>,
@@ -278,10 +281,11 @@ trait Record: Default + Send + Sync {
     type Part: Send;
     /// What a state holds of the hop's continuations that reach it.
     type Gathered: Send;
-    /// Appends the channels the prefixes continue on from channel `c` after
-    /// `hop` channels, and what each continuation brings. The state is
-    /// number `me` of the hop; a record whose parts carry its prefixes
-    /// gives them up (it is not read again).
+    /// Appends the channels the prefixes continue on from the state at
+    /// `(channel, hop)` (prefixes of `hop` channels ending there), and
+    /// what each continuation brings. The state is number `me` of the
+    /// hop; a record whose parts carry its prefixes gives them up (it is
+    /// not read again).
     fn continuations(
         &mut self,
         elp: &ElpSet,

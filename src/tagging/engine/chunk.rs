@@ -128,6 +128,21 @@ impl Chunk {
         r
     }
 
+    /// Fills `chans` and `ends` with the channels each state of `fr`
+    /// continues on, which `successors(state, prefixes, out)` appends.
+    pub(super) fn list_successors(
+        &mut self,
+        fr: &[(u32, Prefixes)],
+        mut successors: impl FnMut(u32, &Prefixes, &mut Vec<ChannelId>),
+    ) {
+        self.chans.clear();
+        self.ends.clear();
+        for (s, p) in fr {
+            successors(*s, p, &mut self.chans);
+            self.ends.push(self.chans.len());
+        }
+    }
+
     pub(super) fn lists(&self) -> impl Iterator<Item = &[ChannelId]> {
         let starts = std::iter::once(0).chain(self.ends.iter().copied());
         starts.zip(&self.ends).map(|(a, &b)| &self.chans[a..b])

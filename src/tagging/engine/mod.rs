@@ -257,7 +257,9 @@ impl<F: FnMut(ChannelId, u32, ChannelId) -> Result<u32>> HopDecider for PerKey<F
 /// ([`Walker::decide_in_order`], or only open their slots when decisions
 /// are independent of order), expand and merge the continuations
 /// ([`Walker::expand`]), and make them the next frontier
-/// ([`Walker::advance`]).
+/// ([`Walker::advance`]). For an ELP of shortest paths alone the
+/// expansion is pulled ([`Walker::expand_pulled`]): each next state's
+/// sources are built once, from the states that reach it.
 ///
 /// # Errors
 /// Whatever `decide` returns, or the budget's refusal.
@@ -400,13 +402,9 @@ impl<'a> Walker<'a> {
             .par_chunks(CHUNK)
             .zip(self.bufs[..chunks].par_iter_mut())
             .for_each(|(fr, buf)| {
-                buf.chans.clear();
-                buf.ends.clear();
-                for (s, p) in fr {
-                    let c = st.key[*s as usize].0;
-                    elp.successor_channels(topo, c, hop, p, &mut buf.chans);
-                    buf.ends.push(buf.chans.len());
-                }
+                buf.list_successors(fr, |s, p, out| {
+                    elp.successor_channels(topo, st.key[s as usize].0, hop, p, out)
+                })
             });
         self.budget.check(
             "tagging",
@@ -563,13 +561,9 @@ impl<'a> Walker<'a> {
             .zip(self.bufs[..chunks].par_iter_mut())
             .map(|(fr, buf)| {
                 if !lists {
-                    buf.chans.clear();
-                    buf.ends.clear();
-                    for (s, p) in fr {
-                        let c = st.key[*s as usize].0;
-                        elp.successor_channels(topo, c, hop, p, &mut buf.chans);
-                        buf.ends.push(buf.chans.len());
-                    }
+                    buf.list_successors(fr, |s, p, out| {
+                        elp.successor_channels(topo, st.key[s as usize].0, hop, p, out)
+                    });
                 }
                 let mut tags = std::mem::take(&mut buf.next_tag);
                 tags.clear();
