@@ -341,6 +341,14 @@ impl ElpSet {
             && self.explicit.is_none()
     }
 
+    /// Whether the ELP is the k-bounce family alone.
+    pub fn kbounce_alone(&self) -> bool {
+        self.kbounce.is_some()
+            && self.shortest.is_none()
+            && self.dor.is_none()
+            && self.explicit.is_none()
+    }
+
     /// Initial prefixes: for every first channel of an ELP, the prefixes
     /// (sources, paths) that start with it, in channel order.
     pub fn initial(&self, topo: &Topology) -> Vec<(ChannelId, Prefixes)> {

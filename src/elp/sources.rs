@@ -127,7 +127,7 @@ impl Sources {
                     words: *words,
                 }))
             }
-            Repr::Many(b) => and_words(b.words(), row),
+            Repr::Many(b) => Sources::words_and_row(b.words(), row),
         }
     }
 
@@ -148,13 +148,36 @@ impl Sources {
         }
     }
 
-    /// The sources of the bitset `words` with their bit set in `row`, or
-    /// `None` when there are none: [`Sources::and_row`] of a bitset given
-    /// by its words.
+    /// The sources of the bitset `w` (its words) with their bit set in
+    /// `row`, or `None` when there are none, in the form their number
+    /// calls for: [`Sources::and_row`] of a bitset.
     ///
     /// Complexity: O(words).
-    pub fn words_and_row(words: &[u64], row: &[u64]) -> Option<Sources> {
-        and_words(words, row)
+    pub fn words_and_row(w: &[u64], row: &[u64]) -> Option<Sources> {
+        let n: usize = w
+            .iter()
+            .zip(row)
+            .map(|(a, r)| (a & r).count_ones() as usize)
+            .sum();
+        if n == 0 {
+            return None;
+        }
+        if n > few_max(w.len()) {
+            let words: Box<[u64]> = w.iter().zip(row).map(|(a, r)| a & r).collect();
+            return Some(Sources(Repr::Many(Bits::from_words(words))));
+        }
+        let mut ids = Vec::with_capacity(n);
+        for (i, (a, r)) in w.iter().zip(row).enumerate() {
+            let mut x = a & r;
+            while x != 0 {
+                ids.push((i * 64) as u32 + x.trailing_zeros());
+                x &= x - 1;
+            }
+        }
+        Some(Sources(Repr::Few {
+            ids,
+            words: w.len() as u32,
+        }))
     }
 
     /// Adds every source of `other` (same universe).
@@ -201,34 +224,6 @@ impl Sources {
             Repr::Many(b) => crate::budget::bytes_of::<u64>(b.words().len()),
         }
     }
-}
-
-/// The bits of `w` also set in `row`, in the form their number calls for.
-fn and_words(w: &[u64], row: &[u64]) -> Option<Sources> {
-    let n: usize = w
-        .iter()
-        .zip(row)
-        .map(|(a, r)| (a & r).count_ones() as usize)
-        .sum();
-    if n == 0 {
-        return None;
-    }
-    if n > few_max(w.len()) {
-        let words: Box<[u64]> = w.iter().zip(row).map(|(a, r)| a & r).collect();
-        return Some(Sources(Repr::Many(Bits::from_words(words))));
-    }
-    let mut ids = Vec::with_capacity(n);
-    for (i, (a, r)) in w.iter().zip(row).enumerate() {
-        let mut x = a & r;
-        while x != 0 {
-            ids.push((i * 64) as u32 + x.trailing_zeros());
-            x &= x - 1;
-        }
-    }
-    Some(Sources(Repr::Few {
-        ids,
-        words: w.len() as u32,
-    }))
 }
 
 /// Size of the union of two sorted, distinct lists.

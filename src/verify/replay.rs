@@ -46,11 +46,7 @@ fn replay_pulling(
     r: &mut Report,
     pull: bool,
 ) {
-    let kbounce_only = elp.shortest.is_none()
-        && elp.dor.is_none()
-        && elp.explicit.is_none()
-        && elp.kbounce.is_some();
-    if kbounce_only {
+    if elp.kbounce_alone() {
         replay_as(topo, table, elp, initial_tag, r, |p: Prefixes| p.kbounce);
     } else if elp.shortest_alone() && pull {
         replay_as(topo, table, elp, initial_tag, r, ShortestOnly);

@@ -283,8 +283,7 @@ fn walk_pulling(
     budget: &Budget,
     pull: bool,
 ) -> Result<Walk> {
-    let mut w = Walker::new(topo, elp, order, budget);
-    w.pull = pull;
+    let mut w = Walker::new(topo, elp, order, budget, pull);
     while !w.frontier.is_empty() {
         w.reserve_buffers();
         let lists = match &mut decide {
@@ -338,7 +337,13 @@ struct Walker<'a> {
 
 impl<'a> Walker<'a> {
     /// Seeds the frontier with every first hop, at tag 1.
-    fn new(topo: &'a Topology, elp: &'a ElpSet, order: Option<u64>, budget: &'a Budget) -> Self {
+    fn new(
+        topo: &'a Topology,
+        elp: &'a ElpSet,
+        order: Option<u64>,
+        budget: &'a Budget,
+        pull: bool,
+    ) -> Self {
         let mut st = States::new(topo);
         let mut first_hops = Vec::new();
         let mut frontier: Vec<(u32, Prefixes)> = Vec::new();
@@ -365,7 +370,7 @@ impl<'a> Walker<'a> {
             pending: Vec::new(),
             bufs: Vec::new(),
             hop: 1,
-            pull: false,
+            pull,
         }
     }
 
