@@ -105,13 +105,34 @@ fn dfs(
 }
 
 /// Channel sequences of an ELP set, flat: path `i` is
-/// `channels[offsets[i]..offsets[i + 1]]`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// `channels[offsets[i]..offsets[i + 1]]`. The offsets are `u32` (a
+/// set past 2^32 - 1 channels is refused as it is built): on Jellyfish
+/// 2000 `shortest`, 14.3M maximal paths, 57 MB less than `usize` offsets
+/// through a whole `search`.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChannelPaths {
     /// Every path's channels, one path after another.
     pub channels: Vec<ChannelId>,
-    /// Path `i` is `channels[offsets[i]..offsets[i + 1]]`.
-    pub offsets: Vec<usize>,
+    /// Path `i` is `channels[offsets[i]..offsets[i + 1]]`; starts at 0.
+    offsets: Vec<u32>,
+}
+
+/// A path set of `n` channels, past what `u32` offsets address.
+fn too_many_channels(n: usize) -> Error {
+    Error::Limit {
+        what: "channels on the maximal ELP paths",
+        value: n as u128,
+        limit: u128::from(u32::MAX),
+    }
+}
+
+impl Default for ChannelPaths {
+    fn default() -> Self {
+        ChannelPaths {
+            channels: Vec::new(),
+            offsets: vec![0],
+        }
+    }
 }
 
 impl ChannelPaths {
@@ -125,12 +146,27 @@ impl ChannelPaths {
     }
     /// Path `i`'s channels.
     pub fn path(&self, i: usize) -> &[ChannelId] {
-        &self.channels[self.offsets[i]..self.offsets[i + 1]]
+        &self.channels[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+    /// Where path `i` starts in [`ChannelPaths::channels`].
+    pub fn start(&self, i: usize) -> usize {
+        self.offsets[i] as usize
+    }
+    /// Appends `path`.
+    ///
+    /// # Errors
+    /// [`Error::Limit`] when the set would pass 2^32 - 1 channels.
+    pub fn push(&mut self, path: &[ChannelId]) -> Result<()> {
+        let end = self.channels.len() + path.len();
+        let end = u32::try_from(end).map_err(|_| too_many_channels(end))?;
+        self.channels.extend_from_slice(path);
+        self.offsets.push(end);
+        Ok(())
     }
     /// Heap bytes held (for memory budgets).
     pub fn heap_bytes(&self) -> u64 {
         crate::budget::bytes_of::<ChannelId>(self.channels.len())
-            + crate::budget::bytes_of::<usize>(self.offsets.len())
+            + crate::budget::bytes_of::<u32>(self.offsets.len())
     }
 
     /// The paths `keep` accepts, in order. Compacts in place: a copy
@@ -145,15 +181,16 @@ impl ChannelPaths {
     /// (see [`ChannelPaths::retain`]).
     fn compact(mut self, mut keep: impl FnMut(usize, &[ChannelId]) -> bool) -> Self {
         let (mut to, mut kept) = (0, 0);
-        let mut a = self.offsets.first().copied().unwrap_or(0);
+        let mut a = self.start(0);
         for i in 0..self.len() {
             // Read before `offsets[kept]` (kept <= i + 1) is overwritten.
-            let b = self.offsets[i + 1];
+            let b = self.start(i + 1);
             if keep(i, &self.channels[a..b]) {
                 self.channels.copy_within(a..b, to);
                 to += b - a;
                 kept += 1;
-                self.offsets[kept] = to;
+                // No longer than the offset it replaces.
+                self.offsets[kept] = to as u32;
             }
             a = b;
         }
@@ -192,10 +229,7 @@ fn maximal_paths_by(topo: &Topology, elp: &ElpSet, max: u64, fast: bool) -> Resu
         .initial(topo)
         .into_par_iter()
         .map(|(c, p)| {
-            let mut out = ChannelPaths {
-                channels: Vec::new(),
-                offsets: vec![0],
-            };
+            let mut out = ChannelPaths::default();
             let mut stack = Vec::new();
             let single = p.shortest.as_ref().and_then(super::Sources::single);
             match (&elp.shortest, single) {
@@ -213,13 +247,20 @@ fn maximal_paths_by(topo: &Topology, elp: &ElpSet, max: u64, fast: bool) -> Resu
             Ok(out)
         })
         .collect();
+    let parts = parts.into_iter().collect::<Result<Vec<_>>>()?;
+    // Sized once, each part freed as it is moved.
+    let channels: usize = parts.iter().map(|p| p.channels.len()).sum();
+    if u32::try_from(channels).is_err() {
+        return Err(too_many_channels(channels));
+    }
     let mut all = ChannelPaths {
-        channels: Vec::new(),
-        offsets: vec![0],
+        channels: Vec::with_capacity(channels),
+        offsets: Vec::with_capacity(1 + parts.iter().map(ChannelPaths::len).sum::<usize>()),
     };
+    all.offsets.push(0);
     for part in parts {
-        let part = part?;
-        let base = all.channels.len();
+        // Below 2^32 (checked above).
+        let base = all.channels.len() as u32;
         all.channels.extend_from_slice(&part.channels);
         all.offsets
             .extend(part.offsets[1..].iter().map(|o| o + base));
@@ -270,9 +311,7 @@ fn emit_leaf(
             limit: max as u128,
         });
     }
-    out.channels.extend_from_slice(stack);
-    out.offsets.push(out.channels.len());
-    Ok(())
+    out.push(stack)
 }
 
 /// [`leaves`] for a `shortest`-only ELP and one source.
@@ -317,8 +356,9 @@ fn shortest_leaves(
 /// match confirmed channel by channel. Sorting path ids by content and
 /// finding each tail by binary search did the same in 86 MB but cost two
 /// cache misses per comparison, about 3 s of a `search` run's set-up on
-/// Jellyfish 2000 (17.3M paths); hash sets of slices held 1.1 GB. The
-/// prints take 16 bytes a path, the tails' slice 32 MB.
+/// Jellyfish 2000 (17.3M paths); hash sets of slices held 1.1 GB. A
+/// print and its path id share 8 bytes ([`keyed`]); the tails' slice
+/// takes 16 MB.
 ///
 /// Complexity: O(n log n) fingerprint comparisons and O(total length)
 /// hashing for n paths, in parallel.
@@ -330,20 +370,22 @@ fn drop_suffixes(all: ChannelPaths) -> ChannelPaths {
     let dropped: Vec<AtomicBool> = (0..n).map(|_| AtomicBool::new(false)).collect();
     // Duplicates: within a run of one print (by index), every path equal
     // to an earlier one of the run.
-    prints.par_chunk_by(|a, b| a.0 == b.0).for_each(|run| {
-        for (k, &(_, q)) in run.iter().enumerate().skip(1) {
-            let p = all.path(q as usize);
-            if run[..k].iter().any(|&(_, j)| all.path(j as usize) == p) {
-                dropped[q as usize].store(true, Relaxed);
+    prints
+        .par_chunk_by(|&a, &b| print_of(a) == print_of(b))
+        .for_each(|run| {
+            for (k, &q) in run.iter().enumerate().skip(1) {
+                let p = all.path(id_of(q) as usize);
+                if run[..k].iter().any(|&j| all.path(id_of(j) as usize) == p) {
+                    dropped[id_of(q) as usize].store(true, Relaxed);
+                }
             }
-        }
-    });
+        });
     // Tails: every path equal to another path's tail.
     for from in (0..n).step_by(PRINT_SLICE) {
-        let mut tails: Vec<(u64, u32)> = (from..n.min(from + PRINT_SLICE))
+        let mut tails: Vec<u64> = (from..n.min(from + PRINT_SLICE))
             .into_par_iter()
             .filter(|&q| all.path(q).len() >= 2)
-            .map(|q| (fingerprint(all.path(q)[1..].iter().copied()), q as u32))
+            .map(|q| keyed(all.path(q)[1..].iter().copied(), q as u32))
             .collect();
         tails.par_sort_unstable();
         equal_prints(&prints, &tails, |x, q| {
@@ -356,7 +398,7 @@ fn drop_suffixes(all: ChannelPaths) -> ChannelPaths {
     all.compact(|i, _| !dropped[i].load(Relaxed))
 }
 
-/// Paths whose tails (or reverses) are fingerprinted per slice: 32 MB of
+/// Paths whose tails (or reverses) are fingerprinted per slice: 16 MB of
 /// prints at a time.
 pub(crate) const PRINT_SLICE: usize = 1 << 21;
 
@@ -375,31 +417,52 @@ pub(crate) fn fingerprint(channels: impl Iterator<Item = ChannelId>) -> u64 {
     (h ^ len).wrapping_mul(0xBF58_476D_1CE4_E5B9) ^ (h >> 31)
 }
 
-/// Every path's (fingerprint, id), sorted.
-pub(crate) fn sorted_prints(paths: &ChannelPaths) -> Vec<(u64, u32)> {
+/// `channels`' [`fingerprint`] and the id of its path in one `u64`: the
+/// print's high 32 bits above the id, so that sorting sorts by print, then
+/// id. Half the bytes of a `(u64, u32)` pair; the shorter print makes
+/// more pairs of distinct paths match (about n^2 / 2^33 of n paths: 24k
+/// of 14M), each refused when its sequences are compared.
+pub(crate) fn keyed(channels: impl Iterator<Item = ChannelId>, id: u32) -> u64 {
+    fingerprint(channels) & !u64::from(u32::MAX) | u64::from(id)
+}
+
+/// The print part of a [`keyed`] value.
+fn print_of(k: u64) -> u64 {
+    k >> 32
+}
+
+/// The path id of a [`keyed`] value.
+fn id_of(k: u64) -> u32 {
+    k as u32
+}
+
+/// Every path's [`keyed`] print, sorted.
+pub(crate) fn sorted_prints(paths: &ChannelPaths) -> Vec<u64> {
     use rayon::prelude::*;
-    let mut prints: Vec<(u64, u32)> = (0..paths.len())
+    let mut prints: Vec<u64> = (0..paths.len())
         .into_par_iter()
-        .map(|i| (fingerprint(paths.path(i).iter().copied()), i as u32))
+        .map(|i| keyed(paths.path(i).iter().copied(), i as u32))
         .collect();
     prints.par_sort_unstable();
     prints
 }
 
 /// Calls `found(a_id, b_id)` for every pair of entries of the sorted
-/// lists `a` and `b` with one fingerprint, in parallel over pieces of `b`.
-pub(crate) fn equal_prints(a: &[(u64, u32)], b: &[(u64, u32)], found: impl Fn(u32, u32) + Sync) {
+/// [`keyed`] lists `a` and `b` with one print, in parallel over pieces of
+/// `b`.
+pub(crate) fn equal_prints(a: &[u64], b: &[u64], found: impl Fn(u32, u32) + Sync) {
     use rayon::prelude::*;
     // A run of one print split between two pieces still meets all of
     // `a`'s run from each: every pair is found once.
     b.par_chunks(1 << 12).for_each(|piece| {
-        let mut i = a.partition_point(|x| x.0 < piece[0].0);
-        for &(h, y) in piece {
-            while i < a.len() && a[i].0 < h {
+        let mut i = a.partition_point(|&x| print_of(x) < print_of(piece[0]));
+        for &y in piece {
+            let h = print_of(y);
+            while i < a.len() && print_of(a[i]) < h {
                 i += 1;
             }
-            for &(_, x) in a[i..].iter().take_while(|x| x.0 == h) {
-                found(x, y);
+            for &x in a[i..].iter().take_while(|&&x| print_of(x) == h) {
+                found(id_of(x), id_of(y));
             }
         }
     });
@@ -431,10 +494,7 @@ mod tests {
         }
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
         for _ in 0..400 {
-            let mut all = ChannelPaths {
-                channels: Vec::new(),
-                offsets: vec![0],
-            };
+            let mut all = ChannelPaths::default();
             let mut made: Vec<Vec<ChannelId>> = Vec::new();
             for _ in 0..rng.random_range(0..25) {
                 // New paths over few channels, or tails and copies of
@@ -446,8 +506,7 @@ mod tests {
                         .map(|_| rng.random_range(0..4))
                         .collect(),
                 };
-                all.channels.extend_from_slice(&p);
-                all.offsets.push(all.channels.len());
+                all.push(&p).unwrap();
                 made.push(p);
             }
             let want = oracle(&all);
@@ -465,15 +524,12 @@ mod tests {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
         for _ in 0..300 {
-            let mut paths = ChannelPaths {
-                channels: Vec::new(),
-                offsets: vec![0],
-            };
+            let mut paths = ChannelPaths::default();
             for _ in 0..rng.random_range(0..12) {
-                for _ in 0..rng.random_range(0..6) {
-                    paths.channels.push(rng.random_range(0..20));
-                }
-                paths.offsets.push(paths.channels.len());
+                let p: Vec<ChannelId> = (0..rng.random_range(0..6))
+                    .map(|_| rng.random_range(0..20))
+                    .collect();
+                paths.push(&p).unwrap();
             }
             let min = rng.random_range(0..7);
             let want: Vec<Vec<ChannelId>> = (0..paths.len())

@@ -898,10 +898,10 @@ mod tests {
     /// enough.
     #[test]
     fn the_solver_proves_and_finds() {
-        let paths = ChannelPaths {
-            channels: vec![0, 1, 2, 1, 2, 0, 2, 0, 1],
-            offsets: vec![0, 3, 6, 9],
-        };
+        let mut paths = ChannelPaths::default();
+        for p in [[0, 1, 2], [1, 2, 0], [2, 0, 1]] {
+            paths.push(&p).unwrap();
+        }
         let solve = |p: u32| {
             let mut enc = Encoding::new(p);
             for i in 0..paths.len() {

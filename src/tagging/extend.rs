@@ -202,8 +202,8 @@ pub fn reorder(
         .iter()
         .copied()
         .filter(|&p| {
-            let (a, b) = (paths.offsets[p as usize], paths.offsets[p as usize + 1]);
-            pins.forced_past(&paths.channels[a..b], a, target, &start.pos) == Some(true)
+            let p = p as usize;
+            pins.forced_past(paths.path(p), paths.start(p), target, &start.pos) == Some(true)
         })
         .collect();
     if !forced.is_empty() {
@@ -488,7 +488,7 @@ mod tests {
             assert!((0..target as usize).all(|t| pins.respected_by(t, &pos[t])));
             let forced: Vec<usize> = (0..paths.len())
                 .filter(|&p| {
-                    pins.forced_past(paths.path(p), paths.offsets[p], target, &pos) == Some(true)
+                    pins.forced_past(paths.path(p), paths.start(p), target, &pos) == Some(true)
                 })
                 .collect();
             let mut ls = LocalSearch::pinned(&paths, n, &pos, target, round, &pins);

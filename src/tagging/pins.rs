@@ -91,7 +91,7 @@ impl Pins {
         let mut fixed = vec![0u32; paths.channels.len()];
         let mut steady = true;
         for p in 0..paths.len() {
-            let a = paths.offsets[p];
+            let a = paths.start(p);
             for (i, w) in paths.path(p).windows(2).enumerate() {
                 let mut code = 0u32;
                 for t in 1..=target {
@@ -250,10 +250,9 @@ mod tests {
     use super::*;
 
     fn one_path(channels: &[ChannelId]) -> ChannelPaths {
-        ChannelPaths {
-            channels: channels.to_vec(),
-            offsets: vec![0, channels.len()],
-        }
+        let mut p = ChannelPaths::default();
+        p.push(channels).unwrap();
+        p
     }
 
     /// Path 0 -> 1 -> 2: the installed plan raises (0, 1) to tag 2, and

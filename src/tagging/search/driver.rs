@@ -3,7 +3,7 @@
 //! per target.
 
 use super::symmetric::{Halved, one_of_each_reversal};
-use super::{FALLBACK_ROOM, LocalSearch, Outcome, SLICE};
+use super::{FALLBACK_ROOM, LocalSearch, Occurrences, Outcome, SLICE};
 use crate::elp::enumerate::ChannelPaths;
 use crate::tagging::{
     Algo, ClassHeld, Context, Effort, MAX_TAG, Result, SearchParams, Tagging, checked, control,
@@ -421,24 +421,22 @@ impl Driver<'_, '_> {
         let mix = crate::seed::mix(opts.p.seed, target as u64);
         let n = self.cx.topo.channel_count();
         let members = 1 + usize::from(opts.p.symmetric);
+        // Where each channel occurs (the symmetric member's kept paths
+        // first): built once, lent to every member and restart.
+        let occ = Occurrences::build_keeping(paths, n, opts.p.symmetric.then_some(halved));
         // Member `i`'s `k`-th search (k = 0 the first; its seeds are the
         // ones the portfolio used before restarts existed).
         let fresh = |i: usize, k: u64| {
             if opts.p.symmetric && i == 0 {
-                LocalSearch::new_symmetric(
-                    halved,
-                    n,
-                    start,
-                    target,
-                    crate::seed::mix(mix, 1 + 2 * k),
-                )
+                let seed = crate::seed::mix(mix, 1 + 2 * k);
+                LocalSearch::new_symmetric((paths, halved), &occ, n, start, target, seed)
             } else {
                 let seed = if k == 0 {
                     mix
                 } else {
                     crate::seed::mix(mix, 2 * k)
                 };
-                LocalSearch::new(paths, n, start, target, seed)
+                LocalSearch::sharing(paths, &occ, n, start, target, seed)
             }
         };
         let mut portfolio: Vec<LocalSearch<'_>> = (0..members).map(|i| fresh(i, 0)).collect();

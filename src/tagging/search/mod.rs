@@ -41,6 +41,7 @@ use super::pins::Pins;
 use crate::elp::enumerate::ChannelPaths;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use tagger_generators::ChannelId;
 mod class_bound;
@@ -50,7 +51,7 @@ mod positions;
 mod symmetric;
 
 pub(super) use driver::{plan, plan_from, plan_near};
-use positions::{Occurrences, relabelled, relabelled_mirror};
+use positions::{Occurrences, Paths, Weights, relabelled, relabelled_mirror};
 pub use symmetric::Halved;
 
 /// Gap between neighbouring positions after a relabelling; a move halves a
@@ -100,15 +101,18 @@ pub struct Outcome {
 /// The search state for one target.
 #[derive(Debug)]
 pub struct LocalSearch<'a> {
-    paths: &'a ChannelPaths,
-    /// Occurrences `(path, index)` of each channel.
-    occ: Occurrences,
+    /// The paths searched (a symmetric search: the whole set, of which it
+    /// keeps one of each path and its reverse).
+    paths: Paths<'a>,
+    /// Occurrences `(path, index)` of each channel, on every path of the
+    /// set (a symmetric search reads its kept paths' part alone).
+    occ: Cow<'a, Occurrences>,
     /// `pos[t][c]`, for `t` in `0..target`.
     pub pos: Vec<Vec<u64>>,
     target: u32,
-    weight: Vec<u32>,
+    weight: Weights,
     /// The tag each path carries on each of its channels (capped at
-    /// target + 1), parallel to `paths.channels`.
+    /// target + 1), parallel to the set's channels.
     tags: Vec<u8>,
     violated: Vec<u32>,
     /// Index of a path in `violated`, or `u32::MAX`.
@@ -119,9 +123,6 @@ pub struct LocalSearch<'a> {
     /// Reversal-symmetric plans only: `pos[P - 1 - t][c] = MIRROR -
     /// pos[t][c ^ 1]` holds throughout.
     symmetric: bool,
-    /// Paths of the whole ELP each path stands for (a symmetric search's
-    /// kept path stands for its reverse too); `None`: one each.
-    stands_for: Option<&'a [u8]>,
     /// Paths of the whole ELP currently past the target.
     violated_total: u64,
     /// The fewest seen.
@@ -149,7 +150,30 @@ impl<'a> LocalSearch<'a> {
         target: u32,
         seed: u64,
     ) -> Self {
-        Self::start(paths, channels, pos, target, seed, None, None)
+        let occ = Cow::Owned(Occurrences::build(paths, channels));
+        Self::start(Paths::all(paths), occ, channels, pos, target, seed, None)
+    }
+
+    /// [`LocalSearch::new`] on `paths`, with their occurrences `occ`
+    /// built once and lent (the portfolio's members and restarts share
+    /// them).
+    fn sharing(
+        paths: &'a ChannelPaths,
+        occ: &'a Occurrences,
+        channels: usize,
+        pos: &[Vec<u64>],
+        target: u32,
+        seed: u64,
+    ) -> Self {
+        Self::start(
+            Paths::all(paths),
+            Cow::Borrowed(occ),
+            channels,
+            pos,
+            target,
+            seed,
+            None,
+        )
     }
 
     /// [`LocalSearch::new`] for extending an installed plan: transitions
@@ -165,7 +189,16 @@ impl<'a> LocalSearch<'a> {
         seed: u64,
         pins: &'a Pins,
     ) -> Self {
-        Self::start(paths, channels, pos, target, seed, None, Some(pins))
+        let occ = Cow::Owned(Occurrences::build(paths, channels));
+        Self::start(
+            Paths::all(paths),
+            occ,
+            channels,
+            pos,
+            target,
+            seed,
+            Some(pins),
+        )
     }
 
     /// [`LocalSearch::new`] held to `budget` traffic classes a node of
@@ -180,7 +213,9 @@ impl<'a> LocalSearch<'a> {
         seed: u64,
         budget: u32,
     ) -> Self {
-        let mut s = Self::start(paths, topo.channel_count(), pos, target, seed, None, None);
+        let n = topo.channel_count();
+        let occ = Cow::Owned(Occurrences::build(paths, n));
+        let mut s = Self::start(Paths::all(paths), occ, n, pos, target, seed, None);
         let c = class_bound::ClassState::new(topo, &s.pos, budget);
         s.best += c.excess;
         s.mark = (s.best, 0);
@@ -197,50 +232,45 @@ impl<'a> LocalSearch<'a> {
     /// restriction, not a relaxation: failing proves nothing. The start
     /// takes the lower half of `pos` and mirrors it. It runs on one of
     /// each path and its reverse ([`Halved`]), which halves the work for
-    /// the same plans.
-    pub fn new_symmetric(
-        halved: &'a Halved,
+    /// the same plans; `occ` are the occurrences of all `paths`, built with
+    /// `halved` ([`Occurrences::build_keeping`]) and shared with the
+    /// unrestricted search.
+    fn new_symmetric(
+        (paths, halved): (&'a ChannelPaths, &'a Halved),
+        occ: &'a Occurrences,
         channels: usize,
         pos: &[Vec<u64>],
         target: u32,
         seed: u64,
     ) -> Self {
-        Self::start(
-            &halved.paths,
-            channels,
-            pos,
-            target,
-            seed,
-            Some(&halved.stands_for),
-            None,
-        )
+        let paths = Paths::halved(paths, halved);
+        Self::start(paths, Cow::Borrowed(occ), channels, pos, target, seed, None)
     }
 
     fn start(
-        paths: &'a ChannelPaths,
+        paths: Paths<'a>,
+        occ: Cow<'a, Occurrences>,
         channels: usize,
         pos: &[Vec<u64>],
         target: u32,
         seed: u64,
-        stands_for: Option<&'a [u8]>,
         pins: Option<&'a Pins>,
     ) -> Self {
-        let symmetric = stands_for.is_some();
+        let symmetric = paths.is_halved();
         let mut s = LocalSearch {
             paths,
-            occ: Occurrences::build(paths, channels),
+            occ,
             pos: (0..target as usize)
                 .map(|t| relabelled(&pos[t.min(pos.len() - 1)]))
                 .collect(),
             target,
-            weight: vec![1; paths.len()],
-            tags: vec![0; paths.channels.len()],
+            weight: Weights::ones(paths.len()),
+            tags: vec![0; paths.slots()],
             violated: Vec::new(),
             slot: vec![u32::MAX; paths.len()],
             rng: ChaCha8Rng::seed_from_u64(seed),
             work: AtomicU64::new(0),
             symmetric,
-            stands_for,
             violated_total: 0,
             best: 0,
             mark: (0, 0),
@@ -268,10 +298,10 @@ impl<'a> LocalSearch<'a> {
             }
         }
         for p in 0..paths.len() {
-            if s.retag(p) > target {
+            if paths.kept(p) && s.retag(p) > target {
                 s.slot[p] = s.violated.len() as u32;
                 s.violated.push(p as u32);
-                s.violated_total += s.stands_for(p);
+                s.violated_total += paths.stands_for(p);
             }
         }
         s.best = s.violated_total;
@@ -294,11 +324,6 @@ impl<'a> LocalSearch<'a> {
             Some(t2) => t2.min(self.target + 1),
             None => tag + u32::from(descent()),
         }
-    }
-
-    /// Paths of the whole ELP that path `p` stands for.
-    fn stands_for(&self, p: usize) -> u64 {
-        self.stands_for.map_or(1, |m| u64::from(m[p]))
     }
 
     /// The order tied to order `t` (itself when not symmetric, or the
@@ -380,8 +405,7 @@ impl<'a> LocalSearch<'a> {
     /// target + 1).
     fn retag(&mut self, p: usize) -> u32 {
         *self.work.get_mut() += 1;
-        let (a, b) = (self.paths.offsets[p], self.paths.offsets[p + 1]);
-        let path = &self.paths.channels[a..b];
+        let (a, path) = self.paths.get(p);
         let mut tag = 1u32;
         self.tags[a] = 1;
         for (i, w) in path.windows(2).enumerate() {
@@ -401,8 +425,7 @@ impl<'a> LocalSearch<'a> {
     /// the cached tag.
     fn tag_with(&self, p: usize, j: usize, c: ChannelId, t: usize, x2: u64) -> u32 {
         self.work.fetch_add(1, Relaxed);
-        let a = self.paths.offsets[p];
-        let path = self.paths.path(p);
+        let (a, path) = self.paths.get(p);
         let from = j.saturating_sub(1);
         let mut tag = self.tags[a + from] as u32;
         for (i, w) in path[from..].windows(2).enumerate() {
@@ -495,13 +518,9 @@ mod tests {
     use crate::tagging::*;
 
     fn paths(list: &[&[u32]]) -> ChannelPaths {
-        let mut p = ChannelPaths {
-            channels: Vec::new(),
-            offsets: vec![0],
-        };
+        let mut p = ChannelPaths::default();
         for l in list {
-            p.channels.extend_from_slice(l);
-            p.offsets.push(p.channels.len());
+            p.push(l).unwrap();
         }
         p
     }

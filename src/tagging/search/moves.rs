@@ -64,12 +64,11 @@ impl LocalSearch<'_> {
             }
         }
         let p = self.violated[self.rng.random_range(0..self.violated.len())] as usize;
-        let path = self.paths.path(p);
+        let (a, path) = self.paths.get(p);
         // Candidates: both channels of every descent at a tag within the
         // target.
         let mut cands: Vec<(ChannelId, usize)> = Vec::new();
         let mut tag = 1usize;
-        let a = self.paths.offsets[p];
         for (i, w) in path.windows(2).enumerate() {
             if tag > self.target as usize {
                 break;
@@ -95,7 +94,7 @@ impl LocalSearch<'_> {
         cands.dedup();
         if !self.make_best_move(&cands) {
             // A local minimum for this path: make it weigh more.
-            self.weight[p] = self.weight[p].saturating_add(1);
+            self.weight.raise(p);
         }
     }
 
@@ -125,7 +124,7 @@ impl LocalSearch<'_> {
         // Candidates are scored independently; in parallel when they are
         // worth a task (the sum of the evaluations does not depend on the
         // split, so neither does the budget).
-        let occ: usize = cands.iter().map(|&(c, _)| self.occ.range(c).len()).sum();
+        let occ: usize = cands.iter().map(|&(c, _)| self.occ_range(c).len()).sum();
         let mut scored: Vec<Result<Option<Move>, Cramped>> = if occ >= PARALLEL_OCC {
             cands
                 .par_iter()
@@ -212,10 +211,9 @@ impl LocalSearch<'_> {
         // Per mark, the neighbours there that `start` puts before `c`, and
         // after it (on the paths whose tags order `t` decides at `c`).
         let (mut before, mut after) = (vec![0i64; k], vec![0i64; k]);
-        for i in self.occ.range(c) {
+        for i in self.occ_range(c) {
             let (q, j) = self.occ.get(i);
-            let (path, j) = (self.paths.path(q as usize), j as usize);
-            let a = self.paths.offsets[q as usize];
+            let ((a, path), j) = (self.paths.get(q as usize), j as usize);
             let tag = self.tags[a + j.saturating_sub(1)] as usize;
             if tag > t + 1 || tag + 1 < t + 1 {
                 continue;
@@ -337,7 +335,7 @@ impl LocalSearch<'_> {
     ) -> Option<Vec<u64>> {
         let mut marks: Vec<u64> = Vec::new();
         for &(ch, tt, mirrored) in sides {
-            for i in self.occ.range(ch) {
+            for i in self.occ_range(ch) {
                 let (q, j) = self.occ.get(i);
                 let path = self.paths.path(q as usize);
                 let j = j as usize;
@@ -386,24 +384,23 @@ impl LocalSearch<'_> {
         let idx = |m: u64| marks.binary_search(&m).expect("every neighbour is marked");
         for &(ch, tt, mirrored) in sides {
             let mut last_q = u32::MAX;
-            for i in self.occ.range(ch) {
+            for i in self.occ_range(ch) {
                 let (q, j) = self.occ.get(i);
                 if q == last_q {
                     continue; // a channel twice on one path: scored once
                 }
                 last_q = q;
-                let path = self.paths.path(q as usize);
+                let (a, path) = self.paths.get(q as usize);
                 let j = j as usize;
                 // Order tt decides a transition at ch only if the path
                 // carries tag tt + 1 (1-based) into it or out of it;
                 // otherwise every region costs the same and the path is
                 // left out of the sums.
-                let a = self.paths.offsets[q as usize];
                 let before = self.tags[a + j.saturating_sub(1)] as usize;
                 if before > tt + 1 || before + 1 < tt + 1 {
                     continue;
                 }
-                let w = self.weight[q as usize] as i64;
+                let w = i64::from(self.weight.get(q as usize));
                 let prev = (j > 0).then(|| self.side_pos(path[j - 1], tt, mirrored));
                 let next = path.get(j + 1).map(|&n| self.side_pos(n, tt, mirrored));
                 let (lo, hi) = match (prev, next) {
@@ -482,19 +479,38 @@ impl LocalSearch<'_> {
         }
     }
 
-    /// Retags every path through channel `ch` and updates the violated
-    /// list.
+    /// Channel `c`'s occurrences this search reads (a symmetric one: on
+    /// the paths it keeps), in no particular order.
+    pub(super) fn occ_range(&self, c: ChannelId) -> std::ops::Range<usize> {
+        self.occ.range(c, !self.symmetric)
+    }
+
+    /// Retags every path through channel `ch`, in path order (the order
+    /// they join the violated list in), and updates the violated list.
     fn retag_through(&mut self, ch: ChannelId) {
-        for i in self.occ.range(ch) {
+        let [mut kept, mut rest] = self.occ.parts(ch);
+        if self.symmetric {
+            rest.start = rest.end;
+        }
+        loop {
+            let i = match (kept.start < kept.end, rest.start < rest.end) {
+                (true, true) if self.occ.packed(kept.start) < self.occ.packed(rest.start) => {
+                    kept.next()
+                }
+                (true, false) => kept.next(),
+                (_, true) => rest.next(),
+                (false, false) => break,
+            }
+            .expect("a range not yet empty");
             let q = self.occ.get(i).0 as usize;
             let bad = self.retag(q) > self.target;
             let was = self.slot[q] != u32::MAX;
             if bad && !was {
                 self.slot[q] = self.violated.len() as u32;
                 self.violated.push(q as u32);
-                self.violated_total += self.stands_for(q);
+                self.violated_total += self.paths.stands_for(q);
             } else if !bad && was {
-                self.violated_total -= self.stands_for(q);
+                self.violated_total -= self.paths.stands_for(q);
                 let at = self.slot[q] as usize;
                 let last = *self.violated.last().expect("q is in the list");
                 self.violated.swap_remove(at);

@@ -6,13 +6,27 @@ use rayon::prelude::*;
 use std::sync::atomic::Ordering::Relaxed;
 use tagger_generators::ChannelId;
 
-/// One of each path and its reverse, for a symmetric search.
+/// One of each path and its reverse, for a symmetric search: which paths
+/// of the whole set are kept, and which of those stand for their reverse
+/// too, a bit each.
 #[derive(Debug, Default)]
 pub struct Halved {
-    pub(super) paths: ChannelPaths,
-    /// Paths of the whole set each kept path stands for: 2 when its
+    kept: Vec<u64>,
+    paired: Vec<u64>,
+}
+
+impl Halved {
+    /// Whether path `p` is kept.
+    #[inline]
+    pub(super) fn keeps(&self, p: usize) -> bool {
+        self.kept[p / 64] >> (p % 64) & 1 == 1
+    }
+
+    /// Paths of the whole set a kept path `p` stands for: 2 when its
     /// reverse is there too (and is another path), else 1.
-    pub(super) stands_for: Vec<u8>,
+    pub(super) fn stands_for(&self, p: usize) -> u64 {
+        1 + (self.paired[p / 64] >> (p % 64) & 1)
+    }
 }
 
 /// `paths` less every path whose reverse (the channels reversed, each
@@ -22,7 +36,7 @@ pub struct Halved {
 /// of the paths took about 5 s of a search's set-up on Jellyfish 2000,
 /// single-threaded.
 pub(super) fn one_of_each_reversal(paths: &ChannelPaths) -> Halved {
-    use crate::elp::enumerate::{PRINT_SLICE, equal_prints, fingerprint, sorted_prints};
+    use crate::elp::enumerate::{PRINT_SLICE, equal_prints, keyed, sorted_prints};
     use std::sync::atomic::AtomicBool;
     let n = paths.len();
     fn reverse(p: &[ChannelId]) -> impl Iterator<Item = ChannelId> + '_ {
@@ -31,9 +45,9 @@ pub(super) fn one_of_each_reversal(paths: &ChannelPaths) -> Halved {
     let prints = sorted_prints(paths);
     let paired: Vec<AtomicBool> = (0..n).map(|_| AtomicBool::new(false)).collect();
     for from in (0..n).step_by(PRINT_SLICE) {
-        let mut rev: Vec<(u64, u32)> = (from..n.min(from + PRINT_SLICE))
+        let mut rev: Vec<u64> = (from..n.min(from + PRINT_SLICE))
             .into_par_iter()
-            .map(|i| (fingerprint(reverse(paths.path(i))), i as u32))
+            .map(|i| keyed(reverse(paths.path(i)), i as u32))
             .collect();
         rev.par_sort_unstable();
         equal_prints(&prints, &rev, |j, i| {
@@ -45,19 +59,15 @@ pub(super) fn one_of_each_reversal(paths: &ChannelPaths) -> Halved {
     }
     drop(prints);
     let mut out = Halved {
-        paths: ChannelPaths {
-            channels: Vec::new(),
-            offsets: vec![0],
-        },
-        stands_for: Vec::new(),
+        kept: vec![0; n.div_ceil(64)],
+        paired: vec![0; n.div_ceil(64)],
     };
     for (i, paired) in paired.iter().enumerate() {
         let p = paths.path(i);
         let paired = paired.load(Relaxed);
         if !paired || p.iter().copied().le(reverse(p)) {
-            out.paths.channels.extend_from_slice(p);
-            out.paths.offsets.push(out.paths.channels.len());
-            out.stands_for.push(1 + u8::from(paired));
+            out.kept[i / 64] |= 1 << (i % 64);
+            out.paired[i / 64] |= u64::from(paired) << (i % 64);
         }
     }
     out
@@ -95,10 +105,7 @@ mod symmetric_tests {
         }
         let mut rng = ChaCha8Rng::seed_from_u64(11);
         for _ in 0..400 {
-            let mut paths = ChannelPaths {
-                channels: Vec::new(),
-                offsets: vec![0],
-            };
+            let mut paths = ChannelPaths::default();
             let mut made: Vec<Vec<ChannelId>> = Vec::new();
             for _ in 0..rng.random_range(0..25) {
                 let p: Vec<ChannelId> = match (made.last(), rng.random_range(0..4)) {
@@ -109,17 +116,93 @@ mod symmetric_tests {
                         .map(|_| rng.random_range(0..6))
                         .collect(),
                 };
-                paths.channels.extend_from_slice(&p);
-                paths.offsets.push(paths.channels.len());
+                paths.push(&p).unwrap();
                 made.push(p);
             }
             let (want, weight) = oracle(&paths);
             let got = one_of_each_reversal(&paths);
-            let kept: Vec<Vec<ChannelId>> = (0..got.paths.len())
-                .map(|i| got.paths.path(i).to_vec())
-                .collect();
+            let ids: Vec<usize> = (0..paths.len()).filter(|&i| got.keeps(i)).collect();
+            let kept: Vec<Vec<ChannelId>> = ids.iter().map(|&i| paths.path(i).to_vec()).collect();
             assert_eq!(kept, want);
-            assert_eq!(got.stands_for, weight);
+            let stands_for: Vec<u8> = ids.iter().map(|&i| got.stands_for(i) as u8).collect();
+            assert_eq!(stands_for, weight);
+        }
+    }
+
+    /// A symmetric search on the whole set, skipping the paths it does not
+    /// keep, is the search on a copy of the kept paths alone (what it ran
+    /// on before it shared the set and its occurrences): the same orders,
+    /// steps, work and violated paths, on random Jellyfish networks; and
+    /// the unrestricted search on the shared occurrences is the one on
+    /// its own.
+    #[test]
+    fn skipping_paths_is_leaving_them_out() {
+        for seed in 1..=3 {
+            let spec = format!("jellyfish:n=50,ports=14,r=5,seed={seed}");
+            let t = crate::TopologySpec::parse(&spec).unwrap().build().unwrap();
+            let elp = ElpSet::build(&t, &crate::elp::ElpSpec::parse("shortest").unwrap()).unwrap();
+            let g = tag(&t, &elp, Algo::GREEDY, CycleBackend::Ordered).unwrap();
+            let paths = crate::elp::enumerate::maximal_channel_paths(&t, &elp, u64::MAX)
+                .unwrap()
+                .retain(|p| p.len() > 1);
+            let halved = one_of_each_reversal(&paths);
+            let ids: Vec<usize> = (0..paths.len()).filter(|&i| halved.keeps(i)).collect();
+            let mut copy = ChannelPaths::default();
+            let mut alone = Halved {
+                kept: vec![!0; ids.len().div_ceil(64)],
+                paired: vec![0; ids.len().div_ceil(64)],
+            };
+            for (k, &i) in ids.iter().enumerate() {
+                copy.push(paths.path(i)).unwrap();
+                alone.paired[k / 64] |= (halved.stands_for(i) - 1) << (k % 64);
+            }
+            let n = t.channel_count();
+            let (occ, occ_copy) = (
+                crate::tagging::search::Occurrences::build_keeping(&paths, n, Some(&halved)),
+                crate::tagging::search::Occurrences::build_keeping(&copy, n, Some(&alone)),
+            );
+            for target in [1u32, 2, 3] {
+                let start = order::OrderPlan::from_keys(n, &g.keys, g.priorities)
+                    .truncated(target as usize);
+                let mut a =
+                    LocalSearch::new_symmetric((&paths, &halved), &occ, n, &start.pos, target, 9);
+                let mut b = LocalSearch::new_symmetric(
+                    (&copy, &alone),
+                    &occ_copy,
+                    n,
+                    &start.pos,
+                    target,
+                    9,
+                );
+                let (oa, ob) = (
+                    a.run(300_000, &|| false, |_, _, _| {}),
+                    b.run(300_000, &|| false, |_, _, _| {}),
+                );
+                assert_eq!(oa, ob, "{spec} target {target}");
+                assert_eq!(a.pos, b.pos, "{spec} target {target}");
+                let mapped: Vec<u32> = b
+                    .violated_paths()
+                    .iter()
+                    .map(|&k| ids[k as usize] as u32)
+                    .collect();
+                assert_eq!(a.violated_paths(), &mapped[..], "{spec} target {target}");
+                // The unrestricted search reads the same occurrences, kept
+                // paths' first: as it does its own, in path order.
+                let plain = crate::tagging::search::Occurrences::build(&paths, n);
+                let mut c = LocalSearch::sharing(&paths, &occ, n, &start.pos, target, 9);
+                let mut d = LocalSearch::sharing(&paths, &plain, n, &start.pos, target, 9);
+                let (oc, od) = (
+                    c.run(300_000, &|| false, |_, _, _| {}),
+                    d.run(300_000, &|| false, |_, _, _| {}),
+                );
+                assert_eq!(oc, od, "{spec} target {target}");
+                assert_eq!(c.pos, d.pos, "{spec} target {target}");
+                assert_eq!(
+                    c.violated_paths(),
+                    d.violated_paths(),
+                    "{spec} target {target}"
+                );
+            }
         }
     }
 
@@ -139,12 +222,15 @@ mod symmetric_tests {
             .unwrap()
             .retain(|p| p.len() > 1);
         let halved = one_of_each_reversal(&paths);
-        assert!(halved.paths.len() * 2 >= paths.len() && halved.paths.len() < paths.len());
+        let kept = (0..paths.len()).filter(|&i| halved.keeps(i)).count();
+        assert!(kept * 2 >= paths.len() && kept < paths.len());
         let n = t.channel_count();
         for target in [1u32, 2, 3] {
             let start =
                 order::OrderPlan::from_keys(n, &g.keys, g.priorities).truncated(target as usize);
-            let mut ls = LocalSearch::new_symmetric(&halved, n, &start.pos, target, 5);
+            let occ = crate::tagging::search::Occurrences::build_keeping(&paths, n, Some(&halved));
+            let mut ls =
+                LocalSearch::new_symmetric((&paths, &halved), &occ, n, &start.pos, target, 5);
             ls.run(2_000_000, &|| false, |_, _, _| {});
             let p = target as usize;
             for tt in 0..p {
