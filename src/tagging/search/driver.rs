@@ -168,10 +168,14 @@ fn restartable(best: u64, paths: usize, spent: u64, left: u64) -> bool {
     best.saturating_mul(20) <= paths as u64 && spent.saturating_mul(4) <= left
 }
 
-/// The local search's state for the whole ELP: channels, occurrences and
-/// cached tags, about 16 bytes per channel of every path (the count is
-/// known beforehand and bounds the maximal ones); the symmetric search's
-/// halved paths and its own state add about 8 more.
+/// The local search's state for the whole ELP: channels, offsets,
+/// occurrences, cached tags, weights and slots, about 16 bytes per
+/// channel of every path (the count is known beforehand and bounds the
+/// maximal ones); the symmetric search's own tags, weights and slots (it
+/// shares the rest) add about 4 more, counted as 8 (as when it held a
+/// copy of its paths): the estimate errs high, and a budget turns the
+/// local search down early rather than late (Jellyfish 2000 `shortest`,
+/// 17.3M paths of up to 6 channels: 2.5 GB, against a 0.95 GB peak).
 fn state_bytes(opts: &Options, counts: &crate::elp::ElpCounts) -> u64 {
     let per_channel = if opts.p.symmetric { 24 } else { 16 };
     u64::try_from(counts.paths)
