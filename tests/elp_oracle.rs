@@ -264,6 +264,11 @@ fn kbounce_matches_oracle() {
                 })
                 .collect();
             assert_eq!(got, want_nodes, "{spec} K={k}: enumeration");
+            let pairs: BTreeSet<(u32, u32)> = want_nodes
+                .iter()
+                .map(|p| (p[0], *p.last().unwrap()))
+                .collect();
+            assert_eq!(c.pairs_covered as usize, pairs.len(), "{spec} K={k}: pairs");
             assert_eq!(
                 c.longest as usize,
                 want.iter().map(Vec::len).max().unwrap(),
