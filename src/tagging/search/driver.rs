@@ -440,7 +440,14 @@ impl Driver<'_, '_> {
                 } else {
                     crate::seed::mix(mix, 2 * k)
                 };
-                LocalSearch::sharing(paths, &occ, n, start, target, seed)
+                LocalSearch::with(
+                    paths,
+                    std::borrow::Cow::Borrowed(&occ),
+                    n,
+                    start,
+                    target,
+                    seed,
+                )
             }
         };
         let mut portfolio: Vec<LocalSearch<'_>> = (0..members).map(|i| fresh(i, 0)).collect();

@@ -151,29 +151,20 @@ impl<'a> LocalSearch<'a> {
         seed: u64,
     ) -> Self {
         let occ = Cow::Owned(Occurrences::build(paths, channels));
-        Self::start(Paths::all(paths), occ, channels, pos, target, seed, None)
+        Self::with(paths, occ, channels, pos, target, seed)
     }
 
-    /// [`LocalSearch::new`] on `paths`, with their occurrences `occ`
-    /// built once and lent (the portfolio's members and restarts share
-    /// them).
-    fn sharing(
+    /// [`LocalSearch::new`] on `paths` and their occurrences `occ`, which
+    /// may be lent (the portfolio's members and restarts share them).
+    fn with(
         paths: &'a ChannelPaths,
-        occ: &'a Occurrences,
+        occ: Cow<'a, Occurrences>,
         channels: usize,
         pos: &[Vec<u64>],
         target: u32,
         seed: u64,
     ) -> Self {
-        Self::start(
-            Paths::all(paths),
-            Cow::Borrowed(occ),
-            channels,
-            pos,
-            target,
-            seed,
-            None,
-        )
+        Self::start(Paths::all(paths), occ, channels, pos, target, seed, None)
     }
 
     /// [`LocalSearch::new`] for extending an installed plan: transitions

@@ -80,6 +80,7 @@ mod symmetric_tests {
     use crate::tagging::*;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
+    use std::borrow::Cow;
 
     /// The fingerprint matching of reverses keeps what the hash set of
     /// paths it replaced kept (the oracle, kept here), with the same
@@ -129,6 +130,21 @@ mod symmetric_tests {
         }
     }
 
+    /// `spec`'s network, greedy's plan on `shortest`, its maximal paths of
+    /// two links or more, and one of each path and its reverse.
+    fn greedy_and_paths(
+        spec: &str,
+    ) -> (tagger_generators::Topology, Tagging, ChannelPaths, Halved) {
+        let t = crate::TopologySpec::parse(spec).unwrap().build().unwrap();
+        let elp = ElpSet::build(&t, &crate::elp::ElpSpec::parse("shortest").unwrap()).unwrap();
+        let g = tag(&t, &elp, Algo::GREEDY, CycleBackend::Ordered).unwrap();
+        let paths = crate::elp::enumerate::maximal_channel_paths(&t, &elp, u64::MAX)
+            .unwrap()
+            .retain(|p| p.len() > 1);
+        let halved = one_of_each_reversal(&paths);
+        (t, g, paths, halved)
+    }
+
     /// A symmetric search on the whole set, skipping the paths it does not
     /// keep, is the search on a copy of the kept paths alone (what it ran
     /// on before it shared the set and its occurrences): the same orders,
@@ -139,13 +155,7 @@ mod symmetric_tests {
     fn skipping_paths_is_leaving_them_out() {
         for seed in 1..=3 {
             let spec = format!("jellyfish:n=50,ports=14,r=5,seed={seed}");
-            let t = crate::TopologySpec::parse(&spec).unwrap().build().unwrap();
-            let elp = ElpSet::build(&t, &crate::elp::ElpSpec::parse("shortest").unwrap()).unwrap();
-            let g = tag(&t, &elp, Algo::GREEDY, CycleBackend::Ordered).unwrap();
-            let paths = crate::elp::enumerate::maximal_channel_paths(&t, &elp, u64::MAX)
-                .unwrap()
-                .retain(|p| p.len() > 1);
-            let halved = one_of_each_reversal(&paths);
+            let (t, g, paths, halved) = greedy_and_paths(&spec);
             let ids: Vec<usize> = (0..paths.len()).filter(|&i| halved.keeps(i)).collect();
             let mut copy = ChannelPaths::default();
             let mut alone = Halved {
@@ -189,8 +199,9 @@ mod symmetric_tests {
                 // The unrestricted search reads the same occurrences, kept
                 // paths' first: as it does its own, in path order.
                 let plain = crate::tagging::search::Occurrences::build(&paths, n);
-                let mut c = LocalSearch::sharing(&paths, &occ, n, &start.pos, target, 9);
-                let mut d = LocalSearch::sharing(&paths, &plain, n, &start.pos, target, 9);
+                let mut c =
+                    LocalSearch::with(&paths, Cow::Borrowed(&occ), n, &start.pos, target, 9);
+                let mut d = LocalSearch::with(&paths, Cow::Owned(plain), n, &start.pos, target, 9);
                 let (oc, od) = (
                     c.run(300_000, &|| false, |_, _, _| {}),
                     d.run(300_000, &|| false, |_, _, _| {}),
@@ -212,16 +223,7 @@ mod symmetric_tests {
     /// too.
     #[test]
     fn the_mirror_holds_through_the_search() {
-        let t = crate::TopologySpec::parse("jellyfish:n=60,ports=16,r=6,seed=4")
-            .unwrap()
-            .build()
-            .unwrap();
-        let elp = ElpSet::build(&t, &crate::elp::ElpSpec::parse("shortest").unwrap()).unwrap();
-        let g = tag(&t, &elp, Algo::GREEDY, CycleBackend::Ordered).unwrap();
-        let paths = crate::elp::enumerate::maximal_channel_paths(&t, &elp, u64::MAX)
-            .unwrap()
-            .retain(|p| p.len() > 1);
-        let halved = one_of_each_reversal(&paths);
+        let (t, g, paths, halved) = greedy_and_paths("jellyfish:n=60,ports=16,r=6,seed=4");
         let kept = (0..paths.len()).filter(|&i| halved.keeps(i)).count();
         assert!(kept * 2 >= paths.len() && kept < paths.len());
         let n = t.channel_count();
