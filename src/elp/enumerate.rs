@@ -223,8 +223,7 @@ fn maximal_paths_by(topo: &Topology, elp: &ElpSet, max: u64, fast: bool) -> Resu
     // search's occurrences): no more paths than that are enumerated.
     let max = max.min(u64::from(u32::MAX));
     let found = AtomicU64::new(0);
-    let only_shortest =
-        fast && elp.kbounce.is_none() && elp.dor.is_none() && elp.explicit.is_none();
+    let only_shortest = fast && elp.shortest_alone();
     let parts: Vec<Result<ChannelPaths>> = elp
         .initial(topo)
         .into_par_iter()
