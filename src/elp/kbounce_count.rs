@@ -352,7 +352,11 @@ impl CountPlan {
                     continue;
                 }
                 if let Some(e) = st.delivers {
-                    for (i, &s) in src.iter().enumerate() {
+                    // A constant bound, so that the loop unrolls and `n`
+                    // stays in registers (indexed by a variable, it went
+                    // through the stack).
+                    for i in 0..C::LANES {
+                        let Some(&s) = src.get(i) else { break };
                         let x = n.lane(i);
                         if x != 0 && st.head != s {
                             paths[i] = paths[i].checked_add(x).unwrap_or_else(|| {
