@@ -277,34 +277,6 @@ pub fn classify_all_from(
     classify_states::<OrderedDag>(topo, running, first_within, states, HUB_PORTS)
 }
 
-/// `keys` by priority (index 0 to `top`), each ordered by (node, from,
-/// tag, out). Keys as [`crate::rules::RuleSet::keys`] gives them, already
-/// sorted by node, are only bucketed ([`crate::bucket::bucket`]: stable,
-/// linear, in parallel); others are sorted.
-///
-/// Bucketing 39M keys in one sequential pass was up to 0.8 s of fat-tree k=64's
-/// classes with one core idle.
-fn by_priority(keys: &[Key], top: u32) -> Vec<Vec<&Key>> {
-    by_priority_in(keys, top, crate::bucket::chunk_for(keys.len()))
-}
-
-/// [`by_priority`] over chunks of `chunk` keys (tests: small ones).
-fn by_priority_in(keys: &[Key], top: u32, chunk: usize) -> Vec<Vec<&Key>> {
-    let width = top as usize + 1;
-    if keys.is_sorted() {
-        return crate::bucket::bucket(keys.len(), width, chunk, |i| {
-            Some((keys[i].priority as usize, &keys[i]))
-        });
-    }
-    let mut sorted: Vec<&Key> = keys.iter().collect();
-    sorted.sort_unstable_by_key(|k| (k.priority, k.node, k.in_channel, k.tag, k.out_channel));
-    let mut out = vec![Vec::new(); width];
-    for run in sorted.chunk_by(|a, b| a.priority == b.priority) {
-        out[run[0].priority as usize] = run.to_vec();
-    }
-    out
-}
-
 fn classify_states<D: IncrementalDag>(
     topo: &Topology,
     running: &[(u32, ChannelId, ChannelId)],
@@ -320,15 +292,25 @@ fn classify_states<D: IncrementalDag>(
         .map(|k| k.next_priority.max(k.priority))
         .max()
         .unwrap_or(0);
-    // Per state: its keys sorted by (priority, node, from, tag, out), and
-    // the (priority, node, from, tag) states arriving: the members with the
+    // Per state: its keys sorted by (node, from, tag, out) (as plans and
+    // rule sets hold them: borrowed; else a sorted copy), and the
+    // (priority, node, from, tag) states arriving: the members with the
     // keys that decide them, and the arrivals no key at the node continues
-    // (delivered to its hosts).
+    // (delivered to its hosts). Each priority picks its keys out of a
+    // node's run as it classifies the node: bucketing the keys by priority
+    // first wrote a reference per key (fat-tree k=64: peak 3.3 -> 3.1 GB
+    // without them, in the same time).
     type Arrival = (u32, NodeId, Option<ChannelId>, u32);
-    let prepared: Vec<(Vec<Vec<&Key>>, Vec<Arrival>)> = states
+    let prepared: Vec<(std::borrow::Cow<'_, [Key]>, Vec<Arrival>)> = states
         .iter()
-        .map(|keys| {
-            let sorted = by_priority(keys, top);
+        .map(|&keys| {
+            let sorted = if keys.is_sorted() {
+                std::borrow::Cow::Borrowed(keys)
+            } else {
+                let mut own = keys.to_vec();
+                own.par_sort_unstable();
+                std::borrow::Cow::Owned(own)
+            };
             // Deduplicated per node first: a node's keys send few distinct
             // (channel, tag) pairs, and sorting one arrival per key was
             // most of the classification's preparation (30M on fat-tree
@@ -360,12 +342,12 @@ fn classify_states<D: IncrementalDag>(
     let per_priority: Vec<Result<Vec<Vec<NodeClasses>>>> = (1..=top)
         .into_par_iter()
         .map(|p| {
-            let slices: Vec<(&[&Key], &[Arrival])> = prepared
+            let slices: Vec<(&[Key], &[Arrival])> = prepared
                 .iter()
                 .map(|(sorted, arrivals)| {
                     let alo = arrivals.partition_point(|a| a.0 < p);
                     let ahi = arrivals.partition_point(|a| a.0 <= p);
-                    (sorted[p as usize].as_slice(), &arrivals[alo..ahi])
+                    (&sorted[..], &arrivals[alo..ahi])
                 })
                 .collect();
             let seed: Vec<(ChannelId, ChannelId)> = running
@@ -422,17 +404,17 @@ fn classify_states<D: IncrementalDag>(
         .collect())
 }
 
-/// Priority `p`'s classes at every node, for each state: its keys at
-/// priority `p` sorted by (node, from, tag, out), and the `(p, node, from,
-/// tag)` states arriving at `p`, sorted. One graph holds the dependencies
-/// of every state, and each state's completions in turn.
+/// Priority `p`'s classes at every node, for each state: its keys (of
+/// every priority) sorted by (node, from, tag, out), and the `(p, node,
+/// from, tag)` states arriving at `p`, sorted. One graph holds the
+/// dependencies of every state, and each state's completions in turn.
 #[allow(clippy::type_complexity)]
 fn classify_priority<D: IncrementalDag>(
     topo: &Topology,
     p: u32,
     running: &[(ChannelId, ChannelId)],
     first_within: Option<&[(ChannelId, ChannelId)]>,
-    states: &[(&[&Key], &[(u32, NodeId, Option<ChannelId>, u32)])],
+    states: &[(&[Key], &[(u32, NodeId, Option<ChannelId>, u32)])],
     complete: bool,
     hub_ports: usize,
 ) -> Result<Vec<Vec<NodeClasses>>> {
@@ -447,7 +429,7 @@ fn classify_priority<D: IncrementalDag>(
             states
                 .iter()
                 .flat_map(|(keys, _)| keys.iter())
-                .filter(|k| k.next_priority == p)
+                .filter(|k| k.priority == p && k.next_priority == p)
                 .filter_map(|k| Some((k.in_channel?, k.out_channel)))
                 .chain(running.iter().copied()),
         );
@@ -474,7 +456,10 @@ fn classify_priority<D: IncrementalDag>(
     for (si, &(keys, arrivals)) in states.iter().enumerate() {
         let within = if si == 0 { first_within } else { None };
         let mut out = Vec::new();
-        // Nodes in id order: the keys' and the arrivals' runs merged.
+        // A node's keys at p, in the keys' order.
+        let mut here: Vec<&Key> = Vec::new();
+        // Nodes in id order: the keys' and the arrivals' runs merged; a
+        // node with neither keys nor arrivals at p has no classes at p.
         let (mut ki, mut ai) = (0usize, 0usize);
         loop {
             let kn = keys.get(ki).map(|k| k.node);
@@ -486,20 +471,26 @@ fn classify_priority<D: IncrementalDag>(
             };
             let kend = ki + keys[ki..].partition_point(|k| k.node == v);
             let aend = ai + arrivals[ai..].partition_point(|a| a.1 == v);
+            here.clear();
+            here.extend(keys[ki..kend].iter().filter(|k| k.priority == p));
+            let astart = ai;
+            ki = kend;
+            ai = aend;
+            if here.is_empty() && astart == aend {
+                continue;
+            }
             out.push(classify_node(
                 topo,
                 v,
                 p,
-                &keys[ki..kend],
-                &arrivals[ai..aend],
+                &here,
+                &arrivals[astart..aend],
                 complete,
                 topo.out_channels(v).len() > hub_ports,
                 within,
                 &port_of,
                 &mut dag,
             ));
-            ki = kend;
-            ai = aend;
         }
         all.push(out);
     }

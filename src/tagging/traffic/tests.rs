@@ -159,39 +159,38 @@ fn u_turns_never_close_a_cycle() {
     );
 }
 
-/// Bucketing sorted keys by priority, in chunks of any size, gives the
-/// order sorting them by (priority, node, from, tag, out) gives, one list
-/// per priority; keys given in another order are sorted.
+/// Keys in any order give the classes their sorted order gives (the
+/// plans hold them sorted and are borrowed; others are sorted first), and
+/// a node has classes at a priority only where keys or arrivals are at
+/// it.
 #[test]
-fn keys_by_priority_bucket_as_they_sort() {
+fn key_order_does_not_change_the_classes() {
     for &(spec, elp, algo) in CASES {
-        let (_, tg) = plan(spec, elp, algo);
-        let mut keys = tg.keys.clone();
-        keys.sort_unstable();
-        let top = keys.iter().map(|k| k.priority).max().unwrap_or(0);
-        let mut want = keys.clone();
-        want.sort_by_key(|k| (k.priority, k.node, k.in_channel, k.tag, k.out_channel));
-        let flat = |lists: Vec<Vec<&Key>>| -> Vec<Key> {
-            assert_eq!(lists.len(), top as usize + 1);
-            for (p, l) in lists.iter().enumerate() {
-                assert!(l.iter().all(|k| k.priority as usize == p), "{spec} {algo}");
-            }
-            lists.into_iter().flatten().copied().collect()
-        };
-        for chunk in [1, 7, 1 << 16] {
-            assert_eq!(
-                flat(by_priority_in(&keys, top, chunk)),
-                want,
-                "{spec} {algo} {chunk}"
-            );
-        }
-        assert_eq!(flat(by_priority(&keys, top)), want, "{spec} {algo}");
-        keys.reverse();
-        assert_eq!(
-            flat(by_priority(&keys, top)),
-            want,
-            "{spec} {algo} reversed"
+        let (t, tg) = plan(spec, elp, algo);
+        assert!(
+            tg.keys.is_sorted(),
+            "{spec} {algo}: plans hold their keys sorted"
         );
+        let want = classify(&t, &tg.keys).unwrap();
+        let mut keys = tg.keys.clone();
+        keys.reverse();
+        assert_eq!(classify(&t, &keys).unwrap(), want, "{spec} {algo} reversed");
+        for n in &want.nodes {
+            let mut seen: Vec<u32> = n.classes.iter().map(|c| c.priority).collect();
+            seen.dedup();
+            for p in seen {
+                let keyed = tg.keys.iter().any(|k| k.node == n.node && k.priority == p);
+                let arrives = n
+                    .ingress
+                    .iter()
+                    .any(|&(_, _, ci)| n.classes[ci as usize].priority == p);
+                assert!(
+                    keyed || arrives,
+                    "{spec} {algo}: node {} priority {p}",
+                    n.node
+                );
+            }
+        }
     }
 }
 
