@@ -160,9 +160,7 @@ fn u_turns_never_close_a_cycle() {
 }
 
 /// Keys in any order give the classes their sorted order gives (the
-/// plans hold them sorted and are borrowed; others are sorted first), and
-/// a node has classes at a priority only where keys or arrivals are at
-/// it.
+/// plans hold them sorted and are borrowed; others are sorted first).
 #[test]
 fn key_order_does_not_change_the_classes() {
     for &(spec, elp, algo) in CASES {
@@ -175,22 +173,6 @@ fn key_order_does_not_change_the_classes() {
         let mut keys = tg.keys.clone();
         keys.reverse();
         assert_eq!(classify(&t, &keys).unwrap(), want, "{spec} {algo} reversed");
-        for n in &want.nodes {
-            let mut seen: Vec<u32> = n.classes.iter().map(|c| c.priority).collect();
-            seen.dedup();
-            for p in seen {
-                let keyed = tg.keys.iter().any(|k| k.node == n.node && k.priority == p);
-                let arrives = n
-                    .ingress
-                    .iter()
-                    .any(|&(_, _, ci)| n.classes[ci as usize].priority == p);
-                assert!(
-                    keyed || arrives,
-                    "{spec} {algo}: node {} priority {p}",
-                    n.node
-                );
-            }
-        }
     }
 }
 
