@@ -277,6 +277,42 @@ pub fn classify_all_from(
     classify_states::<OrderedDag>(topo, running, first_within, states, HUB_PORTS)
 }
 
+/// A packet state arriving at a node: (priority, node, in channel, tag).
+type Arrival = (u32, NodeId, Option<ChannelId>, u32);
+
+/// The states `keys` send packets into, sorted and distinct: the members
+/// of the nodes they reach, with the keys that decide them, and the
+/// arrivals no key at the node continues (delivered to its hosts).
+///
+/// Deduplicated per node first: a node's keys send few distinct (channel,
+/// tag) pairs, and sorting one arrival per key was most of the
+/// classification's preparation (30M on fat-tree k=64 `kbounce:2`).
+fn arrivals(topo: &Topology, keys: &[Key]) -> Vec<Arrival> {
+    use rayon::prelude::*;
+    let mut arrivals: Vec<Arrival> = keys
+        .par_chunk_by(|a, b| a.node == b.node)
+        .flat_map_iter(|run| {
+            let mut a: Vec<Arrival> = run
+                .iter()
+                .map(|k| {
+                    (
+                        k.next_priority,
+                        topo.channel_dst(k.out_channel),
+                        Some(k.out_channel),
+                        k.next_tag,
+                    )
+                })
+                .collect();
+            a.sort_unstable();
+            a.dedup();
+            a
+        })
+        .collect();
+    arrivals.par_sort_unstable();
+    arrivals.dedup();
+    arrivals
+}
+
 fn classify_states<D: IncrementalDag>(
     topo: &Topology,
     running: &[(u32, ChannelId, ChannelId)],
@@ -293,14 +329,11 @@ fn classify_states<D: IncrementalDag>(
         .max()
         .unwrap_or(0);
     // Per state: its keys sorted by (node, from, tag, out) (as plans and
-    // rule sets hold them: borrowed; else a sorted copy), and the
-    // (priority, node, from, tag) states arriving: the members with the
-    // keys that decide them, and the arrivals no key at the node continues
-    // (delivered to its hosts). Each priority picks its keys out of a
+    // rule sets hold them: borrowed; else a sorted copy), and the states
+    // arriving ([`arrivals`]). Each priority picks its keys out of a
     // node's run as it classifies the node: bucketing the keys by priority
-    // first wrote a reference per key (fat-tree k=64: peak 3.3 -> 3.1 GB
-    // without them, in the same time).
-    type Arrival = (u32, NodeId, Option<ChannelId>, u32);
+    // first wrote a reference per key (fat-tree k=64: peak 3.14-3.20 ->
+    // 2.97-2.99 GiB without them, in the same time).
     let prepared: Vec<(std::borrow::Cow<'_, [Key]>, Vec<Arrival>)> = states
         .iter()
         .map(|&keys| {
@@ -311,32 +344,7 @@ fn classify_states<D: IncrementalDag>(
                 own.par_sort_unstable();
                 std::borrow::Cow::Owned(own)
             };
-            // Deduplicated per node first: a node's keys send few distinct
-            // (channel, tag) pairs, and sorting one arrival per key was
-            // most of the classification's preparation (30M on fat-tree
-            // k=64 `kbounce:2`).
-            let mut arrivals: Vec<Arrival> = keys
-                .par_chunk_by(|a, b| a.node == b.node)
-                .flat_map_iter(|run| {
-                    let mut a: Vec<Arrival> = run
-                        .iter()
-                        .map(|k| {
-                            (
-                                k.next_priority,
-                                topo.channel_dst(k.out_channel),
-                                Some(k.out_channel),
-                                k.next_tag,
-                            )
-                        })
-                        .collect();
-                    a.sort_unstable();
-                    a.dedup();
-                    a
-                })
-                .collect();
-            arrivals.par_sort_unstable();
-            arrivals.dedup();
-            (sorted, arrivals)
+            (sorted, arrivals(topo, keys))
         })
         .collect();
     let per_priority: Vec<Result<Vec<Vec<NodeClasses>>>> = (1..=top)
@@ -414,7 +422,7 @@ fn classify_priority<D: IncrementalDag>(
     p: u32,
     running: &[(ChannelId, ChannelId)],
     first_within: Option<&[(ChannelId, ChannelId)]>,
-    states: &[(&[Key], &[(u32, NodeId, Option<ChannelId>, u32)])],
+    states: &[(&[Key], &[Arrival])],
     complete: bool,
     hub_ports: usize,
 ) -> Result<Vec<Vec<NodeClasses>>> {
@@ -504,7 +512,7 @@ fn classify_node<D: IncrementalDag>(
     v: NodeId,
     p: u32,
     keys: &[&Key],
-    arrivals: &[(u32, NodeId, Option<ChannelId>, u32)],
+    arrivals: &[Arrival],
     complete: bool,
     hubs: bool,
     within: Option<&[(ChannelId, ChannelId)]>,
