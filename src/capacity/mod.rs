@@ -159,12 +159,60 @@ pub fn fit(topo: &Topology, tagging: &Tagging, counts: &[NodeCounts], p: &Profil
             sources[k.node as usize] = true;
         }
     }
+    fit_arriving(topo, &mask, &sources, counts, p)
+}
+
+/// [`fit`] of a rule set (an update's candidate plans have no tagging):
+/// what arrives lossless where is read off its entries (a transition's
+/// arriving priority on its in channel, its next priority on the channel
+/// it leaves by), rule counts and traffic classes off its entries too.
+///
+/// # Errors
+/// The traffic classes' errors (a rule set whose keys do not read on
+/// `topo`).
+pub fn fit_rules(
+    topo: &Topology,
+    rules: &crate::rules::RuleSet,
+    p: &Profile,
+) -> crate::Result<Fit> {
+    let n = topo.node_count();
+    let mut mask = vec![0u64; topo.channel_count()];
+    let mut sources = vec![false; n];
+    let bit = |prio: u32| 1u64 << prio.saturating_sub(1).min(63);
+    for e in &rules.entries {
+        match e.in_link {
+            Some(l) => mask[(topo.channel_from(l, e.node) ^ 1) as usize] |= bit(e.priority),
+            None => sources[e.node as usize] = true,
+        }
+        mask[topo.channel_from(e.out_link, e.node) as usize] |= bit(e.next_priority);
+    }
+    let counts: Vec<NodeCounts> = crate::compress::by_node(&rules.entries, n)
+        .iter()
+        .enumerate()
+        .map(|(v, es)| crate::compress::node_counts(es, rules.ingress.get(v).map_or(0, Vec::len)))
+        .collect();
+    let mut fit = fit_arriving(topo, &mask, &sources, &counts, p);
+    let classes = crate::tagging::traffic::classify(topo, &rules.keys(topo)?)?;
+    fit.add_tcs(&classes.per_node(n), p);
+    Ok(fit)
+}
+
+/// [`fit`] from what arrives: per channel its priorities' bits, per node
+/// whether its hosts send.
+fn fit_arriving(
+    topo: &Topology,
+    mask: &[u64],
+    sources: &[bool],
+    counts: &[NodeCounts],
+    p: &Profile,
+) -> Fit {
+    let n = topo.node_count();
     let (link_h, cable_m_used) = link_headroom(topo, p);
     let host_h = port_headroom(p, p.host_speed_gbps, p.host_cable_m);
     let at = Arriving {
         topo,
         p,
-        mask: &mask,
+        mask,
         link_h: &link_h,
         host_h,
     };

@@ -677,7 +677,8 @@ pub struct MappingArgs {
     #[arg(long, value_parser = |s: &str| tagger::sonic::Mapping::parse_list(s).map(List))]
     pub dscp: Option<List>,
     /// Queue (priority group) of each lossless priority, priority 1 first
-    /// (default: 3,4,2,5,6,1,7).
+    /// (default: 3,4,2,5,6,1,7, keeping those the switch profile's ports
+    /// have).
     #[arg(long, value_parser = |s: &str| tagger::sonic::Mapping::parse_list(s).map(List))]
     pub queues: Option<List>,
 }
@@ -696,12 +697,15 @@ impl MappingArgs {
         elp: Option<String>,
     ) -> anyhow::Result<tagger::sonic::Options> {
         use anyhow::Context as _;
-        let d = tagger::sonic::Mapping::default();
+        let d = tagger::sonic::Mapping::for_profile(&profile);
         let mapping = tagger::sonic::Mapping::new(
             self.dscp.clone().map_or(d.dscp, |l| l.0),
             self.queues.clone().map_or(d.queues, |l| l.0),
         )
         .context("--dscp / --queues")?;
+        mapping
+            .check_queues(&profile)
+            .map_err(|e| anyhow::anyhow!("--queues: {e}"))?;
         Ok(tagger::sonic::Options {
             mapping,
             profile,

@@ -380,8 +380,9 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
     let out = update_guard(&a)?;
     // The switch and mapping options are checked whatever else is given:
     // a typo fails before any work, not only with --export-steps.
+    let profile = a.switch.profile()?;
     let export_opts = a.mapping.options(
-        a.switch.profile()?,
+        profile.clone(),
         a.fit.exports_must_fit(),
         Some(a.elp.text.clone()),
     )?;
@@ -409,7 +410,8 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
         } else {
             tagger::update::NearChoice::Refused
         },
-        max_tcs: a.switch.max_tcs(&a.switch.profile()?),
+        max_tcs: a.switch.max_tcs(&profile),
+        profile: Some(&profile),
     };
     let u = tagger::update::plan(&req, &Control::new())?;
     if a.near && u.near.is_none() {
@@ -429,7 +431,7 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
             // What runs and the window's exports, side by side.
             let union = &u.correspondence.union;
             export_budget(union, &u.plan, MemoryBudget::resolve(None), 3)?;
-            Some((u.export_steps(t.format, opts)?, t))
+            Some((u.export_steps(&old, t.format, opts)?, t))
         }
         _ => None,
     };

@@ -204,6 +204,29 @@ fn plan_lines(l: &mut Lines, u: &Update) {
     }
 }
 
+/// Each candidate plan against the switch model, as `tagger run`'s queues
+/// and buffer lines judge a plan.
+fn fit_line(l: &mut Lines, u: &Update) {
+    let Some(f) = &u.fit else { return };
+    let verdict = |f: &crate::update::PlanFit| match f.misfit() {
+        None => format!(
+            "fits (the busiest switch needs {} of {} lossless queues)",
+            f.queues_needed, f.queues
+        ),
+        Some(why) => format!("does NOT fit: {why}"),
+    };
+    let mut parts = vec![format!("new plan {}", verdict(f))];
+    if let Some(s) = u.scratch.as_ref().and_then(|s| s.fit.as_ref()) {
+        parts.push(format!("from scratch {}", verdict(s)));
+    }
+    if let Some(n) = u.near.as_ref().filter(|n| !n.taken)
+        && let Some(nf) = &n.fit
+    {
+        parts.push(format!("near {}", verdict(nf)));
+    }
+    line!(l, "fit           {}: {}", f.profile, parts.join("; "));
+}
+
 /// Entries changed, against a plan from scratch.
 fn churn_lines(l: &mut Lines, u: &Update) {
     let c = &u.churn;
@@ -246,6 +269,7 @@ fn churn_lines(l: &mut Lines, u: &Update) {
     if let Some(why) = &u.near_refused {
         line!(l, "near          none: {why}");
     }
+    fit_line(l, u);
     if let Some(s) = u
         .scratch
         .as_ref()

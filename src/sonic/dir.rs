@@ -103,10 +103,55 @@ impl Source<'_> {
         }
     }
 
+    /// Every switch file present, `<node>.json` (a node id written as
+    /// `summary.json` writes it: no sign, no leading zero), by node;
+    /// another name that reads as a number (`007.json`) is a switch file
+    /// too, under `u32::MAX` (no node has that id).
+    fn switch_file_names(&self) -> Result<Vec<(NodeId, String)>> {
+        match self {
+            Source::Dir(d) => {
+                let mut out = Vec::new();
+                for e in std::fs::read_dir(d).map_err(|e| Error::io(d, e))? {
+                    let e = e.map_err(|x| Error::io(d, x))?;
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    let Some(stem) = name.strip_suffix(".json") else {
+                        continue;
+                    };
+                    if stem.is_empty() || !stem.bytes().all(|b| b.is_ascii_digit()) {
+                        continue;
+                    }
+                    let v = stem
+                        .parse::<NodeId>()
+                        .ok()
+                        .filter(|v| v.to_string() == stem)
+                        .unwrap_or(NodeId::MAX);
+                    out.push((v, name));
+                }
+                out.sort();
+                Ok(out)
+            }
+            Source::Memory { files, .. } => {
+                Ok(files.keys().map(|&v| (v, format!("{v}.json"))).collect())
+            }
+        }
+    }
+
     /// Switch `v`'s file, parsed.
     fn switch(&self, v: NodeId, file: &str) -> Result<std::borrow::Cow<'_, Value>> {
         match self {
-            Source::Dir(d) => load(&d.join(file)).map(std::borrow::Cow::Owned),
+            Source::Dir(d) => {
+                let p = d.join(file);
+                if std::fs::symlink_metadata(&p).is_err() {
+                    return Err(Error::Export {
+                        kind: crate::error::ExportKind::ReadBack,
+                        reason: format!(
+                            "{}: summary.json lists switch {v}, but its file is missing",
+                            self.show(file)
+                        ),
+                    });
+                }
+                load(&p).map(std::borrow::Cow::Owned)
+            }
             Source::Memory { files, .. } => files
                 .get(&v)
                 .map(|x| std::borrow::Cow::Borrowed(x.0))
@@ -142,6 +187,36 @@ pub(super) fn switch_files<'a>(
             ),
         )
     })?;
+    let mut nodes = std::collections::BTreeSet::new();
+    for s in list {
+        let v = number(&s["node"])
+            .filter(|&v| (v as usize) < topo.node_count())
+            .ok_or_else(|| {
+                bad(
+                    "summary.json",
+                    format!(
+                        "node {} is not in the topology",
+                        excerpt(&s["node"].to_string())
+                    ),
+                )
+            })?;
+        if !nodes.insert(v) {
+            return Err(bad("summary.json", format!("switch {v} is listed twice")));
+        }
+    }
+    // Every switch file present is judged: one the summary does not list
+    // would still be loaded on its switch.
+    if let Some(file) = src
+        .switch_file_names()?
+        .into_iter()
+        .find(|(v, _)| !nodes.contains(v))
+        .map(|(_, f)| f)
+    {
+        return Err(bad(
+            &file,
+            "is a switch file that summary.json does not list: every switch file of an export is judged, so list it in summary.json's switches or remove it".into(),
+        ));
+    }
     let mut seen = std::collections::BTreeSet::new();
     Ok(list.iter().map(move |s| {
         let v = number(&s["node"])

@@ -95,7 +95,7 @@ impl Export {
 /// `opts.require_fit`, when a switch's lossless queues or headroom do not
 /// fit the profile.
 pub fn export(topo: &Topology, rules: &RuleSet, opts: &Options) -> Result<Export> {
-    check_mapping(rules, &opts.mapping)?;
+    check_mapping(rules, &opts.mapping, &opts.profile)?;
     export_classified(topo, rules, opts, &classify(topo, &rules.keys(topo)?)?)
 }
 
@@ -107,7 +107,7 @@ pub(crate) fn export_classified(
     opts: &Options,
     classes: &Classification,
 ) -> Result<Export> {
-    check_mapping(rules, &opts.mapping)?;
+    check_mapping(rules, &opts.mapping, &opts.profile)?;
     refuse_over(classes, opts)?;
     let switches: Vec<Switch> = classes
         .nodes
@@ -171,7 +171,11 @@ fn refuse_over(classes: &Classification, opts: &Options) -> Result<()> {
     })
 }
 
-fn check_mapping(rules: &RuleSet, m: &Mapping) -> Result<()> {
+fn check_mapping(rules: &RuleSet, m: &Mapping, profile: &crate::capacity::Profile) -> Result<()> {
+    m.check_queues(profile).map_err(|cause| Error::Mapping {
+        origin: None,
+        cause,
+    })?;
     for e in &rules.entries {
         m.queue_of(e.priority)?;
         m.queue_of(e.next_priority)?;

@@ -257,6 +257,40 @@ impl Mapping {
         Ok(Mapping { dscp, queues })
     }
 
+    /// The default mapping for a switch with `profile`'s queues: tag t ->
+    /// DSCP t + 2, priority p -> the p-th of [`DEFAULT_QUEUES`] the switch
+    /// has (a switch with 4 queues per port: 3, 2, 1).
+    pub fn for_profile(profile: &Profile) -> Self {
+        Mapping {
+            queues: DEFAULT_QUEUES
+                .iter()
+                .copied()
+                .filter(|&q| q < profile.queues_per_port)
+                .collect(),
+            ..Mapping::default()
+        }
+    }
+
+    /// Every queue is one `profile`'s switch has (queues `0..queues_per_port`).
+    ///
+    /// # Errors
+    /// [`MappingError::NoSuchQueue`] naming the first queue it lacks.
+    pub fn check_queues(&self, profile: &Profile) -> std::result::Result<(), MappingError> {
+        match self
+            .queues
+            .iter()
+            .position(|&q| q >= profile.queues_per_port)
+        {
+            None => Ok(()),
+            Some(index) => Err(MappingError::NoSuchQueue {
+                index,
+                value: self.queues[index],
+                profile: profile.name.clone(),
+                queues: profile.queues_per_port,
+            }),
+        }
+    }
+
     /// Parses a comma-separated list of numbers (`3,4,2`).
     ///
     /// # Errors
@@ -408,6 +442,20 @@ pub enum MappingError {
         tag: u32,
         /// DSCP values the mapping has.
         len: usize,
+    },
+    /// A queue the switch profile's ports do not have.
+    #[error(
+        "queues[{index}] = {value}: {profile} has {queues} queues per port (0 to {}, 0 the lossy one)", queues.saturating_sub(1)
+    )]
+    NoSuchQueue {
+        /// The value's index.
+        index: usize,
+        /// The queue.
+        value: u32,
+        /// The profile's name.
+        profile: String,
+        /// Its queues per port.
+        queues: u32,
     },
     /// A lossless priority past the queue list.
     #[error("lossless priority {priority} has no queue: the mapping has {len} lossless queues")]

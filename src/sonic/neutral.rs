@@ -219,6 +219,12 @@ fn decode(
     file: &str,
     bad: &dyn Fn(String) -> Error,
 ) -> Result<SwitchFn> {
+    if number(&t["node"]) != Some(v) {
+        return Err(bad(format!(
+            "node = {}, but the file is switch {v}'s: a table is read for the switch its file is named after",
+            excerpt(&t["node"].to_string())
+        )));
+    }
     let table = Table {
         ports: read_ports(topo, v, t, bad)?,
         bad,

@@ -135,6 +135,7 @@ fn read_from(topo: &Topology, src: &Source<'_>) -> Result<ReadBack> {
         let shown = src.show(&file);
         let sw = SwitchDb {
             db: &db,
+            topo,
             file: shown.clone(),
             profile: &profile,
             pools,
@@ -223,6 +224,8 @@ fn recorded_profile(summary: &Value, missing: impl Fn(&str) -> Error) -> Result<
 /// One switch's `config_db`.
 struct SwitchDb<'a> {
     db: &'a Value,
+    /// The topology the plan was made on: each port's real speed and cable.
+    topo: &'a Topology,
     file: String,
     profile: &'a Profile,
     /// The lossless ingress and egress pools.
@@ -263,8 +266,18 @@ impl SwitchDb<'_> {
                         ))
                     })?;
                 let x = number(x).filter(|&x| x <= values).ok_or_else(|| {
+                    let p = self.profile;
+                    let whose = match table {
+                        "DSCP_TO_TC_MAP" => {
+                            format!(" ({} has {} traffic classes)", p.name, p.traffic_classes)
+                        }
+                        "TC_TO_QUEUE_MAP" => {
+                            format!(" ({} has {} queues per port)", p.name, p.queues_per_port)
+                        }
+                        _ => String::new(),
+                    };
                     self.bad(format!(
-                        "{table}|{}[{}] = {} is not a number from 0 to {values}",
+                        "{table}|{}[{}] = {} is not a number from 0 to {values}{whose}",
                         excerpt(name),
                         excerpt(k),
                         excerpt(&x.to_string())
@@ -328,36 +341,88 @@ impl SwitchDb<'_> {
     }
 
     /// The headroom `port` needs per lossless priority group for its
-    /// `PORT` speed and `CABLE_LENGTH`, by the recorded profile.
-    fn needed(&self, port: &str) -> Result<crate::capacity::PortHeadroom> {
-        let speed = number(&self.db["PORT"][port]["speed"])
+    /// `PORT` speed and `CABLE_LENGTH`, by the recorded profile. The
+    /// configuration's own speed and cable size it (they are what the
+    /// switch sizes from), but neither may understate the port: the speed
+    /// is the one the topology or the profile gives the link (or host
+    /// port), the cable no shorter, and a port listed under several
+    /// `CABLE_LENGTH` keys has one length in all of them.
+    fn needed(&self, port: &Port) -> Result<crate::capacity::PortHeadroom> {
+        let name = port.name.as_str();
+        let speed = number(&self.db["PORT"][name]["speed"])
             .filter(|&s| s > 0)
             .ok_or_else(|| {
                 self.bad(format!(
                     "PORT|{}: speed {} is not a speed in Mb/s",
-                    excerpt(port),
-                    excerpt(&self.db["PORT"][port]["speed"].to_string())
+                    excerpt(name),
+                    excerpt(&self.db["PORT"][name]["speed"].to_string())
                 ))
             })?;
-        let cable = self.db["CABLE_LENGTH"]
+        let mut lengths = self.db["CABLE_LENGTH"]
             .as_object()
             .into_iter()
-            .flat_map(|t| t.values())
-            .find_map(|m| m[port].as_str())
-            .and_then(|t| t.strip_suffix('m'))
-            .and_then(|t| t.parse::<f64>().ok())
-            .filter(|m| m.is_finite() && *m >= 0.0)
-            .ok_or_else(|| {
-                self.bad(format!(
-                    "CABLE_LENGTH has no length in metres for {}: its headroom cannot be sized",
-                    excerpt(port)
-                ))
-            })?;
+            .flatten()
+            .filter_map(|(key, m)| Some((key, m.get(name)?)));
+        let metres = |t: &Value| {
+            t.as_str()
+                .and_then(|t| t.strip_suffix('m'))
+                .and_then(|t| t.parse::<f64>().ok())
+                .filter(|m| m.is_finite() && *m >= 0.0)
+        };
+        let (key, text) = lengths.next().ok_or_else(|| {
+            self.bad(format!(
+                "CABLE_LENGTH has no length in metres for {}: its headroom cannot be sized",
+                excerpt(name)
+            ))
+        })?;
+        let cable = metres(text).ok_or_else(|| {
+            self.bad(format!(
+                "CABLE_LENGTH|{}: {} = {} is not a length in metres: its headroom cannot be sized",
+                excerpt(key),
+                excerpt(name),
+                excerpt(&text.to_string())
+            ))
+        })?;
+        if let Some((k2, t2)) = lengths.find(|(_, t)| metres(t) != Some(cable)) {
+            return Err(self.bad(format!(
+                "{} has two cable lengths: CABLE_LENGTH|{} says {}, CABLE_LENGTH|{} says {}",
+                excerpt(name),
+                excerpt(key),
+                excerpt(&text.to_string()),
+                excerpt(k2),
+                excerpt(&t2.to_string())
+            )));
+        }
+        let (real_gbps, real_m) = match port.link {
+            Some(l) => self.profile.link(self.topo, l),
+            None => (self.profile.host_speed_gbps, self.profile.host_cable_m),
+        };
+        let what = match port.link {
+            Some(l) => format!("link {l}"),
+            None => "a host port".to_string(),
+        };
+        let real_mbps = (real_gbps * 1000.0).round();
+        if f64::from(speed) != real_mbps {
+            return Err(self.bad(format!(
+                "PORT|{}: speed {speed} Mb/s, but {what} runs at {real_mbps} Mb/s (the topology's, or the recorded profile {}'s): its headroom would be sized for another speed",
+                excerpt(name),
+                self.profile.name
+            )));
+        }
+        if cable < real_m.ceil() {
+            return Err(self.bad(format!(
+                "CABLE_LENGTH|{}: {} = {}, but {what} has a {real_m} m cable (the topology's, or the recorded profile {}'s): headroom sized for the shorter one would drop",
+                excerpt(key),
+                excerpt(name),
+                excerpt(&text.to_string()),
+                self.profile.name
+            )));
+        }
         let gbps = f64::from(speed) / 1000.0;
         if !self.profile.sizes(gbps) {
             return Err(self.bad(format!(
                 "PORT|{}: {gbps} Gb/s is a speed the recorded profile {} cannot size (no pause-quanta entry and no peer response time)",
-                excerpt(port),
+                excerpt(name),
                 self.profile.name
             )));
         }
@@ -368,8 +433,11 @@ impl SwitchDb<'_> {
     /// with a `BUFFER_PG` whose profile, in the lossless ingress pool,
     /// holds at least the headroom the port needs. A group in `pfc_enable`
     /// without it is an error: the port would pause but drop.
-    fn group(&self, port: &str, g: u32, pfc: &BTreeSet<u32>) -> Result<bool> {
-        if g == 0 || !pfc.contains(&g) {
+    fn group(&self, p: &Port, g: u32, pfc: &BTreeSet<u32>) -> Result<bool> {
+        let port = p.name.as_str();
+        // Every group is read as the configuration says, group 0 too: a
+        // switch pauses for whatever pfc_enable holds.
+        if !pfc.contains(&g) {
             return Ok(false);
         }
         let Some((key, prof, f)) = self.buffer("BUFFER_PG", port, g)? else {
@@ -388,7 +456,7 @@ impl SwitchDb<'_> {
                 self.pools.0
             )));
         }
-        let need = self.needed(port)?;
+        let need = self.needed(p)?;
         let size_need = if self.profile.shared_headroom_pool {
             need.xon
         } else {
@@ -416,7 +484,9 @@ impl SwitchDb<'_> {
     /// a `BUFFER_QUEUE` whose profile is in the lossless egress pool. A
     /// queue in `pfc_enable` without it is an error.
     fn queue(&self, port: &str, q: u32, pfc: &BTreeSet<u32>) -> Result<bool> {
-        if q == 0 || !pfc.contains(&q) {
+        // Queue 0 too: nothing is assumed lossy that the configuration
+        // makes lossless.
+        if !pfc.contains(&q) {
             return Ok(false);
         }
         let Some((key, prof, f)) = self.buffer("BUFFER_QUEUE", port, q)? else {
@@ -514,32 +584,77 @@ impl SwitchDb<'_> {
         Ok(ports)
     }
 
-    /// Per port: its maps and PFC.
+    /// Per port: its maps and PFC. Traffic classes and queues are those
+    /// the recorded profile's switch has (a map naming another is refused
+    /// by the switch, and its binding does not apply); PFC priority `n`
+    /// must be priority group `n` and pause queue `n` (the stock maps, and
+    /// what the plan's priorities are written as), and a binding the
+    /// read-back cannot judge is refused by name.
     fn bindings(&self, ports: &[Port]) -> Result<Vec<Bound>> {
         let qos = &self.db["PORT_QOS_MAP"];
+        let p = self.profile;
+        let (tcs, queues) = (p.traffic_classes - 1, p.queues_per_port.saturating_sub(1));
         let mut bound = Vec::with_capacity(ports.len());
-        for p in ports {
-            let b = &qos[&p.name];
+        for port in ports {
+            let b = &qos[&port.name];
             let need = |k: &str| -> Result<&Value> {
                 if b[k].is_null() {
                     Err(self.bad(format!(
                         "PORT_QOS_MAP|{} binds no {k}: the platform's default would apply",
-                        excerpt(&p.name)
+                        excerpt(&port.name)
                     )))
                 } else {
                     Ok(&b[k])
                 }
             };
+            for (k, _) in b.as_object().into_iter().flatten() {
+                let why = match k.as_str() {
+                    "dscp_to_tc_map" | "tc_to_pg_map" | "tc_to_queue_map" | "tc_to_dscp_map"
+                    | "pfc_enable" | "pfc_to_pg_map" | "pfc_to_queue_map" | "pfcwd_sw_enable"
+                    | "scheduler" => continue,
+                    "dot1p_to_tc_map" => {
+                        "a VLAN-tagged packet may be classified by its 802.1p bits instead of its DSCP, which the plan's tags are"
+                    }
+                    _ => "it is no field of SONiC's PORT_QOS_MAP the read-back knows",
+                };
+                return Err(self.bad(format!(
+                    "PORT_QOS_MAP|{} binds {}: {why}; remove it, or judge the port by hand",
+                    excerpt(&port.name),
+                    excerpt(k)
+                )));
+            }
+            let pfc = self.pfc(&port.name, b)?;
+            for (key, table, what) in [
+                (
+                    "pfc_to_pg_map",
+                    "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP",
+                    "priority group",
+                ),
+                ("pfc_to_queue_map", "PFC_PRIORITY_TO_QUEUE_MAP", "queue"),
+            ] {
+                if b[key].is_null() {
+                    continue;
+                }
+                let m = self.map(table, &b[key], 7, 7)?;
+                if let Some(&x) = pfc.iter().find(|&&x| m.get(&x) != Some(&x)) {
+                    return Err(self.bad(format!(
+                        "{}: PFC priority {x} (in pfc_enable) maps to {what} {} in {table}|{}: a lossless priority's PFC priority, priority group and queue are one number",
+                        excerpt(&port.name),
+                        m.get(&x).map_or("none".to_string(), u32::to_string),
+                        excerpt(b[key].as_str().unwrap_or_default())
+                    )));
+                }
+            }
             bound.push(Bound {
-                d2t: self.map("DSCP_TO_TC_MAP", need("dscp_to_tc_map")?, 63, 15)?,
+                d2t: self.map("DSCP_TO_TC_MAP", need("dscp_to_tc_map")?, 63, tcs)?,
                 t2g: self.map("TC_TO_PRIORITY_GROUP_MAP", need("tc_to_pg_map")?, 15, 7)?,
-                t2q: self.map("TC_TO_QUEUE_MAP", need("tc_to_queue_map")?, 15, 7)?,
+                t2q: self.map("TC_TO_QUEUE_MAP", need("tc_to_queue_map")?, 15, queues)?,
                 t2d: if b["tc_to_dscp_map"].is_null() {
                     None
                 } else {
                     Some(self.map("TC_TO_DSCP_MAP", &b["tc_to_dscp_map"], 15, 63)?)
                 },
-                pfc: self.pfc(&p.name, b)?,
+                pfc,
             });
         }
         Ok(bound)
@@ -567,7 +682,7 @@ impl SwitchDb<'_> {
                         excerpt(&p.name)
                     ))
                 })?;
-                let lossless = self.group(&p.name, g, &b.pfc)?.then_some(g);
+                let lossless = self.group(p, g, &b.pfc)?.then_some(g);
                 if let Some(g) = lossless {
                     groups_at[i].insert(g);
                 }
@@ -630,7 +745,7 @@ impl SwitchDb<'_> {
         let (mut xoff, mut xon, mut most) = (0u64, 0u64, 0usize);
         for (i, port) in ports.iter().enumerate() {
             if !groups_at[i].is_empty() {
-                let need = self.needed(&port.name)?;
+                let need = self.needed(port)?;
                 xoff += need.xoff * groups_at[i].len() as u64;
                 xon += need.xon * groups_at[i].len() as u64;
             }

@@ -206,7 +206,7 @@ fn buffers_are_sized_again() {
         ),
         (
             |db| db["PORT"]["Ethernet0"]["speed"] = json!("400000"),
-            "is below",
+            "but link 0 runs at 100000 Mb/s",
         ),
         (
             |db| db["CABLE_LENGTH"]["AZURE"]["Ethernet0"] = json!("40000m"),
@@ -499,4 +499,253 @@ fn an_edit_that_merges_priorities_is_refused() {
         }
     });
     refused(&t, dir.path(), "buffer dependencies have a cycle");
+}
+
+/// The export of `ft4` with a profile allowing every queue to be lossless,
+/// so that a refusal comes from what the edit does, not from the fit.
+fn ft4_roomy() -> (Topology, Export) {
+    let (t, _, r) = plan_fitted("fattree:k=4", "kbounce:1", "clos");
+    let mut opts = Options {
+        elp: Some("kbounce:1".into()),
+        ..Default::default()
+    };
+    opts.profile.lossless_queues = 8;
+    let ex = export(&t, &r, &opts).unwrap();
+    (t, ex)
+}
+
+/// Makes priority group and queue `g` of every port lossless, with
+/// headroom and an egress buffer: what an operator does who adds `g` to
+/// `pfc_enable` with buffers.
+fn make_lossless(db: &mut Value, g: u32) {
+    let ports: Vec<String> = db["PORT_QOS_MAP"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    let big = json!({"pool": "ingress_lossless_pool", "xoff": "99999999", "xon": "99999999", "size": "199999998", "dynamic_th": "0"});
+    db["BUFFER_PROFILE"]["EDIT_BIG"] = big;
+    db["BUFFER_PROFILE"]["EDIT_EGRESS"] =
+        json!({"pool": "egress_lossless_pool", "size": "0", "dynamic_th": "7"});
+    for p in ports {
+        let b = &mut db["PORT_QOS_MAP"][&p];
+        let old = b["pfc_enable"].as_str().unwrap_or("").to_string();
+        let new = if old.is_empty() {
+            g.to_string()
+        } else {
+            format!("{g},{old}")
+        };
+        b["pfc_enable"] = json!(new);
+        db["BUFFER_PG"][format!("{p}|{g}")] = json!({"profile": "EDIT_BIG"});
+        db["BUFFER_QUEUE"][format!("{p}|{g}")] = json!({"profile": "EDIT_EGRESS"});
+    }
+}
+
+/// Priority group 0 and queue 0 are read as the configuration says, like
+/// every other: made lossless (in `pfc_enable`, with buffers), all
+/// untagged traffic would be lossless and close cycles, and it is refused
+/// (#70 item 1). Group 7, which no class reaches, may be lossless.
+#[test]
+fn group_and_queue_zero_are_read_not_assumed() {
+    let (t, ex) = ft4_roomy();
+    let dir = written(&ex);
+    edit(dir.path(), &ex, |db| make_lossless(db, 0));
+    refused(
+        &t,
+        dir.path(),
+        "DSCP 0 is classified lossless (priority group 0)",
+    );
+    let dir = written(&ex);
+    edit(dir.path(), &ex, |db| make_lossless(db, 7));
+    assert!(read(&t, dir.path()).is_ok());
+    // pfc_enable holding 0 without a buffer: the port would pause and
+    // drop.
+    let dir = written(&ex);
+    edit_one(dir.path(), 8, |db| {
+        db["PORT_QOS_MAP"]["Ethernet0"]["pfc_enable"] = json!("0,3,4");
+    });
+    refused(
+        &t,
+        dir.path(),
+        "lossless priority group 0 (in pfc_enable) has no BUFFER_PG",
+    );
+}
+
+/// Every switch file in the directory is judged: a file the summary does
+/// not list is an error naming it, as is a listed switch with no file
+/// (#70 item 2).
+#[test]
+fn every_switch_file_is_judged() {
+    let (t, _, _, ex) = ft4();
+    let dir = written(&ex);
+    // Another switch's configuration, DSCP 0 made lossless, under a name
+    // the summary does not list.
+    let mut listed: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap())
+            .unwrap();
+    listed["switches"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|s| s["node"] != json!(2));
+    std::fs::write(dir.path().join("summary.json"), listed.to_string()).unwrap();
+    refused(
+        &t,
+        dir.path(),
+        "2.json: is a switch file that summary.json does not list",
+    );
+    // Listed, with no file.
+    let dir = written(&ex);
+    std::fs::remove_file(dir.path().join("5.json")).unwrap();
+    refused(
+        &t,
+        dir.path(),
+        "summary.json lists switch 5, but its file is missing",
+    );
+    // A file named with a leading zero is a switch file too.
+    let dir = written(&ex);
+    std::fs::copy(dir.path().join("5.json"), dir.path().join("05.json")).unwrap();
+    refused(&t, dir.path(), "05.json: is a switch file");
+    // Other files are not switch files.
+    let dir = written(&ex);
+    std::fs::write(dir.path().join("topology.json"), "{}").unwrap();
+    assert!(read(&t, dir.path()).is_ok());
+}
+
+/// Queues and traffic classes are the switch profile's: a map sending a
+/// class to a queue the ports do not have, or a DSCP to a class the switch
+/// does not have, is refused; exports take their queues from the profile
+/// (#70 item 3).
+#[test]
+fn queues_and_classes_are_the_profiles() {
+    let (t, _, r) = plan_fitted("fattree:k=4", "kbounce:1", "clos");
+    let p = crate::capacity::Profile {
+        queues_per_port: 4,
+        ..Default::default()
+    };
+    let opts = Options {
+        mapping: Mapping::for_profile(&p),
+        profile: p.clone(),
+        elp: Some("kbounce:1".into()),
+        require_fit: true,
+    };
+    assert_eq!(opts.mapping.queues, vec![3, 2, 1]);
+    let ex = export(&t, &r, &opts).unwrap();
+    let dir = written(&ex);
+    assert!(read(&t, dir.path()).is_ok());
+    edit_one(dir.path(), 0, |db| {
+        db["TC_TO_QUEUE_MAP"]["TAGGER_TC_TO_QUEUE_0"]["1"] = json!("4");
+    });
+    refused(&t, dir.path(), "has 4 queues per port");
+    // The default mapping's queue 4 is refused for such a switch, naming
+    // the queue.
+    let wrong = Options {
+        mapping: Mapping::default(),
+        ..opts.clone()
+    };
+    let e = export(&t, &r, &wrong).unwrap_err().to_string();
+    assert!(
+        e.contains("queues[1] = 4") && e.contains("4 queues per port"),
+        "{e}"
+    );
+    // A class past the profile's traffic classes.
+    let mut narrow = opts.clone();
+    narrow.profile.traffic_classes = 5;
+    let ex = export(&t, &r, &narrow).unwrap();
+    let dir = written(&ex);
+    edit_one(dir.path(), 0, |db| {
+        let name = db["PORT_QOS_MAP"]["Ethernet0"]["dscp_to_tc_map"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        db["DSCP_TO_TC_MAP"][&name]["3"] = json!("6");
+    });
+    refused(&t, dir.path(), "has 5 traffic classes");
+}
+
+/// PFC priority, priority group and queue are one number for a lossless
+/// priority: a bound map that says otherwise is refused, an identity one
+/// read; a binding the read-back cannot judge is refused by name.
+#[test]
+fn pfc_maps_and_unknown_bindings_are_read() {
+    let (t, _, _, ex) = ft4();
+    let identity =
+        json!({"0": "0", "1": "1", "2": "2", "3": "3", "4": "4", "5": "5", "6": "6", "7": "7"});
+    let dir = written(&ex);
+    edit(dir.path(), &ex, |db| {
+        db["PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"]["ID"] = identity.clone();
+        db["PFC_PRIORITY_TO_QUEUE_MAP"]["ID"] = identity.clone();
+        for (_, b) in db["PORT_QOS_MAP"].as_object_mut().unwrap() {
+            b["pfc_to_pg_map"] = json!("ID");
+            b["pfc_to_queue_map"] = json!("ID");
+        }
+    });
+    assert!(read(&t, dir.path()).is_ok());
+    for (key, table) in [
+        ("pfc_to_pg_map", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"),
+        ("pfc_to_queue_map", "PFC_PRIORITY_TO_QUEUE_MAP"),
+    ] {
+        let dir = written(&ex);
+        edit_one(dir.path(), 8, |db| {
+            let mut m = identity.clone();
+            m["3"] = json!("4");
+            db[table]["SWAP"] = m;
+            db["PORT_QOS_MAP"]["Ethernet0"][key] = json!("SWAP");
+        });
+        refused(&t, dir.path(), "PFC priority 3 (in pfc_enable) maps to");
+    }
+    let dir = written(&ex);
+    edit_one(dir.path(), 8, |db| {
+        db["DOT1P_TO_TC_MAP"]["D"] = json!({"3": "3"});
+        db["PORT_QOS_MAP"]["Ethernet0"]["dot1p_to_tc_map"] = json!("D");
+    });
+    refused(&t, dir.path(), "binds dot1p_to_tc_map");
+}
+
+/// A port's cable and speed are the link's: a `CABLE_LENGTH` shorter than
+/// the topology gives the link, or two lengths for one port, are refused,
+/// and a longer one is judged by its buffers (#70 item 6).
+#[test]
+fn cables_are_the_links() {
+    let (t, _, r) = plan_fitted("fattree:k=4", "kbounce:1", "clos");
+    let props: Vec<tagger_generators::model::LinkProps> = (0..t.link_count())
+        .map(|l| tagger_generators::model::LinkProps {
+            speed_gbps: None,
+            cable_m: (l == 0).then_some(500.0),
+        })
+        .collect();
+    let t = t.with_link_props(props).unwrap();
+    let opts = Options {
+        elp: Some("kbounce:1".into()),
+        ..Default::default()
+    };
+    let ex = export(&t, &r, &opts).unwrap();
+    let dir = written(&ex);
+    assert!(read(&t, dir.path()).is_ok());
+    let [a, _] = t.links()[0];
+    edit_one(dir.path(), a, |db| {
+        db["CABLE_LENGTH"]["AZURE"]["Ethernet0"] = json!("300m");
+    });
+    refused(&t, dir.path(), "but link 0 has a 500 m cable");
+    let dir = written(&ex);
+    edit_one(dir.path(), a, |db| {
+        db["CABLE_LENGTH"]["OTHER"] = json!({"Ethernet0": "900m"});
+    });
+    refused(&t, dir.path(), "Ethernet0 has two cable lengths");
+    let dir = written(&ex);
+    edit_one(dir.path(), a, |db| {
+        db["CABLE_LENGTH"]["AZURE"]["Ethernet0"] = json!("40000m");
+    });
+    refused(&t, dir.path(), "is below");
+}
+
+/// A neutral table is read for the switch its file is named after (#70
+/// item 11).
+#[test]
+fn a_neutral_table_is_its_files_switch() {
+    let (t, _, r) = plan_fitted("fattree:k=4", "kbounce:1", "clos");
+    let tb = table(&t, &r, Some("kbounce:1")).unwrap();
+    let dir = written(&tb);
+    edit_one(dir.path(), 8, |db| db["node"] = json!(9));
+    refused(&t, dir.path(), "node = 9, but the file is switch 8's");
 }

@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::rules::{Entry, RuleSet};
 use tagger_generators::model::Family;
-use tagger_generators::{LinkId, NodeId, NodeKind, Topology};
+use tagger_generators::{ChannelId, LinkId, NodeId, NodeKind, Topology};
 
 /// The old topology's nodes and links in the new one, and the union of both.
 #[derive(Debug)]
@@ -161,6 +161,27 @@ pub fn correspond(old: &Topology, new: &Topology) -> Result<Correspondence> {
         new.nodes().to_vec(),
         links,
     )?;
+    // Every link keeps its speed and cable through the change: a kept or
+    // added link as the new topology gives it (what it does not say, as
+    // the old one did), a dropped link as the old one did. The exports of
+    // the steps size headroom from them.
+    if old.has_link_props() || new.has_link_props() {
+        let props = (0..union.link_count())
+            .map(|u| {
+                let was = old_link[u].map(|l| old.link_props(l)).unwrap_or_default();
+                if u < new.link_count() {
+                    let now = new.link_props(u as LinkId);
+                    tagger_generators::model::LinkProps {
+                        speed_gbps: now.speed_gbps.or(was.speed_gbps),
+                        cable_m: now.cable_m.or(was.cable_m),
+                    }
+                } else {
+                    was
+                }
+            })
+            .collect();
+        union = union.with_link_props(props)?;
+    }
     let names = union_port_names(old, new, &union, &old_node, &old_link);
     union = union.with_port_names(names)?;
     if new.has_node_names() {
@@ -412,6 +433,65 @@ impl Correspondence {
         });
         r.topology = new.name().to_string();
         r
+    }
+
+    /// Traffic classes chosen on the old topology (`c`, as `tagger run
+    /// --export` chose them for the installed plan) on the union: the
+    /// same classes with the same members and the same behaviour on every
+    /// old port, nothing lossless on a port the change adds (what the
+    /// switches run before any step).
+    pub(crate) fn classes_on_union(
+        &self,
+        old: &Topology,
+        c: &crate::tagging::traffic::Classification,
+    ) -> crate::tagging::traffic::Classification {
+        use crate::tagging::traffic::{Class, Classification, NodeClasses};
+        let u = &self.union;
+        let channel = |ch: ChannelId| -> ChannelId {
+            let l = self.link[(ch >> 1) as usize];
+            u.channel_from(l, self.node[old.channel_src(ch) as usize])
+        };
+        let mut nodes: Vec<NodeClasses> = c
+            .nodes
+            .iter()
+            .map(|nc| {
+                let (v, w) = (nc.node, self.node[nc.node as usize]);
+                // Per union port of w, the old port it was (if any).
+                let old_port: Vec<Option<usize>> = u
+                    .out_channels(w)
+                    .iter()
+                    .map(|&uc| {
+                        let l = self.old_link[(uc >> 1) as usize]?;
+                        let oc = old.channel_from(l, v);
+                        old.out_channels(v).iter().position(|&x| x == oc)
+                    })
+                    .collect();
+                let classes = nc
+                    .classes
+                    .iter()
+                    .map(|k| Class {
+                        priority: k.priority,
+                        egress: old_port
+                            .iter()
+                            .map(|p| p.and_then(|i| k.egress[i]))
+                            .collect(),
+                    })
+                    .collect();
+                let mut ingress: Vec<(Option<ChannelId>, u32, u32)> = nc
+                    .ingress
+                    .iter()
+                    .map(|&(f, t, k)| (f.map(channel), t, k))
+                    .collect();
+                ingress.sort_unstable();
+                NodeClasses {
+                    node: w,
+                    classes,
+                    ingress,
+                }
+            })
+            .collect();
+        nodes.sort_by_key(|n| n.node);
+        Classification { nodes }
     }
 
     /// `rules` with every entry mapped by `f` (dropped on `None`), sorted,

@@ -232,6 +232,9 @@ pub fn grow_path(
                     super::NearChoice::Refused
                 },
                 max_tcs,
+                // A growth path compares plans; fitting them to a switch
+                // is the sweep's capacity tables' work.
+                profile: None,
             },
             control,
         )?;

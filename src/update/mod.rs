@@ -112,6 +112,76 @@ pub struct Request<'a> {
     /// keys up; installed decisions stay), and the from-scratch comparison
     /// planned within them. `None`: no limit.
     pub max_tcs: Option<u32>,
+    /// The switch model every candidate plan is fitted to (lossless
+    /// queues per port, headroom): an extension that does not fit it
+    /// where the plan from scratch does is refused for that plan. `None`:
+    /// fit is not judged.
+    pub profile: Option<&'a crate::capacity::Profile>,
+}
+
+/// How one candidate plan fits the switch model ([`Request::profile`]),
+/// as `tagger run` judges a plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanFit {
+    /// The switch model's name.
+    pub profile: String,
+    /// Switches judged.
+    pub switches: u64,
+    /// The most lossless priorities one switch needs at its ports.
+    pub queues_needed: u32,
+    /// Lossless queues per port the model has.
+    pub queues: u32,
+    /// Switches needing more lossless queues than it has.
+    pub over_queues: u64,
+    /// Switches whose headroom exceeds its lossless buffer.
+    pub over_buffer: u64,
+    /// Switches needing more traffic classes than it has for lossless
+    /// traffic.
+    pub over_tcs: u64,
+}
+
+impl PlanFit {
+    /// `rules` (on `topo`) fitted to `p`.
+    ///
+    /// # Errors
+    /// As [`crate::capacity::fit_rules`].
+    pub fn of(topo: &Topology, rules: &RuleSet, p: &crate::capacity::Profile) -> Result<Self> {
+        let f = crate::capacity::fit_rules(topo, rules, p)?;
+        Ok(PlanFit {
+            profile: p.name.clone(),
+            switches: f.nodes.iter().flatten().count() as u64,
+            queues_needed: f.priorities_per_switch_max,
+            queues: p.lossless_queues,
+            over_queues: f.switches_over_queues,
+            over_buffer: f.switches_over_buffer,
+            over_tcs: f.switches_over_tcs,
+        })
+    }
+
+    /// Whether every switch holds the plan's lossless queues and headroom.
+    pub fn fits(&self) -> bool {
+        self.over_queues == 0 && self.over_buffer == 0
+    }
+
+    /// Why it does not fit, where it does not.
+    pub fn misfit(&self) -> Option<String> {
+        (!self.fits()).then(|| {
+            let mut why = Vec::new();
+            if self.over_queues > 0 {
+                why.push(format!(
+                    "{} switch(es) need {} lossless queues at a port, and {} has {}",
+                    self.over_queues, self.queues_needed, self.profile, self.queues
+                ));
+            }
+            if self.over_buffer > 0 {
+                why.push(format!(
+                    "{} switch(es) need more headroom than {}'s lossless buffer",
+                    self.over_buffer, self.profile
+                ));
+            }
+            why.join("; ")
+        })
+    }
 }
 
 /// The extension's local search, run when the greedy extension needed more
@@ -197,6 +267,10 @@ pub struct Scratch {
     pub priorities: u32,
     /// Its churn against the installed plan.
     pub churn: Churn,
+    /// The plan, on the new topology.
+    pub plan: RuleSet,
+    /// How it fits the switch model ([`Request::profile`]).
+    pub fit: Option<PlanFit>,
 }
 
 /// When an update moves to the plan near the installed one
@@ -242,6 +316,9 @@ pub struct Near {
     /// update moves to its own plan instead (the plan from scratch, or the
     /// extension).
     pub unreachable: Option<String>,
+    /// How it fits the switch model ([`Request::profile`]); one that does
+    /// not fit where the new plan does is not taken by default.
+    pub fit: Option<PlanFit>,
 }
 
 /// What a step does to the switches it names.
@@ -366,6 +443,8 @@ pub struct Update {
     pub installed: RuleSet,
     /// The extension's local search, when it ran.
     pub reordered: Option<Reordered>,
+    /// How the new plan fits the switch model ([`Request::profile`]).
+    pub fit: Option<PlanFit>,
 }
 
 impl Update {
@@ -514,6 +593,26 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
     } else {
         None
     };
+    // Every candidate is fitted to the switches, as `tagger run` fits a
+    // plan; an extension they cannot hold gives way to the plan from
+    // scratch where that one fits (reached switch by switch, as where the
+    // extension misses the traffic classes).
+    let fit_of = |r: &RuleSet| req.profile.map(|p| PlanFit::of(req.new, r, p)).transpose();
+    let mut fit = fit_of(&plan)?;
+    if let Some(n) = near.as_mut() {
+        n.fit = fit_of(&n.plan)?;
+    }
+    if let (Target::Extend, None, Some(f), Some(s)) =
+        (&req.target, &extension_refused, &fit, &scratch)
+        && let Some(why) = f.misfit()
+        && s.fit.as_ref().is_some_and(PlanFit::fits)
+    {
+        extension_refused = Some(format!(
+            "the switches cannot hold it: {why} (the plan from scratch fits them)"
+        ));
+        plan = s.plan.clone();
+        fit = s.fit.clone();
+    }
     let check = Check {
         req,
         corr: &corr,
@@ -537,6 +636,9 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
         Ok(m) => m,
         Err(unreachable) => return Ok(unreachable),
     };
+    if let Some(n) = near.as_ref().filter(|n| n.taken) {
+        fit = n.fit.clone();
+    }
     Ok(Attempt::Done(Box::new(Update {
         old_priorities: req.installed.priorities,
         lower_bound,
@@ -554,6 +656,7 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
         plan,
         reordered,
         classes_over: None,
+        fit,
     })))
 }
 
@@ -573,10 +676,17 @@ fn move_to_chosen(
     refused: &Option<String>,
 ) -> Result<std::result::Result<Moved, Attempt>> {
     let choice = check.req.near;
+    // Taken by default only where it fits the switches as well as the
+    // plan it would replace.
     let by_default = refused.is_some()
-        && near
-            .as_ref()
-            .is_some_and(|n| n.priorities <= plan.priorities);
+        && near.as_ref().is_some_and(|n| {
+            let fewer = n.priorities < plan.priorities
+                || (n.priorities == plan.priorities
+                    && n.churn.entries()
+                        < churn_of(&check.old_u.entries, &check.corr.new_on_union(plan).entries)
+                            .entries());
+            fewer && n.fit.as_ref().is_none_or(PlanFit::fits)
+        });
     let Some(n) = near.filter(|_| choice != NearChoice::Refused || by_default) else {
         return move_to(check, plan, refused);
     };
@@ -689,11 +799,17 @@ fn scratch_of(
         (None, Some(t)) if algo == crate::tagging::Algo::GREEDY => t,
         _ => crate::tagging::tag_in(cx, algo)?,
     };
-    let r = corr.new_on_union(&RuleSet::from_tagging(req.new, &t));
+    let plan = RuleSet::from_tagging(req.new, &t);
+    let r = corr.new_on_union(&plan);
     Ok(Scratch {
         algo: r.algo.clone(),
         priorities: t.priorities,
         churn: churn_of(&old_u.entries, &r.entries),
+        fit: req
+            .profile
+            .map(|p| PlanFit::of(req.new, &plan, p))
+            .transpose()?,
+        plan,
     })
 }
 
@@ -734,6 +850,7 @@ fn near_of(
         plan: rules,
         taken: false,
         unreachable: None,
+        fit: None,
     }))
 }
 

@@ -118,6 +118,8 @@ impl Update {
             "scratch_algo": scratch.map(|s| s.algo.clone()),
             "scratch_priorities": scratch.map(|s| s.priorities),
             "scratch_churn_entries": scratch.map(|s| s.churn.entries()),
+            "fit": self.fit.as_ref().map(fit_json),
+            "scratch_fit": scratch.and_then(|s| s.fit.as_ref()).map(fit_json),
             "scratch_switches_touched": scratch.map(|s| s.churn.switches_touched),
             "near": self.near.as_ref().map(|n| json!({
                 "priorities": n.priorities,
@@ -126,6 +128,7 @@ impl Update {
                 "evaluations": n.evaluations,
                 "taken": n.taken,
                 "unreachable": n.unreachable,
+                "fit": n.fit.as_ref().map(fit_json),
             })),
             "near_refused": self.near_refused,
             "reorder": self.reordered.as_ref().map(|r| json!({
@@ -230,6 +233,20 @@ impl Update {
     }
 }
 
+/// A candidate plan's fit as `--json` gives it.
+fn fit_json(f: &super::PlanFit) -> Value {
+    json!({
+        "profile": f.profile,
+        "fits": f.fits(),
+        "switches": f.switches,
+        "lossless_queues_needed": f.queues_needed,
+        "lossless_queues": f.queues,
+        "switches_over_queues": f.over_queues,
+        "switches_over_buffer": f.over_buffer,
+        "switches_over_tcs": f.over_tcs,
+    })
+}
+
 /// The union topology's file in a per-step export directory.
 pub const UNION_FILE: &str = "union-topology.json";
 
@@ -262,10 +279,13 @@ impl Update {
     /// are after it, each configuration the fabric passes through judged
     /// before anything is written.
     ///
-    /// The installed plan's own export (what [`crate::sonic::build`] gives
-    /// it alone, as `tagger run --export` installed it) is what every
-    /// switch runs at first. Switches that gain new links first bind their
-    /// new ports (`step-0-ports`, lossless nowhere yet). The states between
+    /// The installed plan's own export, as `tagger run --export` wrote it
+    /// on the old topology `old` (its traffic classes chosen there, so
+    /// every switch's function is the one it runs), is what every switch
+    /// runs at first. Switches that gain new links first bind their new
+    /// ports (`step-0-ports`: their installed configuration with the new
+    /// ports bound, lossless nowhere yet), and that state is judged like
+    /// every other. The states between
     /// two drains form a window whose traffic classes are chosen together
     /// (packets of any of its states may meet), beside the dependencies of
     /// what runs when it opens ([`crate::sonic::classify_states`],
@@ -300,13 +320,14 @@ impl Update {
     /// fails the judgment.
     pub fn export_steps(
         &self,
+        old: &tagger_generators::Topology,
         format: crate::sonic::Format,
         opts: &crate::sonic::Options,
     ) -> Result<Vec<StepExport>> {
         let topo = &self.correspondence.union;
         let mut states = vec![self.installed.clone()];
         states.extend(self.states());
-        let first = crate::sonic::build(topo, &self.installed, format, opts)?;
+        let first = self.installed_export(old, format, opts)?;
         let running = Running::of(&first);
         let before = running.judge(topo, &first.summary, "the installed export")?;
         let mut walk = StepWalk {
@@ -339,6 +360,27 @@ impl Update {
             walk.tidy(fin)?;
         }
         Ok(walk.out)
+    }
+
+    /// The installed plan's export as the switches run it: its traffic
+    /// classes those `tagger run --export` chose on the old topology
+    /// (classes chosen on the union could group unplanned packets, such
+    /// as U-turns, otherwise, and the switches not yet changed run the old
+    /// ones), written on the union topology.
+    ///
+    /// # Errors
+    /// As [`crate::sonic::build_classified`].
+    pub fn installed_export(
+        &self,
+        old: &tagger_generators::Topology,
+        format: crate::sonic::Format,
+        opts: &crate::sonic::Options,
+    ) -> Result<crate::sonic::Export> {
+        let c = &self.correspondence;
+        let on_old = c.union_on_old(&self.installed, old);
+        let classes = crate::tagging::traffic::classify(old, &on_old.keys(old)?)?;
+        let classes = c.classes_on_union(old, &classes);
+        crate::sonic::build_classified(&c.union, &self.installed, &classes, format, opts)
     }
 
     /// Fills `dir` (empty) with [`Update::export_steps`]: one directory

@@ -38,6 +38,7 @@ fn request<'a>(
         search_budget: crate::tagging::SEARCH_BUDGET,
         near: NearChoice::Refused,
         max_tcs: None,
+        profile: None,
     }
 }
 
@@ -489,8 +490,8 @@ fn step_exports_are_the_states_configuration() {
     let topo = &u.correspondence.union;
     let states = u.states();
     for format in [crate::sonic::Format::Sonic, crate::sonic::Format::Json] {
-        let exports = u.export_steps(format, &opts).unwrap();
-        let mut live = crate::sonic::build(topo, &u.installed, format, &opts).unwrap();
+        let exports = u.export_steps(&old, format, &opts).unwrap();
+        let mut live = u.installed_export(&old, format, &opts).unwrap();
         let mut seen = 0;
         for x in &exports {
             for v in &x.switches {
@@ -813,4 +814,247 @@ fn a_growth_path_can_follow_the_near_plan() {
     assert_eq!(Some(n.churn_entries), e.near_churn_entries);
     assert_eq!(n.schedule, "switch-by-switch");
     assert!(n.verified && e.verified);
+}
+
+/// The installed export as `tagger run --export` wrote it (on the old
+/// topology, classes chosen there), its switches renamed to their union
+/// ids: what the fabric runs before an update's first directory. Files are
+/// keyed by port names, which the union keeps, so their contents carry
+/// over as they are.
+fn as_run_wrote_it(u: &Update, old: &Topology, r: &RuleSet) -> crate::sonic::Export {
+    let opts = crate::sonic::Options {
+        require_fit: false,
+        ..Default::default()
+    };
+    let mut ex = crate::sonic::build(old, r, crate::sonic::Format::Sonic, &opts).unwrap();
+    let node = &u.correspondence.node;
+    for s in &mut ex.switches {
+        s.node = node[s.node as usize];
+    }
+    for s in ex.summary["switches"].as_array_mut().unwrap() {
+        let v = node[s["node"].as_u64().unwrap() as usize];
+        s["node"] = v.into();
+        s["file"] = format!("{v}.json").into();
+    }
+    ex.switches.sort_by_key(|s| s.node);
+    ex
+}
+
+/// Every configuration an update's step directories take the fabric
+/// through, replayed from the export `tagger run --export` installed (not
+/// from the update's own idea of it): each reads back on the union
+/// topology (every packet, any routing) and, unless its directory drains
+/// first, what ran before it and what runs after it are acyclic together
+/// (#70 item 4: a `--near` growth whose first directory, judged against
+/// an export made on the union, deadlocked against the one installed).
+/// Returns the directories replayed.
+fn replay_steps(u: &Update, old: &Topology, r: &RuleSet) -> usize {
+    let opts = crate::sonic::Options {
+        require_fit: false,
+        ..Default::default()
+    };
+    let topo = &u.correspondence.union;
+    let exports = match u.export_steps(old, crate::sonic::Format::Sonic, &opts) {
+        Ok(x) => x,
+        // Refusing to write is always allowed; writing a bad step is not.
+        Err(_) => return 0,
+    };
+    let mut live = as_run_wrote_it(u, old, r);
+    let mut ran: Option<RuleSet> = crate::sonic::read_export(topo, &live, "installed")
+        .ok()
+        .map(|b| b.rules);
+    assert!(ran.is_some() || exports[0].dir == "step-0-ports");
+    for x in &exports {
+        live.switches.retain(|s| !x.switches.contains(&s.node));
+        live.summary["switches"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|s| !x.switches.contains(&(s["node"].as_u64().unwrap() as u32)));
+        live.switches.extend(x.export.switches.iter().cloned());
+        live.switches.sort_by_key(|s| s.node);
+        let listed = x.export.summary["switches"].as_array().unwrap().clone();
+        live.summary["switches"]
+            .as_array_mut()
+            .unwrap()
+            .extend(listed);
+        for k in ["tags", "priorities"] {
+            let most = x.export.summary[k]
+                .as_u64()
+                .unwrap_or(0)
+                .max(live.summary[k].as_u64().unwrap_or(0));
+            live.summary[k] = most.into();
+        }
+        let back = crate::sonic::read_export(topo, &live, &x.dir)
+            .unwrap_or_else(|e| panic!("after {}: {e}", x.dir))
+            .rules;
+        if let Some(before) = ran.as_ref().filter(|_| !x.drain) {
+            let mut both = back.clone();
+            both.entries.extend(&before.entries);
+            both.entries.sort_unstable();
+            both.entries.dedup();
+            let together = crate::verify::check_used(topo, &both, |_| true);
+            assert!(together.is_ok(), "before and after {}: {together:?}", x.dir);
+        }
+        ran = Some(back);
+    }
+    exports.len()
+}
+
+/// The reproduction of #70 item 4: Jellyfish 30 planned by `search`, grown
+/// by 2 switches (seed 3), moved to the near plan. Its `step-0-ports`
+/// deadlocked against the installed export (a U-turn cycle between
+/// switches 1 and 6).
+#[test]
+fn a_near_growths_first_step_runs_beside_the_installed_export() {
+    let old = crate::TopologySpec::parse("jellyfish:n=30,ports=8,r=4,seed=1")
+        .unwrap()
+        .build()
+        .unwrap();
+    let new = Change::Grow {
+        switches: 2,
+        seed: 3,
+    }
+    .apply(&old)
+    .unwrap();
+    let r = installed_within(&old, "shortest", 7, Algo::SEARCH);
+    let elp = ElpSpec::parse("shortest").unwrap();
+    let mut req = request(&old, &r, &new, &elp);
+    req.near = NearChoice::Require;
+    req.max_tcs = Some(7);
+    let u = plan(&req, &Control::new()).unwrap();
+    assert!(u.ok());
+    assert!(replay_steps(&u, &old, &r) > 1);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 10, ..ProptestConfig::default() })]
+
+    /// Random growths and drains of Jellyfish 30-60 and fat-tree k=4,
+    /// moved to the near plan or not: every step directory written runs
+    /// (replayed from what `run --export` installed) as judged.
+    #[test]
+    fn every_written_step_runs(
+        n in 15u32..=30,
+        fattree in any::<bool>(),
+        grow in any::<bool>(),
+        count in 1u32..=3,
+        seed in 0u64..200,
+        near in any::<bool>(),
+        search in any::<bool>(),
+    ) {
+        let spec = if fattree {
+            "fattree:k=4".to_string()
+        } else {
+            format!("jellyfish:n={},ports=8,r=4,seed={seed}", 2 * n)
+        };
+        let old = crate::TopologySpec::parse(&spec).unwrap().build().unwrap();
+        let change = if grow && !fattree {
+            Change::Grow { switches: count, seed }
+        } else {
+            Change::Drain { links: count, seed }
+        };
+        let new = change.apply(&old).unwrap();
+        let (elp, algo) = match (fattree, search) {
+            (true, _) => ("kbounce:1", Algo::GREEDY),
+            (false, true) => ("shortest", Algo::SEARCH),
+            (false, false) => ("shortest", Algo::GREEDY),
+        };
+        let r = installed_within(&old, elp, 7, algo);
+        let spec = ElpSpec::parse(elp).unwrap();
+        let mut req = request(&old, &r, &new, &spec);
+        req.near = if near { NearChoice::Prefer } else { NearChoice::Refused };
+        req.max_tcs = Some(7);
+        req.search_budget = 20_000_000;
+        if let Ok(u) = plan(&req, &Control::new()) {
+            prop_assume!(u.ok());
+            replay_steps(&u, &old, &r);
+        }
+    }
+}
+
+/// Every link of the union topology keeps the speed and cable the old and
+/// new topologies give it (kept, added and dropped links alike), through
+/// the file written beside the steps, and the steps' exports size their
+/// headroom from them (#70 item 6: union-topology.json dropped them, so a
+/// step sized 30 m links as the profile's 300 m, and longer ones too
+/// short).
+#[test]
+fn the_union_keeps_every_links_speed_and_cable() {
+    use tagger_generators::model::LinkProps;
+    let old = crate::TopologySpec::parse("leafspine:leaves=4,spines=2,hosts=2")
+        .unwrap()
+        .build()
+        .unwrap();
+    let props = |t: &Topology, m: f64| -> Vec<LinkProps> {
+        (0..t.link_count())
+            .map(|l| LinkProps {
+                speed_gbps: (l % 2 == 0).then_some(400.0),
+                cable_m: Some(m + l as f64),
+            })
+            .collect()
+    };
+    let old = old.clone().with_link_props(props(&old, 500.0)).unwrap();
+    let grown = Change::AddLeaves { leaves: 1 }.apply(&old).unwrap();
+    let new = Change::Drain { links: 1, seed: 2 }.apply(&grown).unwrap();
+    let c = correspond(&old, &new).unwrap();
+    let u = &c.union;
+    for l in 0..u.link_count() as LinkId {
+        let want = match c.old_link[l as usize] {
+            Some(o) if (l as usize) >= new.link_count() => old.link_props(o),
+            _ => new.link_props(l),
+        };
+        assert_eq!(u.link_props(l), want, "union link {l}");
+        assert!(u.link_props(l).cable_m.is_some());
+    }
+    assert!(c.dropped().len() == 1 && !c.added().is_empty());
+    let text = tagger_generators::file::to_json(u);
+    let back = tagger_generators::file::parse_json(&text, "union").unwrap();
+    for l in 0..u.link_count() as LinkId {
+        assert_eq!(back.link_props(l), u.link_props(l));
+    }
+}
+
+/// Every candidate is fitted to the switch model and the new plan is one
+/// the switches hold where a candidate does (#70 item 7): Jellyfish 30
+/// planned by `search` in 2 priorities, 2 links drained. Keeping the
+/// installed decisions needs 3 lossless queues at some ports; spectrum2
+/// has 2, and the plan from scratch fits at the same churn, so the update
+/// moves to it and says why.
+#[test]
+fn every_candidate_is_fitted_to_the_switches() {
+    let old = crate::TopologySpec::parse("jellyfish:n=30,ports=8,r=4,seed=1")
+        .unwrap()
+        .build()
+        .unwrap();
+    let new = Change::Drain { links: 2, seed: 1 }.apply(&old).unwrap();
+    let r = installed_within(&old, "shortest", 7, Algo::SEARCH);
+    assert_eq!(r.priorities, 2);
+    let elp = ElpSpec::parse("shortest").unwrap();
+    let profile = crate::capacity::Profile::default();
+    assert_eq!(profile.lossless_queues, 2);
+    let mut req = request(&old, &r, &new, &elp);
+    req.max_tcs = Some(7);
+    // Without a switch model the extension stays, needing 3.
+    let blind = plan(&req, &Control::new()).unwrap();
+    assert_eq!(blind.plan.priorities, 3);
+    assert!(blind.fit.is_none());
+    req.profile = Some(&profile);
+    let u = plan(&req, &Control::new()).unwrap();
+    assert!(u.ok());
+    let f = u.fit.as_ref().unwrap();
+    assert!(f.fits(), "{f:?}");
+    assert_eq!(u.plan.priorities, 2);
+    let why = u.extension_refused.as_deref().unwrap();
+    assert!(
+        why.contains("need 3 lossless queues at a port, and spectrum2 has 2"),
+        "{why}"
+    );
+    let s = u.scratch.as_ref().unwrap();
+    assert!(s.fit.as_ref().unwrap().fits());
+    assert!(u.churn.entries() <= blind.churn.entries());
+    let text = crate::render::update(&u, "old", "new", "shortest");
+    assert!(
+        text.contains("fit           spectrum2: new plan fits"),
+        "{text}"
+    );
 }

@@ -59,9 +59,27 @@ pub(crate) fn judge(
         doc.values().next().unwrap().as_table().unwrap().clone()
     });
     let mut models: BTreeMap<u32, Model> = BTreeMap::new();
+    // Every switch file present is loaded on its switch, listed or not.
+    let listed: BTreeSet<String> = summary["switches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|sw| format!("{}.json", sw["node"]))
+        .collect();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        let numeric = name
+            .strip_suffix(".json")
+            .is_some_and(|x| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit()));
+        if numeric && !listed.contains(&name) {
+            return broken(format!("{name} is not listed"));
+        }
+    }
     for sw in summary["switches"].as_array().unwrap() {
         let v = num(&sw["node"]).unwrap();
-        let text = std::fs::read_to_string(dir.join(format!("{v}.json"))).unwrap();
+        let Ok(text) = std::fs::read_to_string(dir.join(format!("{v}.json"))) else {
+            return broken(format!("node {v}: listed, no file"));
+        };
         let db: Value = match serde_json::from_str(&text) {
             Ok(x) => x,
             Err(_) => return broken(format!("node {v}: not JSON")),

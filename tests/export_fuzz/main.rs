@@ -53,7 +53,7 @@ use tagger::{Topology, TopologySpec};
 
 use judge::{judge, switch_would_run};
 use model::{Arrive, Broken, Leave, Model, Summary, broken, num, sonic_switch, table_switch};
-use mutate::{mutate, mutate_table, w_of};
+use mutate::{mutate, mutate_dir, mutate_table, w_of};
 
 struct Plan {
     topo: Topology,
@@ -92,7 +92,11 @@ fn options(p: &Plan) -> Options {
         elp: Some(p.elp_text.clone()),
         ..Default::default()
     };
-    o.profile.lossless_queues = 8;
+    o.profile.lossless_queues = 6;
+    // Fewer queues than the eight a map can name: a queue past them is
+    // one the switch does not have.
+    o.profile.queues_per_port = 6;
+    o.mapping = tagger::sonic::Mapping::for_profile(&o.profile);
     o
 }
 
@@ -173,6 +177,17 @@ fn fuzz_one(which: usize, seeds: &[u64], neutral: bool) -> Result<(), TestCaseEr
         }
         edits.push((s.node, diff(&before, &db)));
         std::fs::write(&f, db.to_string()).unwrap();
+    }
+    // Now and then, the directory as a whole.
+    if seeds[0].is_multiple_of(8) {
+        let mut x = seeds[0] ^ 0x9e37_79b9_7f4a_7c15;
+        let mut pick = |n: usize| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((x >> 33) as usize) % n.max(1)
+        };
+        edits.push((u32::MAX, vec![mutate_dir(&dir, &mut pick)]));
     }
     let model = switch_would_run(&p.topo, &dir, &p.paths);
     let verdict = verified(p, &dir);

@@ -130,6 +130,13 @@ pub(crate) fn sonic_switch(v: u32, db: &Value, profile: &toml::Table) -> Result<
                 .collect()
         };
     let int = |k: &str| -> u64 { profile.get(k).and_then(|x| x.as_integer()).unwrap_or(0) as u64 };
+    let flt = |k: &str| -> f64 {
+        match profile.get(k) {
+            Some(toml::Value::Integer(i)) => *i as f64,
+            Some(toml::Value::Float(x)) => *x,
+            _ => f64::NAN,
+        }
+    };
     let shared = profile
         .get("shared_headroom_pool")
         .and_then(|x| x.as_bool())
@@ -170,9 +177,31 @@ pub(crate) fn sonic_switch(v: u32, db: &Value, profile: &toml::Table) -> Result<
                 return broken(format!("node {v}: {name} binds no {k}"));
             }
         }
-        let d2t = load("DSCP_TO_TC_MAP", &b["dscp_to_tc_map"], 63, 15)?;
+        // What SONiC binds and the model understands; an 802.1p map would
+        // classify tagged packets by their PCP bits.
+        for k in b.as_object().unwrap().keys() {
+            if ![
+                "dscp_to_tc_map",
+                "tc_to_pg_map",
+                "tc_to_queue_map",
+                "tc_to_dscp_map",
+                "pfc_enable",
+                "pfcwd_sw_enable",
+                "pfc_to_pg_map",
+                "pfc_to_queue_map",
+                "scheduler",
+            ]
+            .contains(&k.as_str())
+            {
+                return broken(format!("node {v}: {name} binds {k}"));
+            }
+        }
+        // The switch's own traffic classes and queues.
+        let classes = int("traffic_classes").max(2) as u32;
+        let queues = int("queues_per_port").max(1) as u32;
+        let d2t = load("DSCP_TO_TC_MAP", &b["dscp_to_tc_map"], 63, classes - 1)?;
         let t2g = load("TC_TO_PRIORITY_GROUP_MAP", &b["tc_to_pg_map"], 15, 7)?;
-        let t2q = load("TC_TO_QUEUE_MAP", &b["tc_to_queue_map"], 15, 7)?;
+        let t2q = load("TC_TO_QUEUE_MAP", &b["tc_to_queue_map"], 15, queues - 1)?;
         let t2d = if b["tc_to_dscp_map"].is_null() {
             None
         } else {
@@ -194,12 +223,45 @@ pub(crate) fn sonic_switch(v: u32, db: &Value, profile: &toml::Table) -> Result<
                 }
             }
         }
-        // The headroom this port needs per lossless group.
-        let speed = num(&db["PORT"][name.as_str()]["speed"]).filter(|&s| s > 0);
-        let cable = db["CABLE_LENGTH"]["AZURE"][name.as_str()]
-            .as_str()
-            .and_then(|t| t.strip_suffix('m'))
-            .and_then(|t| t.parse::<f64>().ok());
+        // A PFC priority in pfc_enable pauses the group and the queue of
+        // its own number; a bound map may only say so.
+        for (k, table) in [
+            ("pfc_to_pg_map", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"),
+            ("pfc_to_queue_map", "PFC_PRIORITY_TO_QUEUE_MAP"),
+        ] {
+            if !b[k].is_null() {
+                let m = load(table, &b[k], 7, 7)?;
+                if pfc.iter().any(|p| m.get(p) != Some(p)) {
+                    return broken(format!("node {v}: {name} {k} moves a priority"));
+                }
+            }
+        }
+        // The headroom this port needs per lossless group: the speed and
+        // cable its configuration declares, which must be the link's (the
+        // profile's figures: these plans' topologies give none).
+        let metres = |x: &Value| {
+            x.as_str()
+                .and_then(|t| t.strip_suffix('m'))
+                .and_then(|t| t.parse::<f64>().ok())
+        };
+        let (real_speed, real_cable) = match link {
+            Some(_) => (flt("port_speed_gbps"), flt("cable_m")),
+            None => (flt("host_speed_gbps"), flt("host_cable_m")),
+        };
+        let declared: Vec<Option<f64>> = db["CABLE_LENGTH"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter_map(|(_, m)| m.get(name.as_str()).map(metres))
+            .collect();
+        let speed = num(&db["PORT"][name.as_str()]["speed"])
+            .filter(|&s| s > 0 && f64::from(s) == (real_speed * 1000.0).round());
+        let cable = match declared.first() {
+            Some(&Some(c)) if declared.iter().all(|d| *d == Some(c)) && c >= real_cable.ceil() => {
+                Some(c)
+            }
+            _ => None,
+        };
         let mut row = Vec::with_capacity(64);
         let mut groups = BTreeSet::new();
         for d in 0..64u32 {
@@ -207,7 +269,8 @@ pub(crate) fn sonic_switch(v: u32, db: &Value, profile: &toml::Table) -> Result<
             let Some(&g) = t2g.get(&tc) else {
                 return broken(format!("node {v}: {name}: TC {tc} has no group"));
             };
-            let lossless = g != 0 && pfc.contains(&g);
+            // Every group as configured, group 0 too.
+            let lossless = pfc.contains(&g);
             if lossless {
                 let buf = db["BUFFER_PG"][format!("{name}|{g}")]["profile"]
                     .as_str()
@@ -249,7 +312,7 @@ pub(crate) fn sonic_switch(v: u32, db: &Value, profile: &toml::Table) -> Result<
             let Some(&q) = t2q.get(&tc) else {
                 return broken(format!("node {v}: {name}: TC {tc} has no queue"));
             };
-            let paused = q != 0 && pfcs[name].contains(&q);
+            let paused = pfcs[name].contains(&q);
             if paused {
                 let pool = db["BUFFER_QUEUE"][format!("{name}|{q}")]["profile"]
                     .as_str()
@@ -294,6 +357,9 @@ pub(crate) fn sonic_switch(v: u32, db: &Value, profile: &toml::Table) -> Result<
 
 /// A neutral table decoded; its entries must be what its classes do.
 pub(crate) fn table_switch(v: u32, t: &Value) -> Result<Model, Broken> {
+    if num(&t["node"]) != Some(v) {
+        return broken(format!("node {v}: the table says node {}", t["node"]));
+    }
     let mut ports = BTreeMap::new();
     for p in t["ports"].as_array().into_iter().flatten() {
         ports.insert(

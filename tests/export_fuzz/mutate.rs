@@ -25,7 +25,7 @@ pub(crate) fn mutate(db: &mut Value, pick: &mut impl FnMut(usize) -> usize) {
         db[table][&mine] = m;
         db["PORT_QOS_MAP"][&port][key] = json!(mine);
     };
-    match pick(12) {
+    match pick(16) {
         // A U-turn kept: what arrives at the port with some DSCP leaves
         // back on it with that DSCP, in its group's queue.
         0 => {
@@ -142,6 +142,58 @@ pub(crate) fn mutate(db: &mut Value, pick: &mut impl FnMut(usize) -> usize) {
                 db[t].as_object_mut().unwrap().remove(&k);
             }
         }
+        // Priority group and queue 0 made lossless (in pfc_enable, with
+        // buffers), at one port or at every port.
+        12 => {
+            let every = pick(2) == 0;
+            db["BUFFER_PROFILE"]["EDIT_BIG"] = json!({"pool": "ingress_lossless_pool", "xoff": "99999999", "xon": "99999999", "size": "199999998", "dynamic_th": "0"});
+            db["BUFFER_PROFILE"]["EDIT_EGRESS"] =
+                json!({"pool": "egress_lossless_pool", "size": "0", "dynamic_th": "7"});
+            for p in &ports {
+                if !every && *p != port {
+                    continue;
+                }
+                let old = db["PORT_QOS_MAP"][p]["pfc_enable"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string();
+                db["PORT_QOS_MAP"][p]["pfc_enable"] = json!(if old.is_empty() {
+                    "0".to_string()
+                } else {
+                    format!("0,{old}")
+                });
+                db["BUFFER_PG"][format!("{p}|0")] = json!({"profile": "EDIT_BIG"});
+                db["BUFFER_QUEUE"][format!("{p}|0")] = json!({"profile": "EDIT_EGRESS"});
+            }
+        }
+        // A class sent to a queue past the profile's (6 per port here).
+        13 => {
+            let q = ["5", "6", "7"][pick(3)];
+            let tc = ["1", "2"][pick(2)];
+            own(db, "tc_to_queue_map", "TC_TO_QUEUE_MAP", &|m| {
+                m[tc] = json!(q)
+            });
+        }
+        // PFC priority maps bound (identity, or moving priority 3), or an
+        // 802.1p map.
+        14 => {
+            let mut m = json!({"0": "0", "1": "1", "2": "2", "3": "3", "4": "4", "5": "5", "6": "6", "7": "7"});
+            if pick(2) == 0 {
+                m["3"] = json!("5");
+            }
+            let (key, table) = [
+                ("pfc_to_pg_map", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"),
+                ("pfc_to_queue_map", "PFC_PRIORITY_TO_QUEUE_MAP"),
+                ("dot1p_to_tc_map", "DOT1P_TO_TC_MAP"),
+            ][pick(3)];
+            db[table]["EDIT_MAP"] = m;
+            db["PORT_QOS_MAP"][&port][key] = json!("EDIT_MAP");
+        }
+        // A second CABLE_LENGTH key for the port, agreeing or not.
+        15 => {
+            let now = db["CABLE_LENGTH"]["AZURE"][&port].clone();
+            db["CABLE_LENGTH"]["OTHER"][&port] = if pick(2) == 0 { now } else { json!("2000m") };
+        }
         // A map's value.
         _ => {
             let tables = [
@@ -226,5 +278,33 @@ pub(crate) fn mutate_table(t: &mut Value, pick: &mut impl FnMut(usize) -> usize)
             }
         }
         _ => {}
+    }
+}
+
+/// One edit of an export directory as a whole: a listed switch dropped
+/// from `summary.json` (its file stays, and is still loaded), a stray
+/// switch file under a number no switch has, or a listed file deleted.
+pub(crate) fn mutate_dir(dir: &std::path::Path, pick: &mut impl FnMut(usize) -> usize) -> String {
+    let path = dir.join("summary.json");
+    let mut summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let list = summary["switches"].as_array_mut().unwrap();
+    let i = pick(list.len());
+    let v = list[i]["node"].as_u64().unwrap();
+    match pick(3) {
+        0 => {
+            list.remove(i);
+            std::fs::write(&path, summary.to_string()).unwrap();
+            format!("summary.json: switch {v} unlisted")
+        }
+        1 => {
+            let stray = format!("{}.json", 100_000 + pick(100));
+            std::fs::copy(dir.join(format!("{v}.json")), dir.join(&stray)).unwrap();
+            format!("{stray}: a copy of {v}.json")
+        }
+        _ => {
+            std::fs::remove_file(dir.join(format!("{v}.json"))).unwrap();
+            format!("{v}.json deleted")
+        }
     }
 }
