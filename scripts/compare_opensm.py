@@ -178,14 +178,14 @@ def engine_row(spec, engine, topology, net, work, env, args):
         return row
     paths = os.path.join(dump, "paths.txt")
     algo = args.algo if row["switches"] > args.exact_up_to else f"exact:timeout={args.timeout}"
-    tcmd = [args.tagger, "run", f"ibnet:{net}", "--elp", f"lfts:{lfts}", "--algo", algo,
+    tcmd = [args.tagger, "run", f"ibnet:{net}", "--elp", f"lfts:{lfts}", "--require-coverage", "--algo", algo,
             "--max-tcs", "none", "--json", "--paths-out", paths]
     t0 = time.monotonic()
     out = subprocess.run(tcmd, capture_output=True, text=True, timeout=args.timeout * 3)
     row["tagger_seconds"] = round(time.monotonic() - t0, 3)
     # Temporary paths do not reproduce a row; this command does.
     row["command"] = f"python3 scripts/compare_opensm.py {spec} --engines {engine}"
-    row["tagger_command"] = (f"tagger run ibnet:FABRIC.net --elp lfts:{engine}/opensm-lfts.dump"
+    row["tagger_command"] = (f"tagger run ibnet:FABRIC.net --elp lfts:{engine}/opensm-lfts.dump --require-coverage"
                              f" --algo {algo} --max-tcs none")
     if out.returncode != 0:
         sys.stderr.write(f"{spec} {engine}: tagger failed: {out.stderr.strip()}\n")

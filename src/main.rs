@@ -24,7 +24,10 @@ use std::process::ExitCode;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let args = cli::args::Cli::parse();
+    let args = match cli::args::Cli::try_parse() {
+        Ok(a) => a,
+        Err(e) => return parse_error(e),
+    };
     cli::progress::install_signal_handler();
     match cli::run(args) {
         Ok(code) => code,
@@ -43,6 +46,33 @@ fn main() -> ExitCode {
             }
             errln!("error: {}", cli::out::bounded(&cli::out::chain(&e)));
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// What clap's parse gave instead of arguments: help and the version go to
+/// standard output, and a failure to write them is an error (exit 1);
+/// usage errors go to standard error with exit 2.
+fn parse_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let text = cli::styled(e.render());
+            if let Err(err) = cli::print_help(&text) {
+                errln!("error: {err:#}");
+                return ExitCode::FAILURE;
+            }
+            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        _ => {
+            let _ = e.print();
+            ExitCode::from(2)
         }
     }
 }

@@ -130,6 +130,35 @@ pub fn machine_memory() -> Option<u64> {
     }
 }
 
+/// The lines of a text input, numbered from 1, as [`str::lines`] gives
+/// them except that a line also ends at a lone `\r` (a file saved with
+/// classic Mac line endings is as many lines as it shows, not one); a
+/// leading byte-order mark is dropped.
+pub fn text_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut rest = text.strip_prefix('\u{feff}').unwrap_or(text);
+    std::iter::from_fn(move || {
+        // As str::lines: a final line break ends the last line and starts
+        // no empty one.
+        if rest.is_empty() {
+            return None;
+        }
+        let t = rest;
+        match t.find(['\n', '\r']) {
+            Some(i) => {
+                let skip = if t[i..].starts_with("\r\n") { 2 } else { 1 };
+                rest = &t[i + skip..];
+                Some(&t[..i])
+            }
+            None => {
+                rest = "";
+                Some(t)
+            }
+        }
+    })
+    .enumerate()
+    .map(|(i, l)| (i + 1, l))
+}
+
 /// The largest input file read: an eighth of [`machine_memory`] (a
 /// parsed file takes several times its text), 1 GiB where that is
 /// unknown.
@@ -461,6 +490,23 @@ mod tests {
             let e = parse_json(&doc(a, b), "t").unwrap_err().to_string();
             assert!(e.contains(want), "{e}");
         }
+    }
+
+    #[test]
+    fn text_lines_end_at_any_line_break() {
+        fn lines(t: &str) -> Vec<&str> {
+            text_lines(t).map(|(_, l)| l).collect()
+        }
+        for t in [
+            "a\nb\n\nc",
+            "a\r\nb\r\n\r\nc\r\n",
+            "a\rb\r\rc\r",
+            "\u{feff}a\nb\r\rc",
+        ] {
+            assert_eq!(lines(t), ["a", "b", "", "c"], "{t:?}");
+        }
+        assert!(lines("").is_empty());
+        assert_eq!(text_lines("x\ry").last(), Some((2, "y")));
     }
 
     #[test]

@@ -176,11 +176,9 @@ pub fn parse(text: &str, name: &str) -> Result<Topology> {
 
 /// The file's node records, checked line by line.
 fn records(text: &str) -> Result<Vec<Record>> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut out: Vec<Record> = Vec::new();
     let mut open = false;
-    for (n, raw) in text.lines().enumerate() {
-        let line = n + 1;
+    for (line, raw) in crate::file::text_lines(text) {
         let bad = |reason: String| TopologyError::Invalid {
             location: format!("line {line}"),
             reason,
@@ -239,6 +237,13 @@ fn records(text: &str) -> Result<Vec<Record>> {
                 "{word} needs a quoted name after its port count: {l}"
             ))
         })?;
+        // The name becomes the node's: checked here, where the line is
+        // known, not later by the node's index.
+        if id.is_empty() || id.contains(char::is_control) {
+            return Err(bad(format!(
+                "{word} {id:?}: a name is non-empty, with no control characters"
+            )));
+        }
         out.push(Record {
             kind,
             id,
@@ -319,5 +324,25 @@ mod tests {
         assert!(err("Rt 8 \"r\"\n").contains("routers"));
         assert!(err("Switch x \"a\"\n").contains("port count"));
         assert!(err("Hca 2 \"h\"\n").contains("no switch"));
+        // Names are checked on their own line.
+        assert!(err("Switch 8 \"a\"\n\nSwitch 8 \"\"\n").contains("line 3"));
+        assert!(err("Switch 8 \"a\u{7}\"\n").contains("line 1"));
+    }
+
+    /// A file saved with CR line ends (or CRLF, or a byte-order mark)
+    /// reads as the same fabric.
+    #[test]
+    fn any_line_ends_read_alike() {
+        let want = parse(NET, "n").unwrap();
+        for text in [
+            NET.replace('\n', "\r"),
+            NET.replace('\n', "\r\n"),
+            format!("\u{feff}{NET}"),
+        ] {
+            let t = parse(&text, "n").unwrap();
+            assert_eq!(t.links(), want.links());
+            assert_eq!(t.node_count(), want.node_count());
+            assert_eq!(t.port_names(1), want.port_names(1));
+        }
     }
 }

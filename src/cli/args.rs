@@ -47,7 +47,10 @@ ELP specs (combine with +, e.g. shortest+random:20000):
 #[command(
     name = "tagger",
     version,
-    about = "Plans PFC deadlock prevention (Tagger) for lossless data-center networks"
+    about = "Plans PFC deadlock prevention (Tagger) for lossless data-center networks",
+    // Our own `help` subcommand: clap's takes no options, so `tagger help
+    // --help` was an error.
+    disable_help_subcommand = true
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -118,6 +121,11 @@ pub enum Command {
     },
     /// Run a batch sweep (the embedded default when no spec is given).
     Sweep(SweepArgs),
+    /// Print this message or the help of the given subcommand.
+    Help {
+        /// The subcommand (none: tagger's own help).
+        command: Option<String>,
+    },
 }
 
 /// The network a subcommand works on, given the same way by every one:
@@ -190,7 +198,7 @@ pub struct ElpArgs {
     #[command(flatten)]
     pub topology: TopologyArg,
     /// The expected lossless paths: shortest, kbounce:K, dor, ksp:K,
-    /// random:N or file:PATH (see below); `+` joins several.
+    /// random:N, file:PATH or lfts:PATH (see below); `+` joins several.
     #[arg(long)]
     pub elp: ElpSpec,
     #[command(flatten)]
@@ -199,6 +207,20 @@ pub struct ElpArgs {
     pub paths: PathsOutArgs,
     #[command(flatten)]
     pub budget: BudgetArg,
+    #[command(flatten)]
+    pub coverage: CoverageArg,
+}
+
+/// `--require-coverage`, for the subcommands that build an ELP to plan
+/// or count.
+#[derive(Debug, clap::Args)]
+pub struct CoverageArg {
+    /// Fail (exit 1, nothing written) when the ELP leaves an ordered
+    /// endpoint pair without a path, or an lfts: dump routes to fewer HCA
+    /// ports than the fabric has; without it, both are warnings on
+    /// standard error.
+    #[arg(long)]
+    pub require_coverage: bool,
 }
 
 // `tagger run`.
@@ -207,7 +229,7 @@ pub struct RunArgs {
     #[command(flatten)]
     pub topology: TopologyArg,
     /// The expected lossless paths: shortest, kbounce:K, dor, ksp:K,
-    /// random:N or file:PATH (see below); `+` joins several.
+    /// random:N, file:PATH or lfts:PATH (see below); `+` joins several.
     #[arg(long)]
     pub elp: ElpSpec,
     /// The tagging algorithm: auto (the best of clos, greedy, search and,
@@ -252,6 +274,8 @@ pub struct RunArgs {
     pub limits: LimitArgs,
     #[command(flatten)]
     pub fit: FitArg,
+    #[command(flatten)]
+    pub coverage: CoverageArg,
 }
 
 /// `--memory-budget`, for every subcommand that builds large tables.
@@ -364,17 +388,17 @@ pub struct FailuresArgs {
     #[command(flatten)]
     pub topology: TopologyArg,
     /// The expected lossless paths: shortest, kbounce:K, dor, ksp:K,
-    /// random:N or file:PATH (see below); `+` joins several.
+    /// random:N, file:PATH or lfts:PATH (see below); `+` joins several.
     #[arg(long)]
     pub elp: ElpSpec,
     /// What fails: links:F[,trials=T][,seed=S], switches:F[,...] or
     /// file:PATH (one `u v` node pair per line).
     #[arg(long, default_value = "links:1,trials=20,seed=1")]
     pub fail: FailureSpec,
-    /// Routing after a failure: converged, local, or both
-    /// (converged,local).
-    #[arg(long, default_value = "converged", value_delimiter = ',')]
-    pub routing: Vec<Routing>,
+    /// Routing after a failure: converged, local, or both (the same as
+    /// converged,local).
+    #[arg(long, default_value = "converged", value_delimiter = ',', value_parser = parse_routing)]
+    pub routing: Vec<Routings>,
     /// Algorithm of the installed plan (unless --rules gives it), and of
     /// the replanned and failure-aware plans.
     #[arg(long, default_value = "greedy")]
@@ -794,5 +818,19 @@ mod tests {
             }
         }
         assert!(missing.is_empty(), "arguments without help: {missing:?}");
+    }
+}
+
+/// One `--routing` value: a routing model, or `both`.
+#[derive(Clone, Debug)]
+pub struct Routings(pub Vec<Routing>);
+
+fn parse_routing(s: &str) -> Result<Routings, String> {
+    match s.trim() {
+        "both" => Ok(Routings(vec![Routing::Converged, Routing::Local])),
+        one => one
+            .parse::<Routing>()
+            .map(|r| Routings(vec![r]))
+            .map_err(|e| format!("{e} (or both)")),
     }
 }

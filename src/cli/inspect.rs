@@ -3,7 +3,7 @@
 
 use super::args::{ElpArgs, Format, SchemaFormat, TopoArgs};
 use super::{check_outputs, claim_stdout};
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use std::process::ExitCode;
 use tagger::budget::Budget;
 use tagger::output::write_string;
@@ -85,6 +85,18 @@ pub fn elp(a: ElpArgs) -> Result<ExitCode> {
         if let Some(w) = report.uncovered_warning() {
             errln!("{w}");
         }
+    }
+    for w in &elp.warnings {
+        errln!("warning: {w}");
+    }
+    if a.coverage.require_coverage
+        && let Some(why) = elp.warnings.first().cloned().or_else(|| {
+            report
+                .uncovered_warning()
+                .map(|w| w.trim_start_matches("warning: ").to_string())
+        })
+    {
+        bail!("--require-coverage: {why}");
     }
     Ok(ExitCode::SUCCESS)
 }

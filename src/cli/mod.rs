@@ -34,6 +34,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Merge { dir } => sweep::merge(&dir),
         Command::Report { dir, out } => sweep::report(&dir, out),
         Command::Sweep(a) => sweep::sweep(a),
+        Command::Help { command } => help(command.as_deref()),
     }
 }
 
@@ -100,4 +101,45 @@ fn exit(ok: bool) -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// `tagger help [COMMAND]`: what `tagger --help` or `tagger COMMAND
+/// --help` prints, on standard output (an error when it cannot be
+/// written).
+fn help(command: Option<&str>) -> Result<ExitCode> {
+    use clap::Parser as _;
+    let argv: Vec<&str> = std::iter::once("tagger")
+        .chain(command)
+        .chain(["--help"])
+        .collect();
+    match args::Cli::try_parse_from(argv) {
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelp => {
+            print_help(&styled(e.render()))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        _ => bail!(
+            "no subcommand '{}' (tagger help lists them)",
+            command.unwrap_or_default()
+        ),
+    }
+}
+
+/// Help text styled for a terminal, plain for a file or pipe.
+pub fn styled(text: clap::builder::StyledStr) -> String {
+    use std::io::IsTerminal as _;
+    if std::io::stdout().is_terminal() {
+        text.ansi().to_string()
+    } else {
+        text.to_string()
+    }
+}
+
+/// Writes help text to standard output, failing when it cannot be written
+/// (`--help > /dev/full` is an error, not a success).
+pub fn print_help(text: &str) -> Result<()> {
+    use anyhow::Context as _;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .context("writing the help to standard output")
 }

@@ -79,6 +79,22 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         })
         .transpose()?;
     let r = plan_watched(&cfg)?;
+    for w in &r.elp.warnings {
+        errln!("warning: {w}");
+    }
+    let (covered, total) = (
+        r.summary.figures.pairs_covered,
+        r.summary.figures.pairs_total,
+    );
+    if a.coverage.require_coverage && (covered < total || !r.elp.warnings.is_empty()) {
+        say!(out, "{}", render::run(&r, pipeline::peak_rss_bytes()));
+        bail!(
+            "--require-coverage: {}",
+            r.elp.warnings.first().cloned().unwrap_or_else(|| format!(
+                "the ELP covers {covered} of the {total} ordered endpoint pairs; the others' traffic is lossy"
+            ))
+        );
+    }
     if a.fit.strict()
         && let Err(e) = r.summary.figures.require_fit()
     {
@@ -242,8 +258,13 @@ pub fn failures(a: FailuresArgs) -> Result<ExitCode> {
             (r.topo, r.rules, installed, v)
         }
     };
-    let mut routing = a.routing;
-    routing.dedup();
+    // In the order given, each model once (`both` is converged, local).
+    let mut routing: Vec<tagger::failures::Routing> = Vec::new();
+    for r in a.routing.iter().flat_map(|r| &r.0) {
+        if !routing.contains(r) {
+            routing.push(*r);
+        }
+    }
     let plan = tagger::failures::Plan {
         topo: &topo,
         elp: &a.elp,

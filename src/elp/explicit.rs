@@ -170,14 +170,12 @@ impl PathList {
 
     /// Parses a path file (one path per line, node ids separated by spaces, `#` comments); `origin` names it in errors.
     pub fn parse(topo: &Topology, text: &str, origin: &Path) -> Result<Self> {
-        // Editors on some systems start files with a byte-order mark.
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut paths = Vec::new();
         let n = topo.node_count();
-        for (i, line) in text.lines().enumerate() {
+        for (i, line) in tagger_generators::file::text_lines(text) {
             let bad = |reason: String| Error::PathFile {
                 path: origin.to_path_buf(),
-                line: i + 1,
+                line: i,
                 reason,
             };
             let line = line.trim();

@@ -124,6 +124,9 @@ pub struct ElpSet {
     pub explicit: Option<PathList>,
     /// The out channels of nodes with parallel links, by neighbour.
     pub(crate) parallel: Parallel,
+    /// What the spec's sources leave out that a user must hear of (an
+    /// `lfts:` dump routing to fewer HCA ports than the fabric has).
+    pub warnings: Vec<String>,
 }
 
 /// Where a node's implicit continuations come from (see
@@ -309,6 +312,7 @@ impl ElpSet {
             dor: None,
             explicit: None,
             parallel: Parallel::of(topo),
+            warnings: Vec::new(),
         };
         let mut lists = Vec::new();
         for fam in &spec.families {
@@ -322,7 +326,13 @@ impl ElpSet {
                     lists.push(PathList::random(topo, *n, *maxlen, *seed).map_err(mismatch)?)
                 }
                 FamilySpec::File { path } => lists.push(PathList::read(topo, path)?),
-                FamilySpec::Lfts { path } => lists.push(lfts::read(topo, path)?),
+                FamilySpec::Lfts { path } => {
+                    let r = lfts::read_routes(topo, path)?;
+                    if let Some(w) = r.shortfall() {
+                        set.warnings.push(format!("lfts:{}: {w}", path.display()));
+                    }
+                    lists.push(r.paths);
+                }
                 FamilySpec::Ksp { k, pairs, seed } => lists.push(ksp::ksp(topo, *k, *pairs, *seed)),
             }
         }

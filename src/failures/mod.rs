@@ -539,6 +539,7 @@ pub fn converged_elp(topo: &Topology, dead: &[bool], what: &str) -> ElpSet {
         dor: None,
         explicit: None,
         parallel: crate::elp::Parallel::of(topo),
+        warnings: Vec::new(),
     }
 }
 

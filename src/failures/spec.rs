@@ -320,10 +320,9 @@ impl FailureSpec {
 /// fails); `#` starts a comment.
 fn read_file(topo: &Topology, path: &Path) -> Result<Trial> {
     let text = tagger_generators::file::read_input(path).map_err(|e| Error::io(path, e))?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let n = topo.node_count();
     let mut links = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
+    for (i, raw) in tagger_generators::file::text_lines(&text).map(|(i, l)| (i - 1, l)) {
         let line = raw.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;

@@ -36,6 +36,9 @@ pub fn run(r: &RunResult, peak_rss_bytes: Option<u64>) -> String {
         s.figures.pairs_covered,
         s.figures.pairs_total
     );
+    for w in &r.elp.warnings {
+        line!(l, "warning       {w}");
+    }
     line!(l, "algorithm     {} (cycle detection: {})", s.algo, s.cycle);
     if !s.tried.is_empty() {
         let each: Vec<String> = s

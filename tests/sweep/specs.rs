@@ -53,11 +53,17 @@ fn up_front_checks_agree_with_the_pipeline() {
         "hyperx:l=2,s=3",
         "jellyfish:n=10,ports=5,r=4",
     ] {
+        // A forwarding-table dump reads only against an InfiniBand fabric.
+        let lfts = format!(
+            "lfts:{}/datasets/ib/jellyfish16.dfsssp.lfts.dump",
+            env!("CARGO_MANIFEST_DIR")
+        );
         for (elp, algo) in [
             ("kbounce:1", "greedy"),
             ("dor", "greedy"),
             ("shortest", "clos"),
             ("shortest", "greedy"),
+            (lfts.as_str(), "greedy"),
         ] {
             let spec = format!(
                 "name = \"c\"\n[[group]]\nname = \"g\"\ntopology = \"{topo}\"\nelp = \"{elp}\"\nalgo = \"{algo}\"\n"

@@ -297,6 +297,16 @@ fn compatible(
                         .into(),
                     ));
                 }
+                crate::elp::FamilySpec::Lfts { .. } => {
+                    return Err((
+                        "elp",
+                        format!(
+                            "'{}' on '{text}': lfts reads forwarding tables against an InfiniBand fabric's switch names and port numbers; give the topology as ibnet:PATH (or a file --topology-out wrote from one)",
+                            e.text
+                        )
+                        .into(),
+                    ));
+                }
                 crate::elp::FamilySpec::KBounce { .. } if !family.is_tiered() => {
                     return Err((
                         "elp",
