@@ -518,7 +518,7 @@ fn update_guard(a: &UpdateArgs) -> Result<super::Out> {
         .collect();
     check_outputs(&files, &dirs, &inputs)?;
     for (_, d) in &dirs {
-        sonic::replaceable(d)?;
+        sonic::replaceable_steps(d)?;
     }
     Ok(out)
 }
@@ -546,12 +546,12 @@ fn write_update(
     }
     if let Some(d) = &a.steps_out {
         let (u, summary) = (u, summary);
-        staging.dir(d, sonic::replaceable, move |tmp| {
+        staging.dir(d, sonic::replaceable_steps, move |tmp| {
             u.write_steps(tmp, summary)
         });
     }
     if let Some((ex, t)) = exports {
-        staging.dir(&t.dir, sonic::replaceable, move |tmp| {
+        staging.dir(&t.dir, sonic::replaceable_steps, move |tmp| {
             u.write_export_steps(tmp, ex)
         });
     }

@@ -13,6 +13,25 @@ use std::path::{Path, PathBuf};
 /// [`remove_live_temporaries`] when a signal ends it.
 static LIVE: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
 
+/// Creates the temporary `tmp` with `create` and records it as being
+/// written, both under the lock a signal's handler takes (and keeps until
+/// the process exits): a temporary is either made and removed by the
+/// handler, or never made.
+fn create_tracked<T>(
+    tmp: &Path,
+    create: impl FnOnce() -> std::io::Result<T>,
+) -> std::io::Result<T> {
+    let mut l = LIVE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    l.push(tmp.to_path_buf());
+    let made = create();
+    if made.is_err() {
+        l.pop();
+    }
+    made
+}
+
 /// Records a temporary as being written (`live`) or gone (renamed into
 /// place or removed).
 fn track(tmp: &Path, live: bool) {
@@ -26,17 +45,37 @@ fn track(tmp: &Path, live: bool) {
     }
 }
 
+/// Held while a commit renames its outputs into place: a signal handler
+/// waits for the renames to end, so an interrupted commit has replaced
+/// every output or none, and never leaves a directory moved aside.
+static RENAMING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Removes every temporary this process is writing (files and staged
-/// directories): what a signal handler calls before the process exits,
-/// so that an interrupted run leaves no `.NAME.tmp-PID-N` behind.
+/// directories, and earlier outputs moved aside): what a signal handler
+/// calls before the process exits, so that an interrupted run leaves no
+/// `.NAME.tmp-PID-N` behind. A commit renaming its outputs finishes first.
 pub fn remove_live_temporaries() {
-    let l = std::mem::take(
-        &mut *LIVE
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner),
-    );
+    // Held until the process exits: no rename starts after this.
+    let renaming = RENAMING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    std::mem::forget(renaming);
+    // Held until the process exits too: no temporary is made after this.
+    let mut live = LIVE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let l = std::mem::take(&mut *live);
+    std::mem::forget(live);
     for p in l {
-        let _ = std::fs::remove_file(&p).or_else(|_| std::fs::remove_dir_all(&p));
+        // The process may still be writing into a staged directory while
+        // it is removed (a file created behind the removal leaves it not
+        // empty): again, until it is gone; the writes fail once it is.
+        for _ in 0..100 {
+            match std::fs::remove_file(&p).or_else(|_| std::fs::remove_dir_all(&p)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => continue,
+                _ => break,
+            }
+        }
     }
 }
 
@@ -159,10 +198,10 @@ pub fn write_atomic_with<E: From<Error>>(
         })();
         return settle(path, result);
     };
+    remove_stale_temporaries(&target);
     let tmp = temp_path(&target);
-    track(&tmp, true);
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
+        let mut f = create_tracked(&tmp, || std::fs::File::create(&tmp))?;
         write(&mut f).map_err(Failed::Write)?;
         f.flush()?;
         f.sync_all()?;
@@ -419,10 +458,10 @@ impl<'a> Staging<'a> {
                     };
                     remove_stale_temporaries(&target);
                     let tmp = temp_path(&target);
-                    track(&tmp, true);
                     forget.0.push(tmp.clone());
                     (|| {
-                        let mut f = std::fs::File::create(&tmp).map_err(|e| Error::io(&path, e))?;
+                        let mut f = create_tracked(&tmp, || std::fs::File::create(&tmp))
+                            .map_err(|e| Error::io(&path, e))?;
                         made.push((tmp.clone(), target, false));
                         let mut w = std::io::BufWriter::new(&mut f);
                         write(&mut w)?;
@@ -438,9 +477,9 @@ impl<'a> Staging<'a> {
                     let path = follow_links(&path).map_err(|e| Error::io(&path, e))?;
                     remove_stale_temporaries(&path);
                     let tmp = temp_path(&path);
-                    track(&tmp, true);
                     forget.0.push(tmp.clone());
-                    std::fs::create_dir_all(&tmp).map_err(|e| Error::io(&path, e))?;
+                    create_tracked(&tmp, || std::fs::create_dir_all(&tmp))
+                        .map_err(|e| Error::io(&path, e))?;
                     made.push((tmp.clone(), path.clone(), true));
                     fill(&tmp)
                 })(),
@@ -459,36 +498,58 @@ impl<'a> Staging<'a> {
                 return Err(e);
             }
         }
-        for (i, (tmp, target, is_dir)) in made.iter().enumerate() {
-            let r = if *is_dir {
-                swap_dir(tmp, target)
-            } else {
-                std::fs::rename(tmp, target).map_err(|e| Error::io(target, e))
-            };
-            if let Err(e) = r {
-                cleanup(&made[i..]);
-                return Err(e);
+        // The renames are quick and hold off a signal's handler, which
+        // then removes the old directories moved aside (tracked as
+        // temporaries) if the process has not yet.
+        let mut aside: Vec<PathBuf> = Vec::new();
+        {
+            let _renaming = RENAMING
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            for (i, (tmp, target, is_dir)) in made.iter().enumerate() {
+                let r = if *is_dir {
+                    swap_dir(tmp, target).map(|old| aside.extend(old))
+                } else {
+                    std::fs::rename(tmp, target).map_err(|e| Error::io(target, e))
+                };
+                if let Err(e) = r {
+                    cleanup(&made[i..]);
+                    for old in &aside {
+                        track(old, false);
+                    }
+                    return Err(e);
+                }
             }
+        }
+        for old in aside {
+            let _ = std::fs::remove_dir_all(&old);
+            track(&old, false);
         }
         Ok(())
     }
 }
 
 /// Puts the complete directory `tmp` where `target` is: the old `target`
-/// (if any) is moved aside, `tmp` renamed into place, the old one removed;
-/// if the second rename fails, the old one is put back.
-fn swap_dir(tmp: &Path, target: &Path) -> Result<()> {
+/// (if any) is moved aside, tracked as a temporary, and returned for the
+/// caller to remove; if the second rename fails, the old one is put back.
+fn swap_dir(tmp: &Path, target: &Path) -> Result<Option<PathBuf>> {
     if std::fs::symlink_metadata(target).is_err() {
-        return std::fs::rename(tmp, target).map_err(|e| Error::io(target, e));
+        return std::fs::rename(tmp, target)
+            .map(|()| None)
+            .map_err(|e| Error::io(target, e));
     }
     let old = temp_path(target);
-    std::fs::rename(target, &old).map_err(|e| Error::io(target, e))?;
-    if let Err(e) = std::fs::rename(tmp, target) {
-        let _ = std::fs::rename(&old, target);
+    track(&old, true);
+    if let Err(e) = std::fs::rename(target, &old) {
+        track(&old, false);
         return Err(Error::io(target, e));
     }
-    let _ = std::fs::remove_dir_all(&old);
-    Ok(())
+    if let Err(e) = std::fs::rename(tmp, target) {
+        let _ = std::fs::rename(&old, target);
+        track(&old, false);
+        return Err(Error::io(target, e));
+    }
+    Ok(Some(old))
 }
 
 #[cfg(test)]

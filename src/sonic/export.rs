@@ -563,17 +563,39 @@ pub fn write_files(dir: &Path, ex: &Export) -> Result<()> {
 }
 
 /// Whether an export may replace the directory `dir`: it does not exist,
-/// is empty, or holds an earlier export (its `summary.json` names a
-/// `tagger-` format). Anything else is refused, so an export never mixes
-/// with or deletes files it did not write.
+/// is empty, or holds an earlier export (its `summary.json` names a SONiC
+/// or neutral-table format). Anything else is refused, so an export never
+/// mixes with or deletes files it did not write, and never replaces an
+/// update's steps.
 ///
 /// # Errors
 /// [`Error::OutputDir`] saying why.
 pub fn replaceable(dir: &Path) -> Result<()> {
-    let refuse = |reason: &str| {
+    replaceable_as(dir, &["tagger-sonic/", "tagger-switch-table/"], "an export")
+}
+
+/// [`replaceable`] for an update's steps (`--steps-out`,
+/// `--export-steps`): new, empty, or earlier steps; never an export, which
+/// is the configuration the switches run and every step is applied to.
+///
+/// # Errors
+/// [`Error::OutputDir`] saying why.
+pub fn replaceable_steps(dir: &Path) -> Result<()> {
+    replaceable_as(
+        dir,
+        &["tagger-update-steps/", "tagger-update-export/"],
+        "update steps",
+    )
+}
+
+/// Whether output `what` may replace `dir`: it does not exist, is empty,
+/// or holds an earlier output of its kind (`summary.json`'s format starts
+/// with one of `kinds`) and nothing an output does not write.
+fn replaceable_as(dir: &Path, kinds: &[&str], what: &str) -> Result<()> {
+    let refuse = |reason: String| {
         Err(Error::OutputDir {
             path: dir.to_path_buf(),
-            reason: reason.into(),
+            reason,
         })
     };
     let meta = match std::fs::metadata(dir) {
@@ -582,36 +604,43 @@ pub fn replaceable(dir: &Path) -> Result<()> {
         Ok(m) => m,
     };
     if !meta.is_dir() {
-        return refuse("exists and is not a directory");
+        return refuse("exists and is not a directory".into());
     }
     let mut entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
     if entries.next().is_none() {
         return Ok(());
     }
-    // An earlier export: its summary.json names a tagger format and says
-    // what it holds (switches or steps), and every entry is one an export
+    // An earlier output: its summary.json names a tagger format and says
+    // what it holds (switches or steps), and every entry is one an output
     // writes, so nothing of the user's is deleted with it.
     let summary = dir.join("summary.json");
-    let ours = std::fs::metadata(&summary).is_ok_and(|m| m.is_file() && m.len() < 1 << 20)
-        && std::fs::read_to_string(&summary)
-            .ok()
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .is_some_and(|v| {
-                v["format"]
-                    .as_str()
-                    .is_some_and(|f| f.starts_with("tagger-"))
-                    && (v["switches"].is_array() || !v["steps"].is_null())
-            });
-    if !ours {
-        return refuse(
-            "holds files that are not a tagger export (no summary.json of one): an export replaces its directory whole, so give a new or empty directory",
-        );
+    let format = (std::fs::metadata(&summary).is_ok_and(|m| m.is_file() && m.len() < 1 << 20))
+        .then(|| std::fs::read_to_string(&summary).ok())
+        .flatten()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .filter(|v| v["switches"].is_array() || !v["steps"].is_null())
+        .and_then(|v| v["format"].as_str().map(str::to_string))
+        .filter(|f| f.starts_with("tagger-"));
+    let Some(format) = format else {
+        return refuse(format!(
+            "holds files that are not a tagger export or update steps (no summary.json of one): {what} replaces its directory whole, so give a new or empty directory"
+        ));
+    };
+    if !kinds.iter().any(|k| format.starts_with(k)) {
+        let held = if format.starts_with("tagger-update-") {
+            "an update's steps"
+        } else {
+            "an export: the configuration switches run, which update steps are applied to"
+        };
+        return refuse(format!(
+            "holds {held} ({format}), which {what} does not replace: give another directory"
+        ));
     }
     if let Some(foreign) = foreign_entry(dir, 0)? {
         return Err(Error::OutputDir {
             path: dir.to_path_buf(),
             reason: format!(
-                "is an earlier export but also holds {}, which no export writes: an export replaces its directory whole, so move it out or give another directory",
+                "is an earlier one but also holds {}, which no export writes: {what} replaces its directory whole, so move it out or give another directory",
                 foreign.display()
             ),
         });

@@ -43,7 +43,8 @@ mod tests;
 
 pub(crate) use dir::DecodeCache;
 pub use export::{
-    Export, Switch, SwitchFit, export, replaceable, traffic_classes, write, write_files,
+    Export, Switch, SwitchFit, export, replaceable, replaceable_steps, traffic_classes, write,
+    write_files,
 };
 pub use function::ReadBack;
 pub use neutral::{TABLE_FORMAT, table};

@@ -122,6 +122,69 @@ fn export_refuses_what_verify_refuses() {
     assert!(!out2.exists());
 }
 
+/// An update's steps never replace an export (the configuration the
+/// switches run, which every step is applied to), and an export never
+/// replaces an update's steps: each kind of output replaces only an
+/// earlier one of its own (#70 item 10).
+#[test]
+fn steps_and_exports_never_replace_each_other() {
+    let d = tempfile::tempdir().unwrap();
+    let (t, r) = plan_files(d.path());
+    let (installed, steps) = (d.path().join("installed"), d.path().join("steps"));
+    let o = tagger(&[
+        "export",
+        "--topology",
+        &t,
+        "--rules",
+        &r,
+        "--out",
+        installed.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let before = std::fs::read_dir(&installed).unwrap().count();
+    let update = |extra: &[&str]| {
+        let mut a = vec![
+            "update",
+            "--topology",
+            &t,
+            "--rules",
+            &r,
+            "--to",
+            "drain:links=1",
+            "--elp",
+            "kbounce:1",
+        ];
+        a.extend(extra);
+        tagger(&a)
+    };
+    let into_export = format!("sonic:{}", installed.display());
+    for extra in [
+        vec!["--steps-out", installed.to_str().unwrap()],
+        vec!["--export-steps", into_export.as_str()],
+    ] {
+        let o = update(&extra);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        assert!(text(&o).contains("holds an export"), "{}", text(&o));
+        assert_eq!(std::fs::read_dir(&installed).unwrap().count(), before);
+    }
+    // Steps replace earlier steps; an export does not.
+    let o = update(&["--steps-out", steps.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = update(&["--steps-out", steps.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = tagger(&[
+        "export",
+        "--topology",
+        &t,
+        "--rules",
+        &r,
+        "--out",
+        steps.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("holds an update's steps"), "{}", text(&o));
+}
+
 /// An export replaces its directory whole (no file of an earlier, larger
 /// export stays), and refuses a directory that holds anything else.
 #[test]

@@ -163,6 +163,124 @@ fn interrupted_runs_leave_no_temporaries() {
     ]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(!dead.exists() && live.exists() && t.exists());
+    // So does one of an output written on its own (a path file).
+    let paths = d.path().join("p.txt");
+    let dead = d.path().join(".p.txt.tmp-4294967295-3");
+    std::fs::write(&dead, "x").unwrap();
+    let o = tagger(&[
+        "elp",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:1",
+        "--paths-out",
+        paths.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!dead.exists() && paths.exists());
+}
+
+/// SIGTERM at any moment of an `update --export-steps` that replaces an
+/// earlier steps directory leaves no temporary (staged, or the earlier
+/// directory moved aside), and the directory is whole: the earlier steps
+/// or the new ones, never neither (#70 item 8). Ten kill times spread over
+/// the run; after a SIGKILL, the next write of the same output removes
+/// what the killed process left.
+#[test]
+fn interrupted_updates_leave_no_temporaries() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    let (t, r, steps) = (p("t.json"), p("r.json"), d.path().join("steps"));
+    let o = tagger(&[
+        "run",
+        "jellyfish:n=30,ports=8,r=4,seed=1",
+        "--elp",
+        "shortest",
+        "--algo",
+        "search",
+        "--topology-out",
+        &t,
+        "--rules-out",
+        &r,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let target = format!("sonic:{}", steps.display());
+    let args = [
+        "update",
+        t.as_str(),
+        "--rules",
+        r.as_str(),
+        "--to",
+        "grow:switches=2,seed=3",
+        "--elp",
+        "shortest",
+        "--export-steps",
+        target.as_str(),
+    ];
+    let whole = |what: &str| {
+        let s = std::fs::read_to_string(steps.join("summary.json"))
+            .unwrap_or_else(|e| panic!("{what}: no summary.json: {e}"));
+        let v: serde_json::Value = serde_json::from_str(&s).unwrap();
+        for x in v["steps"].as_array().unwrap() {
+            let dir = steps.join(x["dir"].as_str().unwrap());
+            assert!(
+                dir.join("summary.json").exists(),
+                "{what}: {}",
+                dir.display()
+            );
+        }
+    };
+    let temps = || -> Vec<String> {
+        std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".tmp-"))
+            .collect()
+    };
+    let t0 = std::time::Instant::now();
+    let o = tagger(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    let took = t0.elapsed();
+    whole("first");
+    for k in 0..10u32 {
+        let mut child = bin()
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(took * k / 9);
+        let _ = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        let status = child.wait().unwrap();
+        // Killed before its handler is installed, the process dies of the
+        // signal (nothing written yet); after, it exits 130 (or 0, done).
+        assert!(
+            matches!(status.code(), Some(0 | 130) | None),
+            "kill {k}: {status:?}"
+        );
+        assert_eq!(temps(), Vec::<String>::new(), "kill {k}");
+        whole(&format!("kill {k}"));
+    }
+    // SIGKILL: nothing is cleaned then; the next write is.
+    let mut child = bin()
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while temps().is_empty() && start.elapsed() < took * 4 {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let _ = Command::new("kill")
+        .args(["-KILL", &child.id().to_string()])
+        .status();
+    child.wait().unwrap();
+    let o = tagger(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(temps(), Vec::<String>::new(), "after SIGKILL");
+    whole("after SIGKILL");
 }
 
 /// A run over the switch's limits (more priorities than queues, tags past
