@@ -59,6 +59,15 @@ pub fn simple_bytes(rate_gbps: f64, cable_m: f64, mtu: f64) -> f64 {
 ///
 /// Complexity: O(1).
 pub fn port_headroom(p: &Profile, speed_gbps: f64, cable_m: f64) -> PortHeadroom {
+    port_headroom_at(p, speed_gbps, cable_m, p.port_mtu)
+}
+
+/// [`port_headroom`] of a port whose MTU is `port_mtu` bytes (the SONiC
+/// model counts a whole port-MTU frame in flight; the drafts' model, the
+/// largest lossless packet only).
+///
+/// Complexity: O(1).
+pub fn port_headroom_at(p: &Profile, speed_gbps: f64, cable_m: f64, port_mtu: u64) -> PortHeadroom {
     match (p.headroom, &p.sonic) {
         (HeadroomModel::Sonic, Some(s)) => {
             let cell = s.cell_bytes as f64;
@@ -75,7 +84,7 @@ pub fn port_headroom(p: &Profile, speed_gbps: f64, cable_m: f64) -> PortHeadroom
             let cable = 2.0 * cable_m * bps / CABLE_SIGNAL_SPEED / 8.0;
             let gearbox = bps * s.gearbox_delay_ns * 1e-9 / 8.0;
             let propagation =
-                p.port_mtu as f64 + cable + 2.0 * gearbox + s.mac_phy_delay_bytes as f64 + peer;
+                port_mtu as f64 + cable + 2.0 * gearbox + s.mac_phy_delay_bytes as f64 + peer;
             PortHeadroom {
                 xoff: ceil_1024(p.lossless_mtu as f64 + propagation * occ),
                 xon: ceil_1024(s.pipeline_latency_bytes as f64),

@@ -13,7 +13,7 @@ pub mod profile;
 
 use crate::rules::NodeCounts;
 use crate::tagging::Tagging;
-pub use headroom::{PortHeadroom, port_headroom};
+pub use headroom::{PortHeadroom, port_headroom, port_headroom_at};
 pub use profile::{HeadroomModel, Profile, ProfileSpec};
 use tagger_generators::{NodeKind, Topology};
 

@@ -36,14 +36,12 @@ fn export_budget(
     rules: &RuleSet,
     limit: Option<u64>,
     copies: u64,
-) -> Result<()> {
+) -> Result<u64> {
     let budget = tagger::budget::Budget::new(limit);
     budget.hold("rules", rules.heap_bytes())?;
-    budget.check(
-        "export",
-        sonic::estimate_bytes(topo, rules).saturating_mul(copies),
-    )?;
-    Ok(())
+    let bytes = sonic::estimate_bytes(topo, rules).saturating_mul(copies);
+    budget.check("export", bytes)?;
+    Ok(bytes)
 }
 
 /// `tagger run`: the whole pipeline on one scenario, its outputs written
@@ -78,7 +76,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             )
         })
         .transpose()?;
-    let r = plan_watched(&cfg)?;
+    let mut r = plan_watched(&cfg)?;
     for w in &r.elp.warnings {
         errln!("warning: {w}");
     }
@@ -105,7 +103,10 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     // written all or nothing.
     let export = match (&a.export, &export_opts) {
         (Some(t), Some(opts)) => {
-            export_budget(&r.topo, &r.rules, r.summary.memory_budget_bytes, 1)?;
+            let bytes = export_budget(&r.topo, &r.rules, r.summary.memory_budget_bytes, 1)?;
+            // The export is built beside everything the run holds: the
+            // run's estimate bounds that.
+            r.summary.memory_estimate_bytes = r.summary.memory_estimate_bytes.saturating_add(bytes);
             Some((sonic::build(&r.topo, &r.rules, t.format, opts)?, t, opts))
         }
         _ => None,

@@ -20,6 +20,11 @@ pub struct Shortest {
     words: usize,
     rows: usize,
     reach: Vec<u64>,
+    /// Where the fabric is deep (a long chain), the rows each node has,
+    /// instead of `reach`: a node holds few of the `rows` distances, and
+    /// a dense table of every node at every distance grows with the
+    /// square of the length.
+    sparse: Option<SparseRows>,
     /// Words per block (one block per failure scenario; `words` when one).
     block_words: usize,
     /// `(link, block)`: links failed in a block, sorted.
@@ -38,16 +43,110 @@ pub struct Shortest {
 struct Chunk {
     rows: usize,
     col: Vec<u64>,
+    /// Sparse builds: `(node, distance, sources)` of the chunk's nonzero
+    /// rows, sorted by node and distance (`col` stays empty).
+    marks: Vec<(NodeId, u32, u64)>,
     paths: u128,
     saturated: bool,
     longest: u32,
     pairs: u64,
 }
 
+/// The rows of a sparse [`Shortest`]: node `w`'s distances are
+/// `dist[start[w]..start[w + 1]]` (increasing), the row of its `i`-th
+/// `words` words at `data[i * words..]`; any other row is zero.
+#[derive(Debug)]
+struct SparseRows {
+    start: Vec<u32>,
+    dist: Vec<u32>,
+    data: Vec<u64>,
+    /// A row of zeros, what an absent row reads as.
+    zero: Vec<u64>,
+}
+
+/// Eccentricity of the first endpoint past which the shortest-path table
+/// is built sparse ([`Shortest::is_deep`]): every fabric of the sweeps is
+/// far below it (Jellyfish, fat-trees, HyperX and BCube reach their
+/// endpoints in under 10 hops), so they keep the dense table and its
+/// bit-parallel build.
+pub(crate) const SPARSE_FROM: u32 = 64;
+
 impl Shortest {
     /// Heap bytes held (for memory budgets).
     pub fn heap_bytes(&self) -> u64 {
-        crate::budget::bytes_of::<u64>(self.reach.len())
+        use crate::budget::bytes_of;
+        bytes_of::<u64>(self.reach.len())
+            + self.sparse.as_ref().map_or(0, |r| {
+                bytes_of::<u32>(r.start.len() + r.dist.len())
+                    + bytes_of::<u64>(r.data.len() + r.zero.len())
+            })
+    }
+
+    /// Bytes building the table works with at its peak, an upper bound:
+    /// the endpoint diameter is at most twice the first endpoint's
+    /// eccentricity (one BFS), so a table has at most that many rows plus
+    /// one.
+    ///
+    /// - dense: the chunks' columns and the merged table coexist at the
+    ///   end (twice `nodes x rows x words` words), and each thread's chunk
+    ///   works with its levels and useful rows (`2 x nodes x rows` words)
+    ///   and its `u128` path counts (64 per node);
+    /// - deep fabrics ([`Shortest::is_deep`]), sparse: each node has a row
+    ///   at most at one distance per endpoint (`nodes x min(endpoints,
+    ///   rows)` rows of `words` words and a distance), and the chunks'
+    ///   marks (16 bytes per node and distance a chunk marks, at most 64
+    ///   per node), with a thread's search arrays and its chunk's marks
+    ///   before they are merged.
+    pub fn estimate_bytes(topo: &Topology) -> u64 {
+        let (deep, ecc) = Self::is_deep(topo);
+        let n = topo.node_count() as u64;
+        let e = topo.endpoints().len() as u64;
+        if e == 0 {
+            return 0;
+        }
+        let words = e.div_ceil(64);
+        let rows = (2 * u64::from(ecc)).min(n.saturating_sub(1)) + 1;
+        // Chunks in flight at once: counted for two threads whatever the
+        // machine has, so that the estimate (a column of runs.parquet) is
+        // the same at any thread count; the term is small beside the
+        // table on every fabric measured.
+        let threads = words.min(2);
+        let sat = |a: u64, b: u64| a.saturating_mul(b);
+        if !deep {
+            let table = sat(8, sat(n, sat(rows, words)));
+            let chunk = sat(8, sat(2 * n, rows)) + sat(n, 64 * 16) + 4 * n;
+            return sat(2, table).saturating_add(sat(threads, chunk));
+        }
+        let entries = sat(n, e.min(rows));
+        let table = sat(entries, sat(8, words) + 4) + 4 * (n + 1) + 8 * words;
+        let marks = sat(16, sat(words, sat(n, rows.min(64))));
+        let search = sat(n, 4 + 1 + 16 + 4) + sat(16, sat(n, 64.min(e)));
+        // The per-node distance lists while the table is laid out.
+        let lists = sat(entries, 4) + sat(n, 24);
+        table
+            .saturating_add(marks)
+            .saturating_add(sat(threads, search))
+            .saturating_add(lists)
+    }
+
+    /// Whether `topo` is deep enough that its table is built sparse: the
+    /// first endpoint's eccentricity among the endpoints (one BFS, which
+    /// [`crate::elp::ElpSpec::estimate_bytes`] runs too) passes
+    /// `SPARSE_FROM` (64). Returns that eccentricity too.
+    pub fn is_deep(topo: &Topology) -> (bool, u32) {
+        let eps = topo.endpoints();
+        let Some(&e0) = eps.first() else {
+            return (false, 0);
+        };
+        let (mut dist, mut queue) = (Vec::new(), Vec::new());
+        topo.bfs(e0, &mut dist, &mut queue);
+        let ecc = eps
+            .iter()
+            .map(|&e| dist[e as usize])
+            .filter(|&d| d != u32::MAX)
+            .max()
+            .unwrap_or(0);
+        (ecc > SPARSE_FROM, ecc)
     }
 
     /// Builds the DAGs 64 endpoints at a time with a bit-parallel BFS
@@ -90,6 +189,9 @@ impl Shortest {
                 .iter()
                 .all(|p| p.words == bw && p.block_words == p.words)
         );
+        if parts.iter().any(|p| p.sparse.is_some()) {
+            return Self::union_sparse(parts);
+        }
         let rows = parts.iter().map(|p| p.rows).max().unwrap_or(2);
         let n = parts
             .first()
@@ -100,6 +202,7 @@ impl Shortest {
             words,
             rows,
             reach: Vec::new(),
+            sparse: None,
             block_words: bw,
             dead: Vec::new(),
             paths: 0,
@@ -152,10 +255,139 @@ impl Shortest {
     }
 
     fn build_inner(topo: &Topology, failed: Option<&[bool]>) -> Self {
+        Self::build_as(topo, failed, Self::is_deep(topo).0)
+    }
+
+    /// [`Shortest::build_inner`] dense or (`sparse`) per source, sparse.
+    fn build_as(topo: &Topology, failed: Option<&[bool]>, sparse: bool) -> Self {
         let live = Live { topo, failed };
         let words = topo.endpoints().len().div_ceil(64);
+        if sparse {
+            let chunks: Vec<Chunk> = (0..words)
+                .into_par_iter()
+                .map(|j| live.chunk_per_source(j))
+                .collect();
+            return Self::assemble_sparse(topo.node_count(), &chunks);
+        }
         let chunks: Vec<Chunk> = (0..words).into_par_iter().map(|j| live.chunk(j)).collect();
         Self::assemble(topo.node_count(), &chunks)
+    }
+
+    /// The table of a deep fabric from its chunks' marks: per node, the
+    /// distances any chunk marks, each row's word `j` chunk `j`'s sources.
+    fn assemble_sparse(n: usize, chunks: &[Chunk]) -> Self {
+        let words = chunks.len();
+        // Per node, its distances over all chunks (each chunk's marks are
+        // sorted by node, then distance).
+        let mut per_node: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for ch in chunks {
+            for &(w, d, _) in &ch.marks {
+                per_node[w as usize].push(d);
+            }
+        }
+        let mut start = Vec::with_capacity(n + 1);
+        let mut dist = Vec::new();
+        start.push(0u32);
+        for ds in &mut per_node {
+            ds.sort_unstable();
+            ds.dedup();
+            dist.extend_from_slice(ds);
+            start.push(dist.len() as u32);
+            *ds = Vec::new();
+        }
+        let mut data = vec![0u64; dist.len() * words];
+        for (j, ch) in chunks.iter().enumerate() {
+            for &(w, d, m) in &ch.marks {
+                let ds = &dist[start[w as usize] as usize..start[w as usize + 1] as usize];
+                let i = start[w as usize] as usize + ds.binary_search(&d).expect("listed");
+                data[i * words + j] = m;
+            }
+        }
+        let mut s = Self::assemble(0, chunks);
+        s.rows = chunks.iter().map(|c| c.rows).max().unwrap_or(0).max(2);
+        s.words = words;
+        s.block_words = words;
+        s.sparse = Some(SparseRows {
+            start,
+            dist,
+            data,
+            zero: vec![0; words],
+        });
+        s
+    }
+
+    /// [`Shortest::union`] where some part is sparse: sparse too, each
+    /// node's distances those of any part.
+    fn union_sparse(parts: Vec<Shortest>) -> Self {
+        let bw = parts.first().map_or(0, |p| p.words);
+        let rows = parts.iter().map(|p| p.rows).max().unwrap_or(2);
+        let n = parts.first().map_or(0, Shortest::nodes);
+        let words = bw * parts.len();
+        let mut start = Vec::with_capacity(n + 1);
+        let mut dist: Vec<u32> = Vec::new();
+        start.push(0u32);
+        for w in 0..n as NodeId {
+            let mut ds: Vec<u32> = parts.iter().flat_map(|p| p.distances(w)).collect();
+            ds.sort_unstable();
+            ds.dedup();
+            dist.extend(ds);
+            start.push(dist.len() as u32);
+        }
+        let mut data = vec![0u64; dist.len() * words];
+        for w in 0..n {
+            let (lo, hi) = (start[w] as usize, start[w + 1] as usize);
+            for (i, &d) in dist.iter().enumerate().take(hi).skip(lo) {
+                for (b, p) in parts.iter().enumerate() {
+                    let at = i * words + b * bw;
+                    data[at..at + bw].copy_from_slice(p.row(w as NodeId, d as usize));
+                }
+            }
+        }
+        let mut s = Shortest {
+            words,
+            rows,
+            reach: Vec::new(),
+            sparse: Some(SparseRows {
+                start,
+                dist,
+                data,
+                zero: vec![0; words],
+            }),
+            block_words: bw,
+            dead: Vec::new(),
+            paths: 0,
+            saturated: false,
+            longest: 0,
+            pairs_covered: 0,
+        };
+        for (b, p) in parts.iter().enumerate() {
+            s.dead.extend(p.dead.iter().map(|&(l, _)| (l, b as u32)));
+            s.saturated |= p.saturated;
+            s.paths = s.paths.saturating_add(p.paths);
+            s.longest = s.longest.max(p.longest);
+            s.pairs_covered = s.pairs_covered.max(p.pairs_covered);
+        }
+        s.dead.sort_unstable();
+        s
+    }
+
+    /// Nodes the table covers.
+    fn nodes(&self) -> usize {
+        match &self.sparse {
+            Some(r) => r.start.len() - 1,
+            None => self.reach.len() / (self.rows * self.words).max(1),
+        }
+    }
+
+    /// The distances at which node `w` has a row (a dense table: every
+    /// distance).
+    fn distances(&self, w: NodeId) -> Vec<u32> {
+        match &self.sparse {
+            Some(r) => {
+                r.dist[r.start[w as usize] as usize..r.start[w as usize + 1] as usize].to_vec()
+            }
+            None => (0..self.rows as u32).collect(),
+        }
     }
 
     /// Lays the per-chunk columns out as rows of `words` words per
@@ -175,6 +407,7 @@ impl Shortest {
             words,
             rows,
             reach,
+            sparse: None,
             block_words: words,
             dead: Vec::new(),
             paths: 0,
@@ -195,6 +428,16 @@ impl Shortest {
     }
 
     fn row(&self, w: u32, d: usize) -> &[u64] {
+        if let Some(r) = &self.sparse {
+            let (lo, hi) = (
+                r.start[w as usize] as usize,
+                r.start[w as usize + 1] as usize,
+            );
+            return match r.dist[lo..hi].binary_search(&(d as u32)) {
+                Ok(i) => &r.data[(lo + i) * self.words..(lo + i + 1) * self.words],
+                Err(_) => &r.zero,
+            };
+        }
         let at = (w as usize * self.rows + d) * self.words;
         &self.reach[at..at + self.words]
     }
@@ -336,6 +579,94 @@ impl Live<'_> {
             }
         }
         self.count_paths(&own, &levels, &mut ch);
+        ch
+    }
+
+    /// Chunk `j` of a deep fabric, one breadth-first search per source:
+    /// its rows as marks (memory linear in the nodes each source makes
+    /// useful, where the bit-parallel [`Live::chunk`] keeps every node at
+    /// every distance), and the same counts.
+    ///
+    /// Complexity: O(64 (V + L)) per chunk.
+    fn chunk_per_source(&self, j: usize) -> Chunk {
+        let (topo, eps, n) = (self.topo, self.topo.endpoints(), self.topo.node_count());
+        let mut dist = vec![u32::MAX; n];
+        let mut order: Vec<NodeId> = Vec::new();
+        let mut useful = vec![false; n];
+        let mut sigma = vec![0u128; n];
+        let mut stamp = vec![u32::MAX; n];
+        let mut ch = Chunk::default();
+        for bit in 0..64 {
+            let Some(&s) = eps.get(j * 64 + bit) else {
+                break;
+            };
+            order.clear();
+            order.push(s);
+            dist[s as usize] = 0;
+            let mut head = 0;
+            while let Some(&v) = order.get(head) {
+                head += 1;
+                for x in self.neighbors(v) {
+                    if dist[x as usize] == u32::MAX {
+                        dist[x as usize] = dist[v as usize] + 1;
+                        order.push(x);
+                    }
+                }
+            }
+            // Useful: on a shortest path from s to another endpoint.
+            for &w in order.iter().rev() {
+                let dw = dist[w as usize];
+                useful[w as usize] = (w != s && topo.is_endpoint(w))
+                    || self
+                        .neighbors(w)
+                        .any(|x| dist[x as usize] == dw + 1 && useful[x as usize]);
+            }
+            sigma[s as usize] = 1;
+            for &w in &order[1..] {
+                let dw = dist[w as usize];
+                let mut acc: u128 = 0;
+                for x in self.neighbors(w) {
+                    // Parallel links reach the same predecessor twice;
+                    // paths are node sequences, so it counts once.
+                    if dist[x as usize] + 1 == dw && stamp[x as usize] != w {
+                        stamp[x as usize] = w;
+                        acc = acc.checked_add(sigma[x as usize]).unwrap_or_else(|| {
+                            ch.saturated = true;
+                            u128::MAX
+                        });
+                    }
+                }
+                for x in self.neighbors(w) {
+                    stamp[x as usize] = u32::MAX;
+                }
+                sigma[w as usize] = acc;
+                if topo.is_endpoint(w) {
+                    ch.paths = ch.paths.checked_add(acc).unwrap_or_else(|| {
+                        ch.saturated = true;
+                        u128::MAX
+                    });
+                    ch.longest = ch.longest.max(dw);
+                    ch.pairs += 1;
+                }
+                if useful[w as usize] {
+                    ch.marks.push((w, dw, 1 << bit));
+                    ch.rows = ch.rows.max(dw as usize + 1);
+                }
+            }
+            for &w in &order {
+                useful[w as usize] = false;
+                sigma[w as usize] = 0;
+                dist[w as usize] = u32::MAX;
+            }
+        }
+        ch.marks.sort_unstable_by_key(|&(w, d, _)| (w, d));
+        ch.marks.dedup_by(|b, a| {
+            let same = (a.0, a.1) == (b.0, b.1);
+            if same {
+                a.2 |= b.2;
+            }
+            same
+        });
         ch
     }
 
@@ -622,6 +953,98 @@ mod tests {
             assert!(fast.reach == slow.reach, "{spec}: DAG rows differ");
             assert!(fast.paths > 0, "{spec}");
         }
+    }
+
+    /// Every row, count and bound of `a` and `b` agree.
+    fn same_table(a: &Shortest, b: &Shortest, what: &str) {
+        assert_eq!(
+            (
+                a.words,
+                a.rows,
+                a.paths,
+                a.saturated,
+                a.longest,
+                a.pairs_covered
+            ),
+            (
+                b.words,
+                b.rows,
+                b.paths,
+                b.saturated,
+                b.longest,
+                b.pairs_covered
+            ),
+            "{what}"
+        );
+        assert_eq!((a.block_words, &a.dead), (b.block_words, &b.dead), "{what}");
+        for w in 0..a.nodes() as NodeId {
+            for d in 0..a.rows {
+                assert_eq!(a.row(w, d), b.row(w, d), "{what}: node {w} distance {d}");
+            }
+        }
+    }
+
+    /// The sparse table (per-source searches, rows only where a node has
+    /// them) is the dense one, row for row: on every family, over failed
+    /// links, and as a union of failure scenarios; the deep fabrics that
+    /// get it hold memory linear in their length, and within the
+    /// estimate.
+    #[test]
+    fn sparse_tables_are_the_dense_ones() {
+        for spec in [
+            "jellyfish:n=150,ports=12,r=6,seed=2",
+            "fattree:k=8",
+            "bcube:n=4,k=2",
+            "hyperx:l=2,s=5,k=2,t=1",
+            "leafspine:leaves=9,spines=4,links=2",
+        ] {
+            let t = TopologySpec::parse(spec).unwrap().build().unwrap();
+            let dense = Shortest::build_as(&t, None, false);
+            let sparse = Shortest::build_as(&t, None, true);
+            assert!(sparse.sparse.is_some() && dense.sparse.is_none());
+            same_table(&sparse, &dense, spec);
+            let dead: Vec<bool> = (0..t.link_count()).map(|l| l % 7 == 3).collect();
+            let mut d = Shortest::build_as(&t, Some(&dead), false);
+            let mut s = Shortest::build_as(&t, Some(&dead), true);
+            for x in [&mut d, &mut s] {
+                x.dead = (0..t.link_count() as LinkId)
+                    .filter(|&l| dead[l as usize])
+                    .map(|l| (l, 0))
+                    .collect();
+            }
+            same_table(&s, &d, &format!("{spec} failed"));
+            let du = Shortest::union(vec![Shortest::build_as(&t, None, false), d]);
+            let su = Shortest::union(vec![Shortest::build_as(&t, None, true), s]);
+            assert!(su.sparse.is_some());
+            same_table(&su, &du, &format!("{spec} union"));
+        }
+        // A chain with hosts at its ends: deep, so sparse, its table
+        // linear in the length (it was the square).
+        let chain = |n: u32| {
+            use tagger_generators::model::{Family, Node};
+            let mut nodes = vec![Node::switch(None, 0); n as usize];
+            nodes[0] = Node::switch(None, 1);
+            nodes[n as usize - 1] = Node::switch(None, 1);
+            Topology::new(
+                "chain",
+                Family::File,
+                nodes,
+                (0..n - 1).map(|i| [i, i + 1]).collect(),
+            )
+            .unwrap()
+        };
+        let (small, big) = (chain(500), chain(4000));
+        assert!(Shortest::is_deep(&small).0);
+        let (a, b) = (Shortest::build(&small), Shortest::build(&big));
+        same_table(&a, &Shortest::build_as(&small, None, false), "chain 500");
+        assert!(
+            b.heap_bytes() < 10 * a.heap_bytes(),
+            "{} {}",
+            a.heap_bytes(),
+            b.heap_bytes()
+        );
+        assert!(b.heap_bytes() <= Shortest::estimate_bytes(&big));
+        assert_eq!((b.paths, b.longest, b.pairs_covered), (2, 3999, 2));
     }
 
     /// Two endpoints joined through 34 layers of 4 switches, each layer

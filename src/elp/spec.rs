@@ -177,10 +177,8 @@ impl ElpSpec {
     /// Bytes the ELP's tables take while they are built, estimated before
     /// any is, so that a budget refuses them up front:
     ///
-    /// - `shortest`: the DAG rows, `nodes x (D + 1) x endpoints / 64`
-    ///   words, twice (the per-chunk rows and the merged table coexist at
-    ///   the end of the build), with the eccentricity of one endpoint
-    ///   standing for the diameter D (one BFS);
+    /// - `shortest`: [`super::Shortest::estimate_bytes`] (the DAG rows, an
+    ///   upper bound from one BFS; sparse on deep fabrics);
     /// - `random:N` and `ksp`: each path a vector of node ids, as long as
     ///   `maxlen` (default twice that eccentricity) or D + 1;
     /// - `kbounce`, `dor` and path files: small beside the walk that
@@ -198,15 +196,12 @@ impl ElpSpec {
             .filter(|&d| d != u32::MAX)
             .max()
             .unwrap_or(0) as u64;
-        let words = (eps.len() as u64).div_ceil(64);
         let e = eps.len() as u64;
         let path_bytes = |len: u64| 24 + 4 * (len + 1);
         self.families
             .iter()
             .map(|f| match f {
-                FamilySpec::Shortest => {
-                    2 * 8 * (topo.node_count() as u64).saturating_mul((ecc + 1) * words)
-                }
+                FamilySpec::Shortest => super::Shortest::estimate_bytes(topo),
                 FamilySpec::Random { n, maxlen, .. } => {
                     (*n as u64).saturating_mul(path_bytes(maxlen.map_or(2 * ecc, u64::from)))
                 }

@@ -154,6 +154,12 @@ fn plan_lines(l: &mut Lines, u: &Update) {
             "extension     refused, {instead}: keeping the installed decisions, {why}"
         );
     }
+    if let Some(why) = &u.unfit {
+        line!(
+            l,
+            "not taken     the plan the update would move to: the switches cannot hold it ({why}); the near plan, which they hold, is the new plan"
+        );
+    }
     if let Some(why) = &u.classes_over {
         line!(
             l,

@@ -203,6 +203,18 @@ pub(super) fn switch_files<'a>(
         if !nodes.insert(v) {
             return Err(bad("summary.json", format!("switch {v} is listed twice")));
         }
+        // A switch's file is its node's: a summary naming another (a
+        // deploy script trusting it would load one switch's configuration
+        // on another) is refused.
+        if !s["file"].is_null() && s["file"].as_str() != Some(format!("{v}.json").as_str()) {
+            return Err(bad(
+                "summary.json",
+                format!(
+                    "switch {v}'s file is {}, not {v}.json",
+                    excerpt(&s["file"].to_string())
+                ),
+            ));
+        }
     }
     // Every switch file present is judged: one the summary does not list
     // would still be loaded on its switch.

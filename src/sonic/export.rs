@@ -556,10 +556,10 @@ pub fn write(dir: &Path, ex: &Export) -> Result<()> {
 pub fn write_files(dir: &Path, ex: &Export) -> Result<()> {
     for s in &ex.switches {
         let text = serde_json::to_string_pretty(&s.config).expect("JSON values serialise");
-        crate::output::write_string(&dir.join(format!("{}.json", s.node)), &(text + "\n"))?;
+        crate::output::write_staged(&dir.join(format!("{}.json", s.node)), &(text + "\n"))?;
     }
     let text = serde_json::to_string_pretty(&ex.summary).expect("JSON values serialise");
-    crate::output::write_string(&dir.join("summary.json"), &(text + "\n"))
+    crate::output::write_staged(&dir.join("summary.json"), &(text + "\n"))
 }
 
 /// Whether an export may replace the directory `dir`: it does not exist,

@@ -23,23 +23,41 @@
 use super::dir::{Source, excerpt, number, switch_files};
 use super::function::{In, Out, Port, ReadBack, Reading, SwitchFn, judge};
 use super::{FORMAT, Mapping, TABLE_FORMAT, port_names};
-use crate::capacity::{Profile, port_headroom};
+use crate::capacity::{Profile, port_headroom_at};
 use crate::error::{Error, ExportKind, Result};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use tagger_generators::{LinkId, NodeId, Topology};
 
-/// Whether a `BUFFER_PG` / `BUFFER_QUEUE` key (`port|n` or `port|lo-hi`)
-/// covers `port`'s priority group or queue `n`.
-fn covers(key: &str, port: &str, n: u32) -> bool {
-    let Some((p, range)) = key.split_once('|') else {
-        return false;
-    };
-    let (lo, hi) = range.split_once('-').unwrap_or((range, range));
-    p == port
-        && matches!((lo.parse::<u32>(), hi.parse::<u32>()), (Ok(lo), Ok(hi)) if (lo..=hi).contains(&n))
-}
+/// A SONiC port's MTU where `PORT` gives none.
+const SONIC_DEFAULT_MTU: u32 = 9100;
+
+/// Per table keyed by `port|n` or `port|lo-hi` (`BUFFER_PG`,
+/// `BUFFER_QUEUE`, `QUEUE`), per port: each key's range and the key.
+type KeyIndex = BTreeMap<&'static str, BTreeMap<String, Vec<(u32, u32, String)>>>;
+
+/// The tables of a switch file the read-back judges (besides the ACL
+/// tables it refuses): what else a file holds is refused when it could act
+/// on classification, queues or buffers, and ignored otherwise.
+const JUDGED: [&str; 16] = [
+    "PORT",
+    "CABLE_LENGTH",
+    "PORT_QOS_MAP",
+    "DSCP_TO_TC_MAP",
+    "TC_TO_PRIORITY_GROUP_MAP",
+    "TC_TO_QUEUE_MAP",
+    "TC_TO_DSCP_MAP",
+    "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP",
+    "MAP_PFC_PRIORITY_TO_QUEUE",
+    "DOT1P_TO_TC_MAP",
+    "BUFFER_PROFILE",
+    "BUFFER_PG",
+    "BUFFER_QUEUE",
+    "BUFFER_POOL",
+    "QUEUE",
+    "WRED_PROFILE",
+];
 
 /// The complete function an exported directory makes the switches apply:
 /// a SONiC export decoded from its port maps, PFC and buffers (see the
@@ -139,6 +157,7 @@ fn read_from(topo: &Topology, src: &Source<'_>) -> Result<ReadBack> {
             file: shown.clone(),
             profile: &profile,
             pools,
+            keys: std::cell::OnceCell::new(),
         };
         let (f, misfit) = src.decoded(v, || sw.decode(topo, v))?;
         // A switch that does not fit is an error unless the export says so
@@ -230,6 +249,9 @@ struct SwitchDb<'a> {
     profile: &'a Profile,
     /// The lossless ingress and egress pools.
     pools: (&'a str, &'a str),
+    /// The keyed tables by port ([`SwitchDb::index_keys`], at the start
+    /// of [`SwitchDb::decode`]).
+    keys: std::cell::OnceCell<KeyIndex>,
 }
 
 impl SwitchDb<'_> {
@@ -320,14 +342,10 @@ impl SwitchDb<'_> {
     /// `port`'s `n` names: (the entry's key, the profile's name and
     /// fields), or `None` without such an entry.
     fn buffer(&self, table: &str, port: &str, n: u32) -> Result<Option<(String, String, &Value)>> {
-        let Some((key, e)) = self.db[table]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .find(|(k, _)| covers(k, port, n))
-        else {
+        let Some(key) = self.key_of(table, port, n) else {
             return Ok(None);
         };
+        let e = &self.db[table][key];
         let prof = e["profile"].as_str().unwrap_or_default();
         let fields = &self.db["BUFFER_PROFILE"][prof];
         if !fields.is_object() {
@@ -337,7 +355,147 @@ impl SwitchDb<'_> {
                 excerpt(prof)
             )));
         }
-        Ok(Some((key.clone(), prof.to_string(), fields)))
+        Ok(Some((key.to_string(), prof.to_string(), fields)))
+    }
+
+    /// The key of `table` (one of [`KeyIndex`]'s) covering `port`'s `n`.
+    fn key_of(&self, table: &str, port: &str, n: u32) -> Option<&str> {
+        self.keys
+            .get()
+            .expect("indexed first")
+            .get(table)?
+            .get(port)?
+            .iter()
+            .find(|(lo, hi, _)| (*lo..=*hi).contains(&n))
+            .map(|(_, _, k)| k.as_str())
+    }
+
+    /// The keyed tables by port, each key's range checked: a key that is
+    /// not `port|n` or `port|lo-hi` (lo <= hi), or two keys of one port
+    /// covering one group or queue (SONiC applies both, in no set order),
+    /// is refused.
+    fn index_keys(&self) -> Result<KeyIndex> {
+        let mut index: KeyIndex = BTreeMap::new();
+        for table in ["BUFFER_PG", "BUFFER_QUEUE", "QUEUE"] {
+            let by_port = index.entry(table).or_default();
+            for key in self.db[table]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, _)| k)
+            {
+                let parsed = key.split_once('|').and_then(|(port, range)| {
+                    let (lo, hi) = range.split_once('-').unwrap_or((range, range));
+                    let (lo, hi) = (lo.parse::<u32>().ok()?, hi.parse::<u32>().ok()?);
+                    (lo <= hi && hi <= 15).then(|| (port.to_string(), lo, hi))
+                });
+                let Some((port, lo, hi)) = parsed else {
+                    return Err(self.bad(format!(
+                        "{table}|{}: a key is PORT|N or PORT|LO-HI with LO <= HI <= 15",
+                        excerpt(key)
+                    )));
+                };
+                by_port.entry(port).or_default().push((lo, hi, key.clone()));
+            }
+            for (port, keys) in by_port.iter_mut() {
+                keys.sort();
+                if let Some(w) = keys.windows(2).find(|w| w[1].0 <= w[0].1) {
+                    return Err(self.bad(format!(
+                        "{table}|{} and {table}|{} both cover {} {} of {}: the switch applies both, in no set order",
+                        excerpt(&w[0].2),
+                        excerpt(&w[1].2),
+                        if table == "BUFFER_PG" {
+                            "priority group"
+                        } else {
+                            "queue"
+                        },
+                        w[1].0,
+                        excerpt(port)
+                    )));
+                }
+            }
+        }
+        Ok(index)
+    }
+
+    /// Tables the read-back does not judge that act on classification,
+    /// queues or buffers are refused; lossless queues must not meet a
+    /// WRED profile that drops; every lossless-pool `BUFFER_PG` covers
+    /// only groups in its port's `pfc_enable`.
+    fn check_tables(
+        &self,
+        ports: &[Port],
+        bound: &[Bound],
+        queues_at: &[BTreeSet<u32>],
+    ) -> Result<()> {
+        for (t, _) in self.db.as_object().into_iter().flatten() {
+            let acts = ["BUFFER", "QUEUE", "WRED", "_MAP", "SCHEDULER", "PFC", "QOS"]
+                .iter()
+                .any(|w| t.contains(w));
+            // The scheduler's weights and the PFC watchdog's storm
+            // handling neither classify nor buffer a packet.
+            if acts && !JUDGED.contains(&t.as_str()) && t != "SCHEDULER" && t != "PFC_WD" {
+                return Err(self.bad(format!(
+                    "has a {} table, which acts on classification, queues or buffers and which the read-back does not judge; remove it, or judge it by hand",
+                    excerpt(t)
+                )));
+            }
+        }
+        for (i, port) in ports.iter().enumerate() {
+            // Lossy traffic in a lossless buffer: a group drawing on the
+            // lossless pool that pauses nothing.
+            if let Some(keys) = self
+                .keys
+                .get()
+                .expect("indexed")
+                .get("BUFFER_PG")
+                .and_then(|m| m.get(&port.name))
+            {
+                for (lo, hi, key) in keys {
+                    let prof = self.db["BUFFER_PG"][key]["profile"]
+                        .as_str()
+                        .unwrap_or_default();
+                    if self.db["BUFFER_PROFILE"][prof]["pool"].as_str() != Some(self.pools.0) {
+                        continue;
+                    }
+                    if let Some(g) = (*lo..=*hi).find(|g| !bound[i].pfc.contains(g)) {
+                        return Err(self.bad(format!(
+                            "BUFFER_PG|{} puts priority group {g} of {} in the lossless ingress pool, but pfc_enable does not hold {g}: its traffic would take lossless buffer and never pause",
+                            excerpt(key),
+                            excerpt(&port.name)
+                        )));
+                    }
+                }
+            }
+            for &q in &queues_at[i] {
+                let Some(key) = self.key_of("QUEUE", &port.name, q) else {
+                    continue;
+                };
+                let wred = &self.db["QUEUE"][key]["wred_profile"];
+                let Some(name) = wred.as_str() else { continue };
+                let w = &self.db["WRED_PROFILE"][name];
+                if !w.is_object() {
+                    return Err(self.bad(format!(
+                        "QUEUE|{} names WRED_PROFILE|{}, which is not defined",
+                        excerpt(key),
+                        excerpt(name)
+                    )));
+                }
+                let ecn = w["ecn"].as_str().unwrap_or("ecn_none");
+                for color in ["green", "yellow", "red"] {
+                    let on = w[format!("wred_{color}_enable")].as_str() == Some("true");
+                    if on && !(ecn == "ecn_all" || ecn.contains(color)) {
+                        return Err(self.bad(format!(
+                            "QUEUE|{} applies WRED_PROFILE|{} to lossless queue {q}: it drops {color} packets (ecn {}) where it must mark them",
+                            excerpt(key),
+                            excerpt(name),
+                            excerpt(ecn)
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The headroom `port` needs per lossless priority group for its
@@ -426,7 +584,29 @@ impl SwitchDb<'_> {
                 self.profile.name
             )));
         }
-        Ok(port_headroom(self.profile, gbps, cable))
+        // The port's own MTU (SONiC's default where it gives none): a
+        // larger one needs more headroom, one below the lossless packets'
+        // size drops them.
+        let mtu_value = &self.db["PORT"][name]["mtu"];
+        let mtu = match mtu_value {
+            Value::Null => u64::from(SONIC_DEFAULT_MTU),
+            v => number(v).filter(|&m| m > 0).map(u64::from).ok_or_else(|| {
+                self.bad(format!(
+                    "PORT|{}: mtu {} is not a size in bytes",
+                    excerpt(name),
+                    excerpt(&v.to_string())
+                ))
+            })?,
+        };
+        if mtu < self.profile.lossless_mtu {
+            return Err(self.bad(format!(
+                "PORT|{}: mtu {mtu} is below the {} bytes of the lossless packets the recorded profile {} carries: larger ones would be dropped",
+                excerpt(name),
+                self.profile.lossless_mtu,
+                self.profile.name
+            )));
+        }
+        Ok(port_headroom_at(self.profile, gbps, cable, mtu))
     }
 
     /// Whether `port`'s priority group `g` is lossless: in `pfc_enable`
@@ -517,11 +697,13 @@ impl SwitchDb<'_> {
                 )));
             }
         }
+        let _ = self.keys.set(self.index_keys()?);
         let ports = self.ports(topo, v)?;
         let bound = self.bindings(&ports)?;
-        let (ingress, used, groups_at) = self.ingress(&ports, &bound)?;
+        let (ingress, used, _) = self.ingress(&ports, &bound)?;
         let (egress, queues_at) = self.egress(&ports, &bound, &used)?;
-        let misfit = self.misfit(&ports, &groups_at, &queues_at)?;
+        self.check_tables(&ports, &bound, &queues_at)?;
+        let misfit = self.misfit(&ports, &bound)?;
         let f = SwitchFn {
             node: v,
             file: self.file.clone(),
@@ -630,7 +812,7 @@ impl SwitchDb<'_> {
                     "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP",
                     "priority group",
                 ),
-                ("pfc_to_queue_map", "PFC_PRIORITY_TO_QUEUE_MAP", "queue"),
+                ("pfc_to_queue_map", "MAP_PFC_PRIORITY_TO_QUEUE", "queue"),
             ] {
                 if b[key].is_null() {
                     continue;
@@ -733,25 +915,54 @@ impl SwitchDb<'_> {
         Ok((egress, queues_at))
     }
 
-    /// Why the switch does not fit the profile, if it does not: lossless
-    /// priorities per port, and the headroom of its lossless groups.
-    fn misfit(
-        &self,
-        ports: &[Port],
-        groups_at: &[BTreeSet<u32>],
-        queues_at: &[BTreeSet<u32>],
-    ) -> Result<Option<String>> {
+    /// Why the switch does not fit the profile, if it does not: the
+    /// lossless priorities of each port (its `pfc_enable`), and the
+    /// headroom every lossless-pool `BUFFER_PG` reserves (as configured,
+    /// reached by traffic or not); a `BUFFER_POOL` the file defines for
+    /// the lossless ingress pool must hold that headroom.
+    fn misfit(&self, ports: &[Port], bound: &[Bound]) -> Result<Option<String>> {
         let p = self.profile;
         let (mut xoff, mut xon, mut most) = (0u64, 0u64, 0usize);
         for (i, port) in ports.iter().enumerate() {
-            if !groups_at[i].is_empty() {
-                let need = self.needed(port)?;
-                xoff += need.xoff * groups_at[i].len() as u64;
-                xon += need.xon * groups_at[i].len() as u64;
+            most = most.max(bound[i].pfc.len());
+            let keys = self
+                .keys
+                .get()
+                .expect("indexed")
+                .get("BUFFER_PG")
+                .and_then(|m| m.get(&port.name));
+            for (lo, hi, key) in keys.into_iter().flatten() {
+                let prof = self.db["BUFFER_PG"][key]["profile"]
+                    .as_str()
+                    .unwrap_or_default();
+                let f = &self.db["BUFFER_PROFILE"][prof];
+                if f["pool"].as_str() != Some(self.pools.0) {
+                    continue;
+                }
+                let groups = u64::from(hi - lo + 1);
+                let field = |k: &str| number(&f[k]).map_or(0, u64::from);
+                xoff += field("xoff") * groups;
+                xon += field("xon") * groups;
             }
-            most = most.max(groups_at[i].union(&queues_at[i]).count());
         }
         let reserved = crate::capacity::reserve(p, xoff, xon);
+        let pool = &self.db["BUFFER_POOL"][self.pools.0];
+        if pool.is_object() {
+            let size = number(&pool["size"]).map(u64::from);
+            if pool["type"].as_str().is_some_and(|t| t != "ingress") {
+                return Err(self.bad(format!(
+                    "BUFFER_POOL|{} is of type {}, not ingress",
+                    self.pools.0,
+                    excerpt(&pool["type"].to_string())
+                )));
+            }
+            if let Some(size) = size.filter(|&s| s < reserved) {
+                return Err(self.bad(format!(
+                    "BUFFER_POOL|{}: size {size} is below the {reserved} bytes of headroom the switch's lossless priority groups reserve",
+                    self.pools.0
+                )));
+            }
+        }
         let misfit = if most > p.lossless_queues as usize {
             Some(format!(
                 "a port of the switch uses {most} lossless priorities; {} allows {}",

@@ -386,13 +386,24 @@ fn structure_patterns_and_summary_types_are_checked() {
         edit(dir.path(), &ex, mutate);
         refused(&t, dir.path(), want);
     }
-    // A priority group dropped from pfc_enable makes what arrives in it
-    // lossy, which the upstream's lossless queue then contradicts.
+    // A priority group dropped from pfc_enable (its lossless buffer with
+    // it) makes what arrives in it lossy, which the upstream's lossless
+    // queue then contradicts; with its buffer left, the group would take
+    // lossless buffer and pause nothing.
+    let dir = written(&ex);
+    edit(dir.path(), &ex, |db| {
+        db["PORT_QOS_MAP"]["Ethernet0"]["pfc_enable"] = json!("3");
+        db["BUFFER_PG"]
+            .as_object_mut()
+            .unwrap()
+            .remove("Ethernet0|4");
+    });
+    refused(&t, dir.path(), "PFC pauses priority");
     let dir = written(&ex);
     edit(dir.path(), &ex, |db| {
         db["PORT_QOS_MAP"]["Ethernet0"]["pfc_enable"] = json!("3")
     });
-    refused(&t, dir.path(), "PFC pauses priority");
+    refused(&t, dir.path(), "pfc_enable does not hold 4");
     // An older format is named, not misread.
     for old in ["tagger-sonic/1", "tagger-sonic/2"] {
         let dir = written(&ex);
@@ -524,7 +535,7 @@ fn make_lossless(db: &mut Value, g: u32) {
         .keys()
         .cloned()
         .collect();
-    let big = json!({"pool": "ingress_lossless_pool", "xoff": "99999999", "xon": "99999999", "size": "199999998", "dynamic_th": "0"});
+    let big = json!({"pool": "ingress_lossless_pool", "xoff": "200000", "xon": "20000", "size": "220000", "dynamic_th": "0"});
     db["BUFFER_PROFILE"]["EDIT_BIG"] = big;
     db["BUFFER_PROFILE"]["EDIT_EGRESS"] =
         json!({"pool": "egress_lossless_pool", "size": "0", "dynamic_th": "7"});
@@ -674,7 +685,7 @@ fn pfc_maps_and_unknown_bindings_are_read() {
     let dir = written(&ex);
     edit(dir.path(), &ex, |db| {
         db["PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"]["ID"] = identity.clone();
-        db["PFC_PRIORITY_TO_QUEUE_MAP"]["ID"] = identity.clone();
+        db["MAP_PFC_PRIORITY_TO_QUEUE"]["ID"] = identity.clone();
         for (_, b) in db["PORT_QOS_MAP"].as_object_mut().unwrap() {
             b["pfc_to_pg_map"] = json!("ID");
             b["pfc_to_queue_map"] = json!("ID");
@@ -683,7 +694,7 @@ fn pfc_maps_and_unknown_bindings_are_read() {
     assert!(read(&t, dir.path()).is_ok());
     for (key, table) in [
         ("pfc_to_pg_map", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"),
-        ("pfc_to_queue_map", "PFC_PRIORITY_TO_QUEUE_MAP"),
+        ("pfc_to_queue_map", "MAP_PFC_PRIORITY_TO_QUEUE"),
     ] {
         let dir = written(&ex);
         edit_one(dir.path(), 8, |db| {
@@ -748,4 +759,94 @@ fn a_neutral_table_is_its_files_switch() {
     let dir = written(&tb);
     edit_one(dir.path(), 8, |db| db["node"] = json!(9));
     refused(&t, dir.path(), "node = 9, but the file is switch 8's");
+}
+
+/// What else acts on a lossless packet is judged (#70, second round):
+/// a WRED profile that drops on a lossless queue (one that marks is
+/// fine), two buffer keys over one group, a lossless-pool group that
+/// pauses nothing, a lossless pool redefined too small, headroom reserved
+/// by groups no traffic reaches, a port MTU below the lossless packets or
+/// above what the buffers were sized for, a buffer table the read-back
+/// does not judge, and a summary naming another switch's file.
+#[test]
+fn what_else_acts_on_lossless_packets_is_judged() {
+    let (t, _, _, ex) = ft4();
+    let check = |f: &dyn Fn(&mut Value), want: Option<&str>| {
+        let dir = written(&ex);
+        edit_one(dir.path(), 8, f);
+        match want {
+            Some(w) => refused(&t, dir.path(), w),
+            None => {
+                let r = read(&t, dir.path());
+                assert!(r.is_ok(), "{:?}", r.err().map(|e| e.to_string()));
+            }
+        }
+    };
+    let wred = |ecn: &'static str| {
+        move |db: &mut Value| {
+            db["WRED_PROFILE"]["W"] =
+                json!({"wred_green_enable": "true", "ecn": ecn, "green_drop_probability": "100"});
+            db["QUEUE"]["Ethernet0|3"] = json!({"wred_profile": "W", "scheduler": "S"});
+            db["SCHEDULER"]["S"] = json!({"type": "DWRR", "weight": "15"});
+        }
+    };
+    check(&wred("ecn_none"), Some("it drops green packets"));
+    check(&wred("ecn_all"), None);
+    check(
+        &|db| {
+            db["BUFFER_PROFILE"]["LOSSY"] = json!({"pool": "ingress_lossy_pool", "size": "0"});
+            db["BUFFER_PG"]["Ethernet0|3-3"] = json!({"profile": "LOSSY"});
+        },
+        Some("both cover priority group 3 of Ethernet0"),
+    );
+    check(
+        &|db| {
+            db["BUFFER_PG"]["Ethernet0|0-2"] = json!({"profile": "TAGGER_PG_LOSSLESS_100000_300m"});
+        },
+        Some("puts priority group 0 of Ethernet0 in the lossless ingress pool"),
+    );
+    check(
+        &|db| {
+            db["BUFFER_POOL"]["ingress_lossless_pool"] = json!({"type": "ingress", "size": "1024"});
+        },
+        Some("size 1024 is below"),
+    );
+    check(
+        &|db| {
+            db["BUFFER_POOL"]["ingress_lossless_pool"] =
+                json!({"type": "ingress", "size": "30000000"});
+        },
+        None,
+    );
+    check(
+        &|db| {
+            db["PORT_QOS_MAP"]["Ethernet0"]["pfc_enable"] = json!("3,4");
+            db["BUFFER_PROFILE"]["HUGE"] = json!({"pool": "ingress_lossless_pool", "xoff": "39000000", "xon": "18432", "size": "39018432"});
+            db["BUFFER_PG"]["Ethernet0|4"] = json!({"profile": "HUGE"});
+        },
+        Some("need 38.44 MiB of headroom"),
+    );
+    check(
+        &|db| db["PORT"]["Ethernet0"]["mtu"] = json!("1000"),
+        Some("mtu 1000 is below the 1500 bytes"),
+    );
+    check(
+        &|db| db["PORT"]["Ethernet0"]["mtu"] = json!("9216"),
+        Some("xoff 165888 is below the 166912 bytes"),
+    );
+    check(
+        &|db| db["BUFFER_PORT_INGRESS_PROFILE_LIST"] = json!({"Ethernet0": {"profile_list": "x"}}),
+        Some("has a BUFFER_PORT_INGRESS_PROFILE_LIST table"),
+    );
+    check(
+        &|db| db["PFC_WD"] = json!({"Ethernet0": {"action": "drop"}}),
+        None,
+    );
+    let dir = written(&ex);
+    let path = dir.path().join("summary.json");
+    let mut summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    summary["switches"][8]["file"] = json!("16.json");
+    std::fs::write(&path, summary.to_string()).unwrap();
+    refused(&t, dir.path(), "switch 8's file is \"16.json\", not 8.json");
 }

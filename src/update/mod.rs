@@ -445,6 +445,9 @@ pub struct Update {
     pub reordered: Option<Reordered>,
     /// How the new plan fits the switch model ([`Request::profile`]).
     pub fit: Option<PlanFit>,
+    /// Where the near plan was taken because the plan the update would
+    /// otherwise move to does not fit the switches, why that one does not.
+    pub unfit: Option<String>,
 }
 
 impl Update {
@@ -625,7 +628,13 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
     if matches!(req.target, Target::Extend) && extension_refused.is_none() {
         plan.algo = format!("extend({})", req.installed.algo);
     }
-    let moved = move_to_chosen(&check, near.as_mut(), &mut plan, &extension_refused)?;
+    let plan_fits = fit.as_ref().is_none_or(PlanFit::fits);
+    let moved = move_to_chosen(
+        &check,
+        near.as_mut(),
+        &mut plan,
+        (&extension_refused, plan_fits),
+    )?;
     let Moved {
         final_report,
         churn,
@@ -636,7 +645,12 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
         Ok(m) => m,
         Err(unreachable) => return Ok(unreachable),
     };
+    // Where the near plan replaced a plan the switches cannot hold, why.
+    let mut unfit = None;
     if let Some(n) = near.as_ref().filter(|n| n.taken) {
+        if !plan_fits {
+            unfit = fit.as_ref().and_then(PlanFit::misfit);
+        }
         fit = n.fit.clone();
     }
     Ok(Attempt::Done(Box::new(Update {
@@ -657,6 +671,7 @@ fn attempt(req: &Request<'_>, control: &Control) -> Result<Attempt> {
         reordered,
         classes_over: None,
         fit,
+        unfit,
     })))
 }
 
@@ -673,7 +688,7 @@ fn move_to_chosen(
     check: &Check<'_>,
     near: Option<&mut Near>,
     plan: &mut RuleSet,
-    refused: &Option<String>,
+    (refused, plan_fits): (&Option<String>, bool),
 ) -> Result<std::result::Result<Moved, Attempt>> {
     let choice = check.req.near;
     // Taken by default only where it fits the switches as well as the
@@ -686,7 +701,9 @@ fn move_to_chosen(
                         < churn_of(&check.old_u.entries, &check.corr.new_on_union(plan).entries)
                             .entries());
             fewer && n.fit.as_ref().is_none_or(PlanFit::fits)
-        });
+        })
+        // A near plan the switches hold replaces one they cannot.
+        || (!plan_fits && near.as_ref().is_some_and(|n| n.fit.as_ref().is_some_and(PlanFit::fits)));
     let Some(n) = near.filter(|_| choice != NearChoice::Refused || by_default) else {
         return move_to(check, plan, refused);
     };

@@ -94,7 +94,7 @@ impl Update {
     pub fn to_json(&self, old: &str, new: &str, elp: &str) -> Value {
         let c = &self.churn;
         let scratch = self.scratch.as_ref();
-        json!({
+        let mut v = json!({
             "old_topology": old,
             "new_topology": new,
             "union_topology": self.correspondence.union.name(),
@@ -152,7 +152,10 @@ impl Update {
             "verified_steps": self.verified_steps(),
             "verified": self.ok(),
             "step_rows": self.rows(),
-        })
+        });
+        // Beside the macro's literal: it is at its recursion limit.
+        v["unfit"] = json!(self.unfit);
+        v
     }
 
     /// Writes the steps as Parquet, with the change in the metadata.
@@ -208,7 +211,7 @@ impl Update {
     /// [`crate::Error::Io`] naming the file.
     pub fn write_steps(&self, dir: &Path, summary: &Value) -> Result<()> {
         let topo = tagger_generators::file::to_json(&self.correspondence.union);
-        crate::output::write_string(&dir.join("topology.json"), &topo)?;
+        crate::output::write_staged(&dir.join("topology.json"), &topo)?;
         for (i, s) in self.steps.iter().enumerate() {
             let v = json!({
                 "format": STEPS_FORMAT,
@@ -224,12 +227,12 @@ impl Update {
             });
             let name = format!("step-{}-{}.json", i + 1, s.action.as_str());
             let text = serde_json::to_string_pretty(&v).expect("JSON values serialise");
-            crate::output::write_string(&dir.join(name), &(text + "\n"))?;
+            crate::output::write_staged(&dir.join(name), &(text + "\n"))?;
         }
         let mut summary = summary.clone();
         summary["format"] = STEPS_FORMAT.into();
         let text = serde_json::to_string_pretty(&summary).expect("JSON values serialise");
-        crate::output::write_string(&dir.join("summary.json"), &(text + "\n"))
+        crate::output::write_staged(&dir.join("summary.json"), &(text + "\n"))
     }
 }
 
@@ -429,7 +432,7 @@ impl Update {
         // switches have them): what `tagger verify --exported` reads a
         // running configuration between steps against.
         let union = tagger_generators::file::to_json(&self.correspondence.union);
-        crate::output::write_string(&dir.join(UNION_FILE), &union)?;
+        crate::output::write_staged(&dir.join(UNION_FILE), &union)?;
         let v = json!({
             "format": EXPORT_FORMAT,
             "topology": self.correspondence.union.name(),
@@ -437,7 +440,7 @@ impl Update {
             "steps": listed,
         });
         let text = serde_json::to_string_pretty(&v).expect("JSON values serialise");
-        crate::output::write_string(&dir.join("summary.json"), &(text + "\n"))
+        crate::output::write_staged(&dir.join("summary.json"), &(text + "\n"))
     }
 }
 
@@ -665,9 +668,18 @@ impl StepWalk<'_> {
     /// lossless tag). Returns the step's whole export if `keep`.
     fn step(&mut self, i: usize, step: &Step, keep: bool) -> Result<Option<crate::sonic::Export>> {
         let topo = self.topo;
-        let ex = self.export_next()?;
-        let state = &self.states[i + 1];
         let label = format!("step-{}-{}", i + 1, step.action.as_str());
+        // The step's own state, which the switches hold between steps
+        // (two-phase: old and new entries side by side), is what is
+        // exported and fitted.
+        let priorities = self.states[i + 1].priorities;
+        let ex = self.export_next().map_err(|e| crate::Error::Update {
+            reason: format!(
+                "the configuration after step {} ({label}, {priorities} priorities in its entries): {e}",
+                i + 1
+            ),
+        })?;
+        let state = &self.states[i + 1];
         let mut switches = step.switches.clone();
         let mut after = self.running.clone();
         after.install(&ex, &switches);

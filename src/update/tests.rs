@@ -821,12 +821,13 @@ fn a_growth_path_can_follow_the_near_plan() {
 /// ids: what the fabric runs before an update's first directory. Files are
 /// keyed by port names, which the union keeps, so their contents carry
 /// over as they are.
-fn as_run_wrote_it(u: &Update, old: &Topology, r: &RuleSet) -> crate::sonic::Export {
-    let opts = crate::sonic::Options {
-        require_fit: false,
-        ..Default::default()
-    };
-    let mut ex = crate::sonic::build(old, r, crate::sonic::Format::Sonic, &opts).unwrap();
+fn as_run_wrote_it(
+    u: &Update,
+    old: &Topology,
+    r: &RuleSet,
+    opts: &crate::sonic::Options,
+) -> crate::sonic::Export {
+    let mut ex = crate::sonic::build(old, r, crate::sonic::Format::Sonic, opts).unwrap();
     let node = &u.correspondence.node;
     for s in &mut ex.switches {
         s.node = node[s.node as usize];
@@ -853,13 +854,18 @@ fn replay_steps(u: &Update, old: &Topology, r: &RuleSet) -> usize {
         require_fit: false,
         ..Default::default()
     };
+    replay_with(u, old, r, &opts)
+}
+
+/// [`replay_steps`] exported with `opts`.
+fn replay_with(u: &Update, old: &Topology, r: &RuleSet, opts: &crate::sonic::Options) -> usize {
     let topo = &u.correspondence.union;
-    let exports = match u.export_steps(old, crate::sonic::Format::Sonic, &opts) {
+    let exports = match u.export_steps(old, crate::sonic::Format::Sonic, opts) {
         Ok(x) => x,
         // Refusing to write is always allowed; writing a bad step is not.
         Err(_) => return 0,
     };
-    let mut live = as_run_wrote_it(u, old, r);
+    let mut live = as_run_wrote_it(u, old, r, opts);
     let mut ran: Option<RuleSet> = crate::sonic::read_export(topo, &live, "installed")
         .ok()
         .map(|b| b.rules);
@@ -1057,4 +1063,48 @@ fn every_candidate_is_fitted_to_the_switches() {
         text.contains("fit           spectrum2: new plan fits"),
         "{text}"
     );
+}
+
+/// Where neither the extension nor the plan from scratch fits the
+/// switches but the near plan does, the update moves to the near plan
+/// without being asked, and says why (#70, second round: it moved to a
+/// plan 9 switches could not hold, and its export refusal suggested
+/// `--require-fit off`). Jellyfish 50 planned by `search` in 2
+/// priorities, grown by 2 switches.
+#[test]
+fn a_near_plan_that_fits_replaces_one_that_does_not() {
+    let old = crate::TopologySpec::parse("jellyfish:n=50,ports=8,r=4,seed=2")
+        .unwrap()
+        .build()
+        .unwrap();
+    let new = Change::Grow {
+        switches: 2,
+        seed: 4,
+    }
+    .apply(&old)
+    .unwrap();
+    let r = installed_within(&old, "shortest", 7, Algo::SEARCH);
+    assert_eq!(r.priorities, 2);
+    let elp = ElpSpec::parse("shortest").unwrap();
+    let profile = crate::capacity::Profile::default();
+    let mut req = request(&old, &r, &new, &elp);
+    req.max_tcs = Some(7);
+    req.profile = Some(&profile);
+    let u = plan(&req, &Control::new()).unwrap();
+    assert!(u.ok());
+    let n = u.near.as_ref().unwrap();
+    assert!(n.taken, "{:?}", u.unfit);
+    assert!(u.fit.as_ref().unwrap().fits());
+    assert!(
+        u.unfit
+            .as_deref()
+            .unwrap()
+            .contains("lossless queues at a port")
+    );
+    assert!(!u.scratch.as_ref().unwrap().fit.as_ref().unwrap().fits());
+    let opts = crate::sonic::Options {
+        profile,
+        ..Default::default()
+    };
+    assert!(replay_with(&u, &old, &r, &opts) > 1);
 }

@@ -361,6 +361,61 @@ fn top_level_help_names_every_table() {
     }
 }
 
+/// Help is help everywhere, and only when it reaches its reader: `tagger
+/// help --help` and `tagger help run` work (the latter as `tagger run
+/// --help`), help or a version that cannot be written is an error, a
+/// usage error exits 2; `--elp`'s help lists every family, and
+/// `failures --routing both` means converged and local (#70, low).
+#[test]
+fn help_is_written_or_fails() {
+    let o = tagger(&["help", "--help"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("Usage: tagger help"), "{}", text(&o));
+    let (a, b) = (tagger(&["help", "run"]), tagger(&["run", "--help"]));
+    assert!(a.status.success() && a.stdout == b.stdout);
+    let run_help = String::from_utf8(b.stdout).unwrap();
+    assert!(run_help.contains("file:PATH or lfts:PATH"), "{run_help}");
+    assert!(!run_help.contains('\u{1b}'), "styled help into a pipe");
+    assert_eq!(tagger(&["help", "nosuch"]).status.code(), Some(1));
+    assert_eq!(tagger(&["nosuch"]).status.code(), Some(2));
+    if Path::new("/dev/full").exists() {
+        for args in [
+            &["--help"][..],
+            &["run", "--help"],
+            &["--version"],
+            &["help"],
+        ] {
+            let full = std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap();
+            let o = Command::new(env!("CARGO_BIN_EXE_tagger"))
+                .args(args)
+                .stdout(full)
+                .output()
+                .unwrap();
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {}", text(&o));
+            assert!(text(&o).contains("No space left"), "{args:?}: {}", text(&o));
+        }
+    }
+    let o = tagger(&[
+        "failures",
+        "fattree:k=4",
+        "--elp",
+        "kbounce:1",
+        "--fail",
+        "links:1,trials=2",
+        "--routing",
+        "both",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = text(&o);
+    assert!(
+        out.contains("\nconverged ") && out.contains("\nlocal "),
+        "{out}"
+    );
+}
+
 /// Every subcommand takes the network the same way: as its first argument
 /// or as `--topology`, a generator spec or a file alike; both, or
 /// neither, is a usage error.

@@ -77,6 +77,9 @@ pub(crate) fn judge(
     }
     for sw in summary["switches"].as_array().unwrap() {
         let v = num(&sw["node"]).unwrap();
+        if !sw["file"].is_null() && sw["file"] != json!(format!("{v}.json")) {
+            return broken(format!("node {v}: summary names file {}", sw["file"]));
+        }
         let Ok(text) = std::fs::read_to_string(dir.join(format!("{v}.json"))) else {
             return broken(format!("node {v}: listed, no file"));
         };

@@ -53,7 +53,12 @@ pub(crate) struct Summary {
 
 /// SONiC's headroom formula (Mellanox, sonic-swss buffer_headroom_mellanox.lua)
 /// or the Tagger drafts' estimate, from the profile's TOML alone.
-pub(crate) fn headroom(p: &toml::Table, speed_gbps: f64, cable_m: f64) -> (u64, u64) {
+pub(crate) fn headroom(
+    p: &toml::Table,
+    speed_gbps: f64,
+    cable_m: f64,
+    port_mtu: u32,
+) -> (u64, u64) {
     let f = |k: &str| -> f64 {
         match p.get(k) {
             Some(toml::Value::Integer(i)) => *i as f64,
@@ -87,7 +92,7 @@ pub(crate) fn headroom(p: &toml::Table, speed_gbps: f64, cable_m: f64) -> (u64, 
         let bps = speed_gbps * 1e9;
         let cable = 2.0 * cable_m * bps / 198e6 / 8.0;
         let gearbox = bps * f("gearbox_delay_ns") * 1e-9 / 8.0;
-        let prop = f("port_mtu") + cable + 2.0 * gearbox + f("mac_phy_delay_bytes") + peer;
+        let prop = f64::from(port_mtu) + cable + 2.0 * gearbox + f("mac_phy_delay_bytes") + peer;
         (
             ceil_1024(f("lossless_mtu") + prop * occ),
             ceil_1024(f("pipeline_latency_bytes")),
@@ -100,6 +105,9 @@ pub(crate) fn headroom(p: &toml::Table, speed_gbps: f64, cable_m: f64) -> (u64, 
     }
 }
 
+/// Per port, its keys' ranges `(lo, hi, key)`.
+type Ranges = BTreeMap<String, Vec<(u32, u32, String)>>;
+
 /// A SONiC switch file decoded, its buffers and fit checked against the
 /// recorded profile.
 pub(crate) fn sonic_switch(v: u32, db: &Value, profile: &toml::Table) -> Result<Model, Broken> {
@@ -108,6 +116,70 @@ pub(crate) fn sonic_switch(v: u32, db: &Value, profile: &toml::Table) -> Result<
             return broken(format!("node {v}: {t}"));
         }
     }
+    // Tables that act on classification, queues or buffers the model does
+    // not run (the scheduler's weights and the PFC watchdog do neither).
+    let runs = [
+        "PORT",
+        "CABLE_LENGTH",
+        "PORT_QOS_MAP",
+        "DSCP_TO_TC_MAP",
+        "TC_TO_PRIORITY_GROUP_MAP",
+        "TC_TO_QUEUE_MAP",
+        "TC_TO_DSCP_MAP",
+        "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP",
+        "MAP_PFC_PRIORITY_TO_QUEUE",
+        "DOT1P_TO_TC_MAP",
+        "BUFFER_PROFILE",
+        "BUFFER_PG",
+        "BUFFER_QUEUE",
+        "BUFFER_POOL",
+        "QUEUE",
+        "WRED_PROFILE",
+        "SCHEDULER",
+        "PFC_WD",
+    ];
+    for t in db.as_object().unwrap().keys() {
+        let acts = ["BUFFER", "QUEUE", "WRED", "_MAP", "SCHEDULER", "PFC", "QOS"]
+            .iter()
+            .any(|w| t.contains(w));
+        if acts && !runs.contains(&t.as_str()) {
+            return broken(format!("node {v}: table {t}"));
+        }
+    }
+    // `port|n` and `port|lo-hi` keys: ranges that do not overlap.
+    let mut keyed: BTreeMap<&str, Ranges> = BTreeMap::new();
+    for table in ["BUFFER_PG", "BUFFER_QUEUE", "QUEUE"] {
+        let by_port = keyed.entry(table).or_default();
+        for k in db[table].as_object().into_iter().flatten().map(|(k, _)| k) {
+            let Some((port, range)) = k.split_once('|') else {
+                return broken(format!("node {v}: {table} key {k}"));
+            };
+            let (lo, hi) = range.split_once('-').unwrap_or((range, range));
+            match (lo.parse::<u32>(), hi.parse::<u32>()) {
+                (Ok(lo), Ok(hi)) if lo <= hi && hi <= 15 => {
+                    by_port
+                        .entry(port.to_string())
+                        .or_default()
+                        .push((lo, hi, k.clone()));
+                }
+                _ => return broken(format!("node {v}: {table} key {k}")),
+            }
+        }
+        for list in by_port.values() {
+            for (i, a) in list.iter().enumerate() {
+                if list[i + 1..].iter().any(|b| a.0 <= b.1 && b.0 <= a.1) {
+                    return broken(format!("node {v}: {table} keys overlap at {}", a.2));
+                }
+            }
+        }
+    }
+    let key_of = |table: &str, port: &str, n: u32| -> Option<String> {
+        keyed[table]
+            .get(port)?
+            .iter()
+            .find(|(lo, hi, _)| (*lo..=*hi).contains(&n))
+            .map(|x| x.2.clone())
+    };
     let mut ports = BTreeMap::new();
     for (name, p) in db["PORT"].as_object().into_iter().flatten() {
         let d = p["description"].as_str().unwrap_or("");
@@ -227,7 +299,7 @@ pub(crate) fn sonic_switch(v: u32, db: &Value, profile: &toml::Table) -> Result<
         // its own number; a bound map may only say so.
         for (k, table) in [
             ("pfc_to_pg_map", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"),
-            ("pfc_to_queue_map", "PFC_PRIORITY_TO_QUEUE_MAP"),
+            ("pfc_to_queue_map", "MAP_PFC_PRIORITY_TO_QUEUE"),
         ] {
             if !b[k].is_null() {
                 let m = load(table, &b[k], 7, 7)?;
@@ -256,6 +328,12 @@ pub(crate) fn sonic_switch(v: u32, db: &Value, profile: &toml::Table) -> Result<
             .collect();
         let speed = num(&db["PORT"][name.as_str()]["speed"])
             .filter(|&s| s > 0 && f64::from(s) == (real_speed * 1000.0).round());
+        // The port's MTU (SONiC's 9100 where none is given): at least the
+        // lossless packets', and what the headroom is sized for.
+        let mtu = match &db["PORT"][name.as_str()]["mtu"] {
+            Value::Null => Some(9100),
+            x => num(x).filter(|&m| m > 0 && u64::from(m) >= int("lossless_mtu")),
+        };
         let cable = match declared.first() {
             Some(&Some(c)) if declared.iter().all(|d| *d == Some(c)) && c >= real_cable.ceil() => {
                 Some(c)
@@ -272,14 +350,15 @@ pub(crate) fn sonic_switch(v: u32, db: &Value, profile: &toml::Table) -> Result<
             // Every group as configured, group 0 too.
             let lossless = pfc.contains(&g);
             if lossless {
-                let buf = db["BUFFER_PG"][format!("{name}|{g}")]["profile"]
-                    .as_str()
-                    .map(|p| &db["BUFFER_PROFILE"][p]);
-                let (Some(prof), Some(s), Some(c)) = (buf.filter(|p| p.is_object()), speed, cable)
+                let buf = key_of("BUFFER_PG", name, g)
+                    .and_then(|k| db["BUFFER_PG"][&k]["profile"].as_str().map(str::to_string))
+                    .map(|p| &db["BUFFER_PROFILE"][&p]);
+                let (Some(prof), Some(s), Some(c), Some(mtu)) =
+                    (buf.filter(|p| p.is_object()), speed, cable, mtu)
                 else {
                     return broken(format!("node {v}: {name} group {g} unbuffered"));
                 };
-                let (xoff, xon) = headroom(profile, f64::from(s) / 1000.0, c);
+                let (xoff, xon) = headroom(profile, f64::from(s) / 1000.0, c, mtu);
                 let size_need = if shared { xon } else { xoff + xon };
                 let got = |k: &str| num(&prof[k]).map(u64::from);
                 if prof["pool"] != json!("ingress_lossless_pool")
@@ -289,18 +368,30 @@ pub(crate) fn sonic_switch(v: u32, db: &Value, profile: &toml::Table) -> Result<
                 {
                     return broken(format!("node {v}: {name} group {g} headroom"));
                 }
-                if groups.insert(g) {
-                    xoff_sum += xoff;
-                    xon_sum += xon;
-                }
+                groups.insert(g);
             }
             row.push(Arrive {
                 class: tc,
                 group: lossless.then_some(g),
             });
         }
-        let queues: BTreeSet<u32> = t2q.values().copied().filter(|q| pfc.contains(q)).collect();
-        most = most.max(groups.union(&queues).count());
+        // Every lossless-pool group of the port pauses (is in pfc_enable),
+        // and reserves its configured headroom, reached or not.
+        most = most.max(pfc.len());
+        for (lo, hi, k) in keyed["BUFFER_PG"].get(name).into_iter().flatten() {
+            let prof = db["BUFFER_PG"][k]["profile"].as_str().unwrap_or("");
+            let f = &db["BUFFER_PROFILE"][prof];
+            if f["pool"] != json!("ingress_lossless_pool") {
+                continue;
+            }
+            if (*lo..=*hi).any(|g| !pfc.contains(&g)) {
+                return broken(format!("node {v}: {k} lossless but not paused"));
+            }
+            let n = u64::from(hi - lo + 1);
+            xoff_sum += num(&f["xoff"]).map_or(0, u64::from) * n;
+            xon_sum += num(&f["xon"]).map_or(0, u64::from) * n;
+        }
+        let _ = &groups;
         arrive.insert(name.clone(), row);
         egress_maps.insert(name.clone(), (t2q, t2d));
         pfcs.insert(name.clone(), pfc);
@@ -314,11 +405,29 @@ pub(crate) fn sonic_switch(v: u32, db: &Value, profile: &toml::Table) -> Result<
             };
             let paused = pfcs[name].contains(&q);
             if paused {
-                let pool = db["BUFFER_QUEUE"][format!("{name}|{q}")]["profile"]
-                    .as_str()
-                    .map(|p| &db["BUFFER_PROFILE"][p]["pool"]);
+                let pool = key_of("BUFFER_QUEUE", name, q)
+                    .and_then(|k| {
+                        db["BUFFER_QUEUE"][&k]["profile"]
+                            .as_str()
+                            .map(str::to_string)
+                    })
+                    .map(|p| &db["BUFFER_PROFILE"][&p]["pool"]);
                 if pool != Some(&json!("egress_lossless_pool")) {
                     return broken(format!("node {v}: {name} queue {q} unbuffered"));
+                }
+                // A WRED profile on a lossless queue marks, never drops.
+                if let Some(w) = key_of("QUEUE", name, q)
+                    .and_then(|k| db["QUEUE"][&k]["wred_profile"].as_str().map(str::to_string))
+                {
+                    let wp = &db["WRED_PROFILE"][&w];
+                    let ecn = wp["ecn"].as_str().unwrap_or("ecn_none");
+                    let drops = ["green", "yellow", "red"].iter().any(|c| {
+                        wp[format!("wred_{c}_enable")] == json!("true")
+                            && !(ecn == "ecn_all" || ecn.contains(c))
+                    });
+                    if !wp.is_object() || drops {
+                        return broken(format!("node {v}: {name} queue {q} WRED"));
+                    }
                 }
             }
             leave.entry(tc).or_default().insert(
@@ -337,6 +446,13 @@ pub(crate) fn sonic_switch(v: u32, db: &Value, profile: &toml::Table) -> Result<
     } else {
         xoff_sum + xon_sum
     };
+    let pool = &db["BUFFER_POOL"]["ingress_lossless_pool"];
+    if pool.is_object()
+        && (pool["type"].as_str().is_some_and(|t| t != "ingress")
+            || num(&pool["size"]).is_some_and(|sz| u64::from(sz) < reserved))
+    {
+        return broken(format!("node {v}: lossless pool"));
+    }
     if most as u64 > int("lossless_queues") || reserved > int("lossless_buffer_bytes") {
         return broken(format!("node {v}: does not fit"));
     }

@@ -25,7 +25,7 @@ pub(crate) fn mutate(db: &mut Value, pick: &mut impl FnMut(usize) -> usize) {
         db[table][&mine] = m;
         db["PORT_QOS_MAP"][&port][key] = json!(mine);
     };
-    match pick(16) {
+    match pick(21) {
         // A U-turn kept: what arrives at the port with some DSCP leaves
         // back on it with that DSCP, in its group's queue.
         0 => {
@@ -194,6 +194,46 @@ pub(crate) fn mutate(db: &mut Value, pick: &mut impl FnMut(usize) -> usize) {
             let now = db["CABLE_LENGTH"]["AZURE"][&port].clone();
             db["CABLE_LENGTH"]["OTHER"][&port] = if pick(2) == 0 { now } else { json!("2000m") };
         }
+        // The port's MTU: larger than the buffers were sized for, below
+        // the lossless packets, or not a number.
+        16 => db["PORT"][&port]["mtu"] = json!(["9216", "1000", "1500", "x"][pick(4)]),
+        // A second BUFFER_PG or BUFFER_QUEUE key over a group or queue
+        // already covered, or a lossless-pool range over lossy groups.
+        17 => {
+            let (t, k, prof) = [
+                ("BUFFER_PG", "3-3", "EDIT_LOSSY"),
+                ("BUFFER_PG", "0-4", "EDIT_LOSSLESS"),
+                ("BUFFER_QUEUE", "3-4", "EDIT_LOSSY"),
+                ("BUFFER_PG", "4-3", "EDIT_LOSSY"),
+            ][pick(4)];
+            db["BUFFER_PROFILE"]["EDIT_LOSSY"] =
+                json!({"pool": "ingress_lossy_pool", "size": "0", "dynamic_th": "3"});
+            db["BUFFER_PROFILE"]["EDIT_LOSSLESS"] = json!({"pool": "ingress_lossless_pool", "xoff": "999999", "xon": "99999", "size": "1099998", "dynamic_th": "0"});
+            db[t][format!("{port}|{k}")] = json!({ "profile": prof });
+        }
+        // A WRED profile on the port's queues: marking or dropping.
+        18 => {
+            let ecn = ["ecn_all", "ecn_none", "ecn_green", "ecn_yellow_red"][pick(4)];
+            db["WRED_PROFILE"]["EDIT_W"] = json!({"wred_green_enable": "true", "wred_yellow_enable": "true", "ecn": ecn, "green_drop_probability": "100"});
+            let q = ["3", "4", "3-4", "0"][pick(4)];
+            db["QUEUE"][format!("{port}|{q}")] = json!({"wred_profile": "EDIT_W"});
+        }
+        // The lossless pool redefined, and tables the read-back does not
+        // run.
+        19 => {
+            let size = ["1024", "999999999"][pick(2)];
+            db["BUFFER_POOL"]["ingress_lossless_pool"] =
+                json!({"type": "ingress", "mode": "dynamic", "size": size});
+        }
+        20 => {
+            let t = [
+                "BUFFER_PORT_INGRESS_PROFILE_LIST",
+                "PFC_WD",
+                "SCHEDULER",
+                "DEVICE_METADATA",
+            ][pick(4)];
+            db[t] = json!({ port.clone(): {"profile_list": "x", "action": "drop"} });
+        }
         // A map's value.
         _ => {
             let tables = [
@@ -291,11 +331,18 @@ pub(crate) fn mutate_dir(dir: &std::path::Path, pick: &mut impl FnMut(usize) -> 
     let list = summary["switches"].as_array_mut().unwrap();
     let i = pick(list.len());
     let v = list[i]["node"].as_u64().unwrap();
-    match pick(3) {
+    match pick(4) {
         0 => {
             list.remove(i);
             std::fs::write(&path, summary.to_string()).unwrap();
             format!("summary.json: switch {v} unlisted")
+        }
+        3 => {
+            let j = pick(list.len());
+            let other = list[j]["file"].clone();
+            list[i]["file"] = other;
+            std::fs::write(&path, summary.to_string()).unwrap();
+            format!("summary.json: switch {v}'s file named as switch {j}'s")
         }
         1 => {
             let stray = format!("{}.json", 100_000 + pick(100));
