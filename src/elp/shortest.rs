@@ -851,76 +851,19 @@ mod tests {
     use super::*;
     use tagger_generators::TopologySpec;
 
-    /// The first implementation, one BFS per endpoint: the oracle for the
-    /// bit-parallel build.
+    /// One BFS per endpoint (the first implementation, now the deep
+    /// fabrics' build), laid out dense: the oracle for the bit-parallel
+    /// build.
     fn build_per_source(topo: &Topology) -> Shortest {
-        let eps = topo.endpoints();
         let n = topo.node_count();
-        let words = eps.len().div_ceil(64);
+        let live = Live { topo, failed: None };
+        let words = topo.endpoints().len().div_ceil(64);
         let chunks: Vec<Chunk> = (0..words)
-            .into_par_iter()
             .map(|j| {
-                let mut dist = Vec::new();
-                let mut order = Vec::new();
-                let mut useful = vec![false; n];
-                let mut sigma = vec![0u128; n];
-                let mut stamp = vec![u32::MAX; n];
-                let mut ch = Chunk::default();
-                let mut marks: Vec<(u32, u32, u32)> = Vec::new();
-                for bit in 0..64 {
-                    let i = j * 64 + bit;
-                    if i >= eps.len() {
-                        break;
-                    }
-                    let s = eps[i];
-                    topo.bfs(s, &mut dist, &mut order);
-                    for &w in order.iter().rev() {
-                        let dw = dist[w as usize];
-                        useful[w as usize] = (w != s && topo.is_endpoint(w))
-                            || topo
-                                .neighbors(w)
-                                .any(|x| dist[x as usize] == dw + 1 && useful[x as usize]);
-                    }
-                    sigma[s as usize] = 1;
-                    for &w in &order[1..] {
-                        let dw = dist[w as usize];
-                        let mut acc: u128 = 0;
-                        for x in topo.neighbors(w) {
-                            // Parallel links reach the same predecessor twice;
-                            // paths are node sequences, so count it once.
-                            if dist[x as usize] + 1 == dw && stamp[x as usize] != w {
-                                stamp[x as usize] = w;
-                                acc = acc.checked_add(sigma[x as usize]).unwrap_or_else(|| {
-                                    ch.saturated = true;
-                                    u128::MAX
-                                });
-                            }
-                        }
-                        for x in topo.neighbors(w) {
-                            stamp[x as usize] = u32::MAX;
-                        }
-                        sigma[w as usize] = acc;
-                        if topo.is_endpoint(w) {
-                            ch.paths = ch.paths.checked_add(acc).unwrap_or_else(|| {
-                                ch.saturated = true;
-                                u128::MAX
-                            });
-                            ch.longest = ch.longest.max(dw);
-                            ch.pairs += 1;
-                        }
-                        if useful[w as usize] {
-                            marks.push((w, dw, bit as u32));
-                            ch.rows = ch.rows.max(dw as usize + 1);
-                        }
-                    }
-                    for &w in &order {
-                        useful[w as usize] = false;
-                        sigma[w as usize] = 0;
-                    }
-                }
+                let mut ch = live.chunk_per_source(j);
                 ch.col = vec![0; n * ch.rows];
-                for (w, d, bit) in marks {
-                    ch.col[w as usize * ch.rows + d as usize] |= 1 << bit;
+                for &(w, d, m) in &ch.marks {
+                    ch.col[w as usize * ch.rows + d as usize] |= m;
                 }
                 ch
             })

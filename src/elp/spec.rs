@@ -185,17 +185,10 @@ impl ElpSpec {
     ///   follows, which charges itself as it grows (0 here).
     pub fn estimate_bytes(&self, topo: &Topology) -> u64 {
         let eps = topo.endpoints();
-        let Some(&e0) = eps.first() else {
+        if eps.is_empty() {
             return 0;
-        };
-        let (mut dist, mut queue) = (Vec::new(), Vec::new());
-        topo.bfs(e0, &mut dist, &mut queue);
-        let ecc = eps
-            .iter()
-            .map(|&e| dist[e as usize])
-            .filter(|&d| d != u32::MAX)
-            .max()
-            .unwrap_or(0) as u64;
+        }
+        let ecc = u64::from(super::Shortest::is_deep(topo).1);
         let e = eps.len() as u64;
         let path_bytes = |len: u64| 24 + 4 * (len + 1);
         self.families

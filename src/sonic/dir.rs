@@ -187,7 +187,10 @@ pub(super) fn switch_files<'a>(
             ),
         )
     })?;
+    // Every entry is checked before any file is read, so that the files
+    // the summary does not list are known.
     let mut nodes = std::collections::BTreeSet::new();
+    let mut checked = Vec::with_capacity(list.len());
     for s in list {
         let v = number(&s["node"])
             .filter(|&v| (v as usize) < topo.node_count())
@@ -215,6 +218,7 @@ pub(super) fn switch_files<'a>(
                 ),
             ));
         }
+        checked.push(v);
     }
     // Every switch file present is judged: one the summary does not list
     // would still be loaded on its switch.
@@ -229,22 +233,7 @@ pub(super) fn switch_files<'a>(
             "is a switch file that summary.json does not list: every switch file of an export is judged, so list it in summary.json's switches or remove it".into(),
         ));
     }
-    let mut seen = std::collections::BTreeSet::new();
-    Ok(list.iter().map(move |s| {
-        let v = number(&s["node"])
-            .filter(|&v| (v as usize) < topo.node_count())
-            .ok_or_else(|| {
-                bad(
-                    "summary.json",
-                    format!(
-                        "node {} is not in the topology",
-                        excerpt(&s["node"].to_string())
-                    ),
-                )
-            })?;
-        if !seen.insert(v) {
-            return Err(bad("summary.json", format!("switch {v} is listed twice")));
-        }
+    Ok(list.iter().zip(checked).map(move |(s, v)| {
         let file = format!("{v}.json");
         let db = src.switch(v, &file)?;
         Ok((v, file, db, s))

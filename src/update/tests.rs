@@ -816,6 +816,16 @@ fn a_growth_path_can_follow_the_near_plan() {
     assert!(n.verified && e.verified);
 }
 
+/// `spec`'s fabric planned by `search` for `shortest` within 7 traffic
+/// classes (2 priorities), and the fabric after `change`.
+fn searched_and_changed(spec: &str, change: Change) -> (Topology, Topology, RuleSet) {
+    let old = crate::TopologySpec::parse(spec).unwrap().build().unwrap();
+    let new = change.apply(&old).unwrap();
+    let r = installed_within(&old, "shortest", 7, Algo::SEARCH);
+    assert_eq!(r.priorities, 2);
+    (old, new, r)
+}
+
 /// The installed export as `tagger run --export` wrote it (on the old
 /// topology, classes chosen there), its switches renamed to their union
 /// ids: what the fabric runs before an update's first directory. Files are
@@ -912,17 +922,13 @@ fn replay_with(u: &Update, old: &Topology, r: &RuleSet, opts: &crate::sonic::Opt
 /// switches 1 and 6).
 #[test]
 fn a_near_growths_first_step_runs_beside_the_installed_export() {
-    let old = crate::TopologySpec::parse("jellyfish:n=30,ports=8,r=4,seed=1")
-        .unwrap()
-        .build()
-        .unwrap();
-    let new = Change::Grow {
-        switches: 2,
-        seed: 3,
-    }
-    .apply(&old)
-    .unwrap();
-    let r = installed_within(&old, "shortest", 7, Algo::SEARCH);
+    let (old, new, r) = searched_and_changed(
+        "jellyfish:n=30,ports=8,r=4,seed=1",
+        Change::Grow {
+            switches: 2,
+            seed: 3,
+        },
+    );
     let elp = ElpSpec::parse("shortest").unwrap();
     let mut req = request(&old, &r, &new, &elp);
     req.near = NearChoice::Require;
@@ -1028,13 +1034,10 @@ fn the_union_keeps_every_links_speed_and_cable() {
 /// moves to it and says why.
 #[test]
 fn every_candidate_is_fitted_to_the_switches() {
-    let old = crate::TopologySpec::parse("jellyfish:n=30,ports=8,r=4,seed=1")
-        .unwrap()
-        .build()
-        .unwrap();
-    let new = Change::Drain { links: 2, seed: 1 }.apply(&old).unwrap();
-    let r = installed_within(&old, "shortest", 7, Algo::SEARCH);
-    assert_eq!(r.priorities, 2);
+    let (old, new, r) = searched_and_changed(
+        "jellyfish:n=30,ports=8,r=4,seed=1",
+        Change::Drain { links: 2, seed: 1 },
+    );
     let elp = ElpSpec::parse("shortest").unwrap();
     let profile = crate::capacity::Profile::default();
     assert_eq!(profile.lossless_queues, 2);
@@ -1073,18 +1076,13 @@ fn every_candidate_is_fitted_to_the_switches() {
 /// priorities, grown by 2 switches.
 #[test]
 fn a_near_plan_that_fits_replaces_one_that_does_not() {
-    let old = crate::TopologySpec::parse("jellyfish:n=50,ports=8,r=4,seed=2")
-        .unwrap()
-        .build()
-        .unwrap();
-    let new = Change::Grow {
-        switches: 2,
-        seed: 4,
-    }
-    .apply(&old)
-    .unwrap();
-    let r = installed_within(&old, "shortest", 7, Algo::SEARCH);
-    assert_eq!(r.priorities, 2);
+    let (old, new, r) = searched_and_changed(
+        "jellyfish:n=50,ports=8,r=4,seed=2",
+        Change::Grow {
+            switches: 2,
+            seed: 4,
+        },
+    );
     let elp = ElpSpec::parse("shortest").unwrap();
     let profile = crate::capacity::Profile::default();
     let mut req = request(&old, &r, &new, &elp);
