@@ -5,9 +5,11 @@ switch's YANG layer (sonic-yang-mgmt) checks config_db.
 
     python3 scripts/validate-sonic.py EXPORT_DIR [--yang DIR] [--yanglint PATH]
 
-Each switch file (config_db JSON) is merged with what the platform's config
-already holds and the export refers to (see platform_base), translated into
-YANG instance data and validated by yanglint with every module of DIR loaded
+Each switch file (config_db JSON: the switch's base, its own configuration or
+the stock one, with the plan written in) is checked to be what its patch
+(`<node>.patch.json`, RFC 6902) makes of its base (`<node>.base.json`) when
+applied with jsonpatch, the library SONiC's `config apply-patch` uses; then
+it is validated as written, nothing added, translated into YANG instance data and validated by yanglint with every module of DIR loaded
 and implemented: keys, types, patterns, ranges, mandatory leaves, `when` and
 `must` conditions and every reference (a port, map, pool or buffer profile
 named but not defined fails).
@@ -49,7 +51,8 @@ models; yanglint's -i makes every imported module implemented, so no `when`
 or `must` check is skipped for want of the module it refers to (the script
 refuses to run if libyang reports one skipped anyway).
 
-Needs `yanglint` (Debian: libyang-tools); standard-library Python only.
+Needs `yanglint` (Debian: libyang-tools) and Python's `jsonpatch`
+(scripts/requirements.txt).
 Prints "N of M switch configs valid against DIR"; exit 0 when every file is
 valid, 1 naming each file that is not with yanglint's message.
 """
@@ -61,37 +64,6 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
-
-# What a SONiC switch's own config (its platform's port_config.ini and
-# buffer templates) already holds, that an export refers to without writing:
-# every port has lanes (mandatory in sonic-port; the script gives each port
-# four lanes of its own, as port_config.ini does, and the model asks no more
-# than a string of 1-128 characters), and the buffer profiles an export
-# writes draw on the platform's two lossless pools. DEVICE_METADATA, which
-# every switch has too, is not added: the models' conditions on it (PORT's
-# lanes, BUFFER_QUEUE's lists) read an absent one as a single-ASIC, non-VOQ
-# switch, which is what the export is for; no other data is needed.
-POOLS = {
-    "ingress_lossless_pool": {"type": "ingress", "mode": "dynamic", "size": "33554432", "xoff": "0"},
-    "egress_lossless_pool": {"type": "egress", "mode": "dynamic", "size": "33554432"},
-}
-LANES_PER_PORT = 4
-
-
-def platform_base(db: dict) -> dict:
-    """The export merged over a platform config: lanes per port, the pools.
-
-    The export's own fields win; only ports the export lists get lanes (a
-    reference to a port the export does not list still fails)."""
-    out = {k: dict(v) for k, v in db.items()}
-    if "PORT" in db:
-        out["PORT"] = {
-            p: {"lanes": ",".join(str(LANES_PER_PORT * i + j) for j in range(LANES_PER_PORT)), **f}
-            for i, (p, f) in enumerate(db["PORT"].items())
-        }
-    if "BUFFER_PROFILE" in db:
-        out["BUFFER_POOL"] = {**POOLS, **db.get("BUFFER_POOL", {})}
-    return out
 
 
 # ---------------------------------------------------------------- the models
@@ -303,6 +275,28 @@ def validate_chunk(base: list, data: list) -> dict:
     return bad
 
 
+def applied(export_dir: Path, node, db: dict) -> dict:
+    """The switch's configuration as `config apply-patch` leaves it: its
+    base (`<node>.base.json`) with its patch (`<node>.patch.json`) applied
+    by `jsonpatch`, the library SONiC's generic config updater applies
+    patches with. It must be the switch file itself (`db`); a patch that
+    does not apply, or makes another configuration, is an error."""
+    try:
+        import jsonpatch
+    except ImportError:
+        raise SystemExit("validate-sonic.py needs jsonpatch: python3 -m pip install -r scripts/requirements.txt")
+    base_f, patch_f = export_dir / f"{node}.base.json", export_dir / f"{node}.patch.json"
+    if not base_f.exists() or not patch_f.exists():
+        raise ValueError(f"{base_f.name} or {patch_f.name} is missing")
+    try:
+        made = jsonpatch.apply_patch(json.loads(base_f.read_text()), json.loads(patch_f.read_text()))
+    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as e:
+        raise ValueError(f"{patch_f.name} does not apply to {base_f.name}: {e}")
+    if made != db:
+        raise ValueError(f"{patch_f.name} applied to {base_f.name} is not the switch file")
+    return db
+
+
 def default_yang(repo: Path) -> Path:
     shared = repo.parent / "shared" / "sonic-yang"
     return shared if shared.is_dir() else repo / "datasets" / "sonic-yang"
@@ -329,7 +323,8 @@ def main() -> int:
         for i, s in enumerate(summary["switches"]):
             f = a.export_dir / s["file"]
             try:
-                xml = to_xml(platform_base(json.loads(f.read_text())), tables, namespaces)
+                db = applied(a.export_dir, s["node"], json.loads(f.read_text()))
+                xml = to_xml(db, tables, namespaces)
             except (ValueError, AttributeError) as e:
                 print(f"{f}: {e}", file=sys.stderr)
                 bad += 1
@@ -343,7 +338,8 @@ def main() -> int:
             print(f"{data[inst]}: {msg}", file=sys.stderr)
             bad += 1
     n = len(summary["switches"])
-    print(f"{n - bad} of {n} switch configs valid against {yang}")
+    print(f"{n - bad} of {n} switch configs valid against {yang} "
+          "(each file as written: its base with its patch applied by jsonpatch; nothing added)")
     return 1 if bad else 0
 
 

@@ -535,6 +535,10 @@ pub enum ExportKind {
     /// JSON, a table or value that is missing, malformed or inconsistent, or
     /// a configuration under which the decoded priorities are not lossless.
     ReadBack,
+    /// A switch's base configuration (`--base`) that cannot be read or
+    /// built on: a file that is not one switch's `config_db`, a switch
+    /// without one, a buffer model or port the plan cannot be written for.
+    Base,
 }
 
 impl Error {

@@ -705,6 +705,20 @@ pub struct MappingArgs {
     /// have).
     #[arg(long, value_parser = |s: &str| tagger::sonic::Mapping::parse_list(s).map(List))]
     pub queues: Option<List>,
+    /// Each switch's configuration before the install, one config_db JSON
+    /// per switch as `show runningconfiguration all` prints it (matched by
+    /// DEVICE_METADATA hostname = the node's name or id, else by file
+    /// name). Without it, a stock SONiC configuration rendered for the
+    /// switch profile. Each switch's export is that base with the plan
+    /// written in, and the JSON Patch from it.
+    #[arg(long, value_name = "DIR")]
+    pub base: Option<PathBuf>,
+    /// DSCP values that keep the lossy class their base gives them: all,
+    /// none, or a list (default: all with --base, none with the stock
+    /// base). Others that are no tag join the base's default class (DSCP
+    /// 0's), their DSCP unchanged.
+    #[arg(long, value_name = "LIST")]
+    pub keep_dscp: Option<tagger::sonic::KeepDscp>,
 }
 
 /// A comma-separated list of numbers, as one option value.
@@ -730,11 +744,17 @@ impl MappingArgs {
         mapping
             .check_queues(&profile)
             .map_err(|e| anyhow::anyhow!("--queues: {e}"))?;
+        let base = match &self.base {
+            None => tagger::sonic::Base::Stock,
+            Some(d) => tagger::sonic::Base::read(d).context("--base")?,
+        };
         Ok(tagger::sonic::Options {
             mapping,
             profile,
             require_fit,
             elp,
+            base,
+            keep: self.keep_dscp.clone(),
         })
     }
 }

@@ -324,3 +324,68 @@ pub(super) fn header(
         ingress,
     })
 }
+
+/// Checks that switch `v`'s patch (`<v>.patch.json`), applied to its base
+/// (`<v>.base.json`) as `config apply-patch` applies it, gives exactly
+/// its configuration `db` (`<v>.json`): the read-back judges that
+/// configuration, so it must be what the patch makes of the base.
+///
+/// # Errors
+/// [`Error::Export`] naming the file missing, the patch that does not
+/// apply, or the first table where the result differs.
+pub(super) fn check_patch(dir: &Path, v: NodeId, db: &Value) -> Result<()> {
+    let bad = |file: String, reason: String| Error::Export {
+        kind: crate::error::ExportKind::ReadBack,
+        reason: format!("{}: {reason}", dir.join(file).display()),
+    };
+    let (pf, bf) = (format!("{v}.patch.json"), format!("{v}.base.json"));
+    for f in [&pf, &bf] {
+        if std::fs::symlink_metadata(dir.join(f)).is_err() {
+            return Err(bad(
+                f.clone(),
+                "is missing: every switch's export is its base, the patch and the configuration they make".into(),
+            ));
+        }
+    }
+    let patch: json_patch::Patch = serde_json::from_value(load(&dir.join(&pf))?)
+        .map_err(|e| bad(pf.clone(), format!("is not an RFC 6902 JSON Patch: {e}")))?;
+    let mut base = load(&dir.join(&bf))?;
+    json_patch::patch(&mut base, &patch)
+        .map_err(|e| bad(pf.clone(), format!("does not apply to {bf}: {e}")))?;
+    if base != *db {
+        let tables: std::collections::BTreeSet<&String> = base
+            .as_object()
+            .into_iter()
+            .flatten()
+            .chain(db.as_object().into_iter().flatten())
+            .map(|(k, _)| k)
+            .collect();
+        let first = tables
+            .into_iter()
+            .find(|t| base.get(t.as_str()) != db.get(t.as_str()))
+            .map_or("the document".to_string(), |t| excerpt(t));
+        return Err(bad(
+            format!("{v}.json"),
+            format!(
+                "is not what {pf} makes of {bf} (they differ in {first}): a switch would hold another configuration than the one judged"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Rewrites switch `v`'s patch to make its `<v>.json` of its base, after
+/// a test edited the configuration: the read-back then judges the edit
+/// itself, not the stale patch.
+#[cfg(test)]
+pub(crate) fn repatch(dir: &Path, v: NodeId) {
+    let db = load(&dir.join(format!("{v}.json"))).unwrap();
+    let base_file = dir.join(format!("{v}.base.json"));
+    let Ok(base) = load(&base_file) else { return };
+    let patch = json_patch::diff(&base, &db);
+    std::fs::write(
+        dir.join(format!("{v}.patch.json")),
+        serde_json::to_string(&patch).unwrap(),
+    )
+    .unwrap();
+}

@@ -1,26 +1,30 @@
 //! The SONiC `config_db` writer.
 
+use super::base::{Base, KeepDscp, PortBase, StockPort, SwitchBase};
 use super::{EGRESS_POOL, FORMAT, INGRESS_POOL, Mapping, Options, port_names};
-use crate::capacity::{PortHeadroom, port_headroom};
+use crate::capacity::{port_headroom, port_headroom_at};
 use crate::error::{Error, ExportKind, Result};
 use crate::rules::RuleSet;
 use crate::tagging::traffic::{Classification, NodeClasses, classify};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use tagger_generators::NodeId as Node;
 use tagger_generators::{LinkId, NodeId, Topology};
-
-/// Buffer profile of the lossless queues (SONiC's egress lossless default:
-/// no reserve, the pool's dynamic threshold 7).
-const EGRESS_PROFILE: &str = "TAGGER_EGRESS_LOSSLESS";
 
 /// One switch's export.
 #[derive(Clone, Debug)]
 pub struct Switch {
     /// The switch.
     pub node: NodeId,
-    /// Its `config_db` object (or neutral table).
+    /// Its `config_db` object (or neutral table): for SONiC, the whole
+    /// configuration the switch holds once the plan is installed.
     pub config: Value,
+    /// Its base (SONiC exports): the configuration before the install.
+    pub base: Option<Value>,
+    /// The RFC 6902 JSON Patch from `base` to `config` (SONiC exports), as
+    /// `config apply-patch` takes it.
+    pub patch: Option<Value>,
     /// Traffic classes its lossless traffic uses (besides the lossy one).
     pub tcs: usize,
     /// What the switch reserves and holds (SONiC exports; `None` for the
@@ -109,15 +113,35 @@ pub(crate) fn export_classified(
 ) -> Result<Export> {
     check_mapping(rules, &opts.mapping, &opts.profile)?;
     refuse_over(classes, opts)?;
+    let (bases, mapping) = settle_bases(topo, rules, opts, classes)?;
+    refuse_over_base(classes, &bases, opts)?;
+    let models: BTreeSet<&str> = bases.iter().map(|b| b.model.name()).collect();
+    // Each base goes once its switch is written (an export of thousands
+    // of switches holds each configuration, base and patch once).
     let switches: Vec<Switch> = classes
         .nodes
         .iter()
-        .map(|nc| switch_config(topo, nc, opts))
-        .collect();
-    let ex = Export {
-        summary: summary(rules, opts, &switches),
-        switches,
-    };
+        .zip(bases)
+        .map(|(nc, base)| {
+            let free = (0..opts.profile.traffic_classes).filter(|t| !base.lossy.contains(t));
+            switch_config(&Plan {
+                topo,
+                nc,
+                opts,
+                mapping: &mapping,
+                base: &base,
+                tcs: free.take(nc.classes.len()).collect(),
+            })
+        })
+        .collect::<Result<_>>()?;
+    let mut summary = summary(rules, opts, &switches);
+    summary["mapping"] = mapping.to_json();
+    summary["base"] = json!({
+        "source": opts.base.describe(),
+        "keep_dscp": keep_of(opts).describe(),
+        "buffer_models": models,
+    });
+    let ex = Export { summary, switches };
     if opts.require_fit {
         let mis = ex.misfits();
         if let Some(&(v, f)) = mis.first() {
@@ -137,6 +161,245 @@ pub(crate) fn export_classified(
         }
     }
     Ok(ex)
+}
+
+/// Which DSCP values keep their base class: as given, else all with the
+/// switches' own bases and none with the stock one.
+fn keep_of(opts: &Options) -> KeepDscp {
+    opts.keep.clone().unwrap_or(match opts.base {
+        Base::Stock => KeepDscp::None,
+        Base::Own { .. } => KeepDscp::All,
+    })
+}
+
+/// A switch's port names: link ports, then host ports (an endpoint
+/// without declared hosts that still sends gets one, `Host`).
+fn switch_ports(topo: &Topology, nc: &NodeClasses) -> Vec<String> {
+    let v = nc.node;
+    let links = topo.out_channels(v).len();
+    let declared = topo.node(v).hosts as usize;
+    let hosts = if nc.ingress.iter().any(|x| x.0.is_none()) {
+        declared.max(1)
+    } else {
+        declared
+    };
+    port_names(topo, v, links + hosts)
+}
+
+/// Port `i` of `v`'s speed (Gb/s) and cable (m).
+fn port_link(topo: &Topology, v: Node, i: usize, p: &crate::capacity::Profile) -> (f64, f64) {
+    let outs = topo.out_channels(v);
+    match outs.get(i) {
+        Some(&c) => p.link(topo, c >> 1),
+        None => (p.host_speed_gbps, p.host_cable_m),
+    }
+}
+
+/// Each exported switch's base, read, and the mapping taken: tags get
+/// the DSCP values of the mapping's list every base lets be tags
+/// ([`SwitchBase::takes`]), lossless priorities the queues of its list no
+/// kept lossy class uses at any switch.
+fn settle_bases(
+    topo: &Topology,
+    rules: &RuleSet,
+    opts: &Options,
+    classes: &Classification,
+) -> Result<(Vec<SwitchBase>, Mapping)> {
+    let p = &opts.profile;
+    let keep = keep_of(opts);
+    let mut bases = read_bases(topo, opts, &classes.nodes)?;
+    let dscp: Vec<u32> = opts
+        .mapping
+        .dscp
+        .iter()
+        .copied()
+        .filter(|&d| bases.iter().all(|b| b.takes(d)))
+        .collect();
+    let tags = max_tag(rules) as usize;
+    let taken: BTreeSet<u32> = dscp.iter().take(tags).copied().collect();
+    for b in &mut bases {
+        b.settle(&taken);
+    }
+    let busy: BTreeSet<u32> = bases.iter().flat_map(SwitchBase::lossy_queues).collect();
+    let queues: Vec<u32> = opts
+        .mapping
+        .queues
+        .iter()
+        .copied()
+        .filter(|q| !busy.contains(q))
+        .collect();
+    let bare = |list: &str, have: usize| Error::Export {
+        kind: ExportKind::Base,
+        reason: format!(
+            "the bases leave too few {list} for the plan ({have} of the mapping's free of the lossy classes they keep; kept: --keep-dscp {}): keep fewer DSCP values, or give a longer --dscp / --queues list",
+            keep.describe()
+        ),
+    };
+    if dscp.is_empty() {
+        return Err(bare("DSCP values", 0));
+    }
+    if queues.is_empty() {
+        return Err(bare("queues", 0));
+    }
+    let mapping = Mapping { dscp, queues };
+    check_mapping(rules, &mapping, p).map_err(|e| match e {
+        Error::Mapping { cause, .. } => Error::Export {
+            kind: ExportKind::Base,
+            reason: format!(
+                "{cause}, after passing over the values the bases keep for lossy classes (queues busy: {busy:?}; kept DSCP values: {}): keep fewer (--keep-dscp) or give more (--dscp, --queues)",
+                keep.describe()
+            ),
+        },
+        e => e,
+    })?;
+    Ok((bases, mapping))
+}
+
+/// Configurations of switches with no lossless traffic (`nodes`): each
+/// one's base with nothing lossless (no PFC, no lossless buffer), every
+/// DSCP value in a lossy class and a tag's (the first `tags` of
+/// `mapping`) untagged as it leaves by a link. What a switch an update
+/// step leaves without lossless entries holds.
+///
+/// # Errors
+/// As [`export`]'s bases.
+pub(crate) fn idle_switches(
+    topo: &Topology,
+    nodes: &[Node],
+    mapping: &Mapping,
+    tags: usize,
+    opts: &Options,
+) -> Result<Vec<Switch>> {
+    let ncs: Vec<NodeClasses> = nodes
+        .iter()
+        .map(|&v| NodeClasses {
+            node: v,
+            classes: Vec::new(),
+            ingress: Vec::new(),
+        })
+        .collect();
+    let mut bases = read_bases(topo, opts, &ncs)?;
+    let taken: BTreeSet<u32> = mapping.dscp.iter().take(tags).copied().collect();
+    ncs.iter()
+        .zip(&mut bases)
+        .map(|(nc, base)| {
+            base.settle(&taken);
+            switch_config(&Plan {
+                topo,
+                nc,
+                opts,
+                mapping,
+                base,
+                tcs: Vec::new(),
+            })
+        })
+        .collect()
+}
+
+/// Each switch's base (`ncs`' nodes), read for its ports, each at the
+/// speed the plan sizes it for.
+fn read_bases(topo: &Topology, opts: &Options, ncs: &[NodeClasses]) -> Result<Vec<SwitchBase>> {
+    let p = &opts.profile;
+    let nodes: Vec<Node> = ncs.iter().map(|n| n.node).collect();
+    let names: BTreeMap<Node, Vec<String>> = ncs
+        .iter()
+        .map(|nc| (nc.node, switch_ports(topo, nc)))
+        .collect();
+    let dbs = opts.base.for_nodes(topo, &nodes, |v| {
+        let ports: Vec<StockPort> = names[&v]
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let (speed, cable_m) = port_link(topo, v, i, p);
+                let h = port_headroom(p, speed, cable_m.ceil());
+                let size = if p.shared_headroom_pool {
+                    h.xon
+                } else {
+                    h.size()
+                };
+                let outs = topo.out_channels(v);
+                let description = match outs.get(i) {
+                    Some(&c) => {
+                        let l = c >> 1;
+                        let [a, b] = topo.links()[l as usize];
+                        format!("link {l} to node {}", if a == v { b } else { a })
+                    }
+                    None => "host port".to_string(),
+                };
+                StockPort {
+                    description,
+                    name: name.clone(),
+                    speed_mbps: (speed * 1000.0).round() as u64,
+                    cable: cable_text(cable_m),
+                    lossless: json!({
+                        "pool": super::INGRESS_POOL,
+                        "xoff": h.xoff.to_string(),
+                        "xon": h.xon.to_string(),
+                        "size": size.to_string(),
+                        "dynamic_th": "0",
+                    }),
+                }
+            })
+            .collect();
+        super::base::stock(topo, v, p, &ports)
+    })?;
+    let keep = keep_of(opts);
+    let mut bases = Vec::with_capacity(nodes.len());
+    for (v, db) in dbs {
+        let label = format!("switch {v}");
+        let b = SwitchBase::new(db, label.clone(), &names[&v], keep.clone())?;
+        for (i, port) in b.ports.iter().enumerate() {
+            let want = (port_link(topo, v, i, p).0 * 1000.0).round() as u64;
+            if port.speed.parse::<u64>().ok() != Some(want) {
+                return Err(Error::Export {
+                    kind: ExportKind::Base,
+                    reason: format!(
+                        "{label}: PORT|{} runs at speed {}, the plan sizes its buffers for {want} (Mb/s): give the topology the switch's speeds",
+                        super::dir::excerpt(&port.name),
+                        super::dir::excerpt(&port.speed)
+                    ),
+                });
+            }
+        }
+        bases.push(b);
+    }
+    Ok(bases)
+}
+
+/// Refuses a plan needing more traffic classes at a switch than its base
+/// leaves free of the lossy classes it keeps.
+fn refuse_over_base(classes: &Classification, bases: &[SwitchBase], opts: &Options) -> Result<()> {
+    let n = opts.profile.traffic_classes;
+    let over: Vec<(Node, usize, usize)> = classes
+        .nodes
+        .iter()
+        .zip(bases)
+        .map(|(nc, b)| {
+            (
+                nc.node,
+                nc.classes.len(),
+                (n as usize).saturating_sub(b.lossy.len()),
+            )
+        })
+        .filter(|(_, need, free)| need > free)
+        .collect();
+    let Some(&(v, need, free)) = over.iter().max_by_key(|x| (x.1, std::cmp::Reverse(x.0))) else {
+        return Ok(());
+    };
+    let b = &bases[classes
+        .nodes
+        .iter()
+        .position(|nc| nc.node == v)
+        .expect("listed")];
+    let least = over.iter().map(|x| x.2).min().unwrap_or(free);
+    Err(Error::Export {
+        kind: ExportKind::Base,
+        reason: format!(
+            "{} switch(es) need more traffic classes than their base leaves the plan (switch {v} needs {need}; its base keeps traffic classes {:?} for lossy traffic, leaving {free} of {n}): plan within {least} (--max-tcs {least}), or keep fewer of the base's lossy classes (--keep-dscp LIST or none)",
+            over.len(),
+            b.lossy
+        ),
+    })
 }
 
 /// Refuses a plan that needs more traffic classes at some switch than the
@@ -263,36 +526,30 @@ impl Named {
     }
 }
 
-/// One switch's `config_db` object, and its fit. The mapping was checked
-/// against every entry, so lookups cannot fail.
-fn switch_config(topo: &Topology, nc: &NodeClasses, opts: &Options) -> Switch {
-    let v = nc.node;
-    let links = topo.out_channels(v).len();
-    // An endpoint without declared hosts that still sends gets one host
-    // port (`Host`).
-    let declared = topo.node(v).hosts as usize;
-    let from_hosts = nc.ingress.iter().any(|x| x.0.is_none());
-    let hosts = if from_hosts {
-        declared.max(1)
-    } else {
-        declared
-    };
-    let names = port_names(topo, v, links + hosts);
-    let mut named = Named::default();
-    let mut pg = Map::new();
-    pg.insert("0".into(), json!("0"));
-    for (k, c) in nc.classes.iter().enumerate() {
-        pg.insert(tc(k as u32), json!(queue_of(opts, c.priority).to_string()));
-    }
-    let pg_name = named.name("TC_TO_PRIORITY_GROUP_MAP", "TC_TO_PG", pg);
+/// A port's leaving maps: TC -> queue, TC -> DSCP, and the queues that
+/// leave lossless.
+type Leaving = (Map<String, Value>, Map<String, Value>, BTreeSet<u32>);
+
+/// One switch's export: its base, the classes' traffic classes, and the
+/// mapping taken. Lookups of the mapping cannot fail (it was checked).
+pub(super) struct Plan<'a> {
+    pub topo: &'a Topology,
+    pub nc: &'a NodeClasses,
+    pub opts: &'a Options,
+    pub mapping: &'a Mapping,
+    pub base: &'a SwitchBase,
+    /// Traffic class of class k, at k.
+    pub tcs: Vec<u32>,
+}
+
+/// One switch's `config_db` (its base with the plan written in), the
+/// patch from the base, and its fit.
+fn switch_config(plan: &Plan<'_>) -> Result<Switch> {
+    let (topo, nc) = (plan.topo, plan.nc);
     let mut b = Builder {
-        topo,
-        nc,
-        opts,
-        named,
-        pg_name,
+        plan,
+        named: Named::default(),
         port_qos: Map::new(),
-        ports: Map::new(),
         cable: Map::new(),
         buffer_pg: Map::new(),
         buffer_queue: Map::new(),
@@ -301,36 +558,18 @@ fn switch_config(topo: &Topology, nc: &NodeClasses, opts: &Options) -> Switch {
         xoff_sum: 0,
         xon_sum: 0,
     };
-    for (i, name) in names.iter().enumerate() {
-        b.port(i, name);
+    for (i, port) in plan.base.ports.iter().enumerate() {
+        b.port(i, port)?;
     }
-    b.finish()
+    let _ = topo;
+    b.finish(nc.node)
 }
 
-/// Traffic class `k + 1` as the maps write it (0 is the lossy class).
-fn tc(k: u32) -> String {
-    (k + 1).to_string()
-}
-
-/// The queue of lossless priority `p` (the mapping was checked).
-fn queue_of(opts: &Options, p: u32) -> u32 {
-    opts.mapping.queue_of(p).expect("checked")
-}
-
-/// The DSCP value of tag `t` (the mapping was checked).
-fn dscp_of(opts: &Options, t: u32) -> u32 {
-    opts.mapping.dscp_of(t).expect("checked")
-}
-
-/// A switch's `config_db` tables as its ports are added.
+/// The switch's tables as its ports are added.
 struct Builder<'a> {
-    topo: &'a Topology,
-    nc: &'a NodeClasses,
-    opts: &'a Options,
+    plan: &'a Plan<'a>,
     named: Named,
-    pg_name: String,
     port_qos: Map<String, Value>,
-    ports: Map<String, Value>,
     cable: Map<String, Value>,
     buffer_pg: Map<String, Value>,
     buffer_queue: Map<String, Value>,
@@ -341,197 +580,336 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    /// Port `i` (a link port, or past the links a host port) named `name`:
-    /// its maps, PFC, buffers, cable and speed.
-    fn port(&mut self, i: usize, name: &str) {
-        let (topo, nc, opts) = (self.topo, self.nc, self.opts);
+    /// Port `i` (a link port, or past the links a host port): its maps,
+    /// PFC, buffers and cable, over what its base held.
+    fn port(&mut self, i: usize, pb: &PortBase) -> Result<()> {
+        let plan = self.plan;
+        let (topo, nc, m) = (plan.topo, plan.nc, plan.mapping);
         let v = nc.node;
         let outs = topo.out_channels(v);
         let link = (i < outs.len()).then(|| outs[i] >> 1);
-        // What arrives on this port: from the link's other end, or from
-        // hosts.
+        // What arrives on this port: from the link's other end, or hosts.
         let from = (i < outs.len()).then(|| outs[i] ^ 1);
+        let lossy = &plan.base.lossy;
         let mut d2t = Map::new();
         let mut arriving: BTreeSet<u32> = BTreeSet::new();
+        let mut class_of: BTreeMap<u32, u32> = BTreeMap::new();
         for &(f, tag, k) in &nc.ingress {
             if f == from {
-                d2t.insert(dscp_of(opts, tag).to_string(), json!(tc(k)));
-                arriving.insert(queue_of(opts, nc.classes[k as usize].priority));
+                class_of.insert(m.dscp_of(tag)?, plan.tcs[k as usize]);
+                arriving.insert(m.queue_of(nc.classes[k as usize].priority)?);
             }
         }
-        let (tq, td, leaving) = self.leaving(i, link);
+        // Every DSCP: a tag arriving lossless goes to its class; one the
+        // base keeps, to its lossy class; any other to the base's default
+        // class (DSCP 0's), its DSCP untouched.
+        for d in 0..64u32 {
+            let tc = match class_of.get(&d) {
+                Some(&tc) => tc,
+                None if plan.base.tags.contains(&d) => plan.base.untag.unwrap_or(pb.default_tc()),
+                None if plan.base.keeps(d) && !pb.lossless(d) => pb.d2t[d as usize],
+                None => pb.default_tc(),
+            };
+            d2t.insert(d.to_string(), json!(tc.to_string()));
+        }
+        let (tq, td, leaving) = self.leaving(i, link, pb)?;
         let pfc: BTreeSet<u32> = arriving.union(&leaving).copied().collect();
         self.most_queues = self.most_queues.max(pfc.len() as u32);
-        let pfc: Vec<String> = pfc.iter().map(u32::to_string).collect();
+        let mut t2g = Map::new();
+        for &tc in lossy {
+            t2g.insert(
+                tc.to_string(),
+                json!(pb.t2g(plan.base.like(pb, tc)).to_string()),
+            );
+        }
+        for (k, c) in nc.classes.iter().enumerate() {
+            t2g.insert(
+                plan.tcs[k].to_string(),
+                json!(m.queue_of(c.priority)?.to_string()),
+            );
+        }
+        let pfc_text: Vec<String> = pfc.iter().map(u32::to_string).collect();
         let named = &mut self.named;
-        let mut bind = Map::new();
+        // The base's binding, with what classifies and pauses replaced.
+        let mut bind = pb.binding.clone();
         bind.insert(
             "dscp_to_tc_map".into(),
             json!(named.name("DSCP_TO_TC_MAP", "DSCP_TO_TC", d2t)),
         );
-        bind.insert("tc_to_pg_map".into(), json!(self.pg_name.clone()));
+        bind.insert(
+            "tc_to_pg_map".into(),
+            json!(named.name("TC_TO_PRIORITY_GROUP_MAP", "TC_TO_PG", t2g)),
+        );
         bind.insert(
             "tc_to_queue_map".into(),
             json!(named.name("TC_TO_QUEUE_MAP", "TC_TO_QUEUE", tq)),
         );
-        // Host ports keep the DSCP the packet arrived with.
-        if link.is_some() {
+        if td.is_empty() {
+            bind.remove("tc_to_dscp_map");
+        } else {
             bind.insert(
                 "tc_to_dscp_map".into(),
                 json!(named.name("TC_TO_DSCP_MAP", "TC_TO_DSCP", td)),
             );
         }
-        bind.insert("pfc_enable".into(), json!(pfc.join(",")));
-        bind.insert("pfcwd_sw_enable".into(), json!(pfc.join(",")));
-        self.port_qos.insert(name.to_string(), Value::Object(bind));
-        self.buffers(name, link, &arriving, &leaving);
+        // PFC priority n is priority group n and pauses queue n: carried,
+        // not left to the stock maps (which cover 3 and 4 only).
+        let ident: Map<String, Value> = (0..8u32)
+            .map(|p| (p.to_string(), json!(p.to_string())))
+            .collect();
+        if bind.contains_key("pfc_to_pg_map") {
+            bind.insert(
+                "pfc_to_pg_map".into(),
+                json!(named.name(
+                    "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP",
+                    "PFC_TO_PG",
+                    ident.clone()
+                )),
+            );
+        }
+        bind.insert(
+            "pfc_to_queue_map".into(),
+            json!(named.name("MAP_PFC_PRIORITY_TO_QUEUE", "PFC_TO_QUEUE", ident)),
+        );
+        bind.insert("pfc_enable".into(), json!(pfc_text.join(",")));
+        bind.insert("pfcwd_sw_enable".into(), json!(pfc_text.join(",")));
+        self.port_qos.insert(pb.name.clone(), Value::Object(bind));
+        self.buffers(pb, link, &pfc, &leaving)
     }
 
-    /// Leaving port `i`: each class's queue and DSCP; a packet delivered to
-    /// a host keeps its tag and leaves in the queue of the priority it
-    /// arrived with (hosts only sink traffic, so no cycle runs through
-    /// them). With the queues that leave lossless.
-    fn leaving(
-        &self,
-        i: usize,
-        link: Option<LinkId>,
-    ) -> (Map<String, Value>, Map<String, Value>, BTreeSet<u32>) {
-        let (nc, opts) = (self.nc, self.opts);
+    /// Leaving port `i`: each class's queue and DSCP (a packet delivered
+    /// to a host keeps its tag and leaves in the queue of the priority it
+    /// arrived with; hosts only sink traffic, so no cycle runs through
+    /// them), the base's lossy classes as they were (no DSCP rewritten);
+    /// with the queues that leave lossless.
+    fn leaving(&self, i: usize, link: Option<LinkId>, pb: &PortBase) -> Result<Leaving> {
+        let plan = self.plan;
+        let (nc, m) = (plan.nc, plan.mapping);
         let mut tq = Map::new();
         let mut td = Map::new();
-        tq.insert("0".into(), json!("0"));
-        td.insert("0".into(), json!("0"));
+        for &tc in &plan.base.lossy {
+            tq.insert(
+                tc.to_string(),
+                json!(pb.t2q(plan.base.like(pb, tc)).to_string()),
+            );
+            if link.is_some() && plan.base.untags(tc) {
+                td.insert(tc.to_string(), json!("0"));
+            } else if let Some(d) = pb.t2d.as_ref().and_then(|x| x.get(&tc)) {
+                td.insert(tc.to_string(), json!(d.to_string()));
+            }
+        }
         let mut leaving: BTreeSet<u32> = BTreeSet::new();
         for (k, c) in nc.classes.iter().enumerate() {
-            let (queue_n, dscp_n) = match link {
-                None => (queue_of(opts, c.priority), 0),
+            let tc = plan.tcs[k].to_string();
+            match link {
+                None => {
+                    let q = m.queue_of(c.priority)?;
+                    leaving.insert(q);
+                    tq.insert(tc, json!(q.to_string()));
+                }
                 Some(_) => match c.egress[i] {
                     Some((next_tag, next_prio)) => {
-                        (queue_of(opts, next_prio), dscp_of(opts, next_tag))
+                        let q = m.queue_of(next_prio)?;
+                        leaving.insert(q);
+                        tq.insert(tc.clone(), json!(q.to_string()));
+                        td.insert(tc, json!(m.dscp_of(next_tag)?.to_string()));
                     }
-                    None => (0, 0),
+                    // Not planned to leave here: lossy, in the default
+                    // class's queue, untagged.
+                    None => {
+                        tq.insert(tc.clone(), json!(pb.t2q(pb.default_tc()).to_string()));
+                        td.insert(tc, json!("0"));
+                    }
                 },
-            };
-            if queue_n != 0 {
-                leaving.insert(queue_n);
             }
-            tq.insert(tc(k as u32), json!(queue_n.to_string()));
-            td.insert(tc(k as u32), json!(dscp_n.to_string()));
         }
-        (tq, td, leaving)
+        Ok((tq, td, leaving))
     }
 
-    /// The port's buffers (headroom for each arriving lossless priority
-    /// group, an egress profile for each lossless queue), cable and speed.
+    /// The port's buffers over its base's: every `pfc_enable` priority
+    /// group gets the port's lossless profile, every leaving lossless
+    /// queue the egress lossless one; the base's other groups and queues
+    /// keep theirs (a group or queue the base made lossless and the plan
+    /// does not is cleared, or given the base's lossy queue profile); the
+    /// port's keys are rewritten as runs of one profile, so none overlaps
+    /// another, and under the traditional buffer model the lossless runs
+    /// are the keys and profile buildmgrd writes itself.
     fn buffers(
         &mut self,
-        name: &str,
+        pb: &PortBase,
         link: Option<LinkId>,
-        arriving: &BTreeSet<u32>,
+        pfc: &BTreeSet<u32>,
         leaving: &BTreeSet<u32>,
-    ) {
-        let (topo, p, v) = (self.topo, &self.opts.profile, self.nc.node);
+    ) -> Result<()> {
+        let plan = self.plan;
+        let (topo, p, base) = (plan.topo, &plan.opts.profile, plan.base);
         let (speed, cable_m) = match link {
             Some(l) => p.link(topo, l),
             None => (p.host_speed_gbps, p.host_cable_m),
         };
-        // SONiC writes port speeds in Mb/s.
-        let speed_mbps = (speed * 1000.0).round() as u64;
-        // Headroom for each arriving lossless priority group, sized for
-        // this port's speed and cable by the capacity model (once per
-        // speed and cable: ports share a profile).
+        let cable = cable_text(cable_m);
         // Sized for the length CABLE_LENGTH gives (whole metres, rounded
-        // up), which is what the switch, and the read-back, size from.
-        if !arriving.is_empty() {
-            let h = port_headroom(p, speed, cable_m.ceil());
-            let prof = format!("TAGGER_PG_LOSSLESS_{speed_mbps}_{}", cable_text(cable_m));
-            self.profiles
-                .entry(prof.clone())
-                .or_insert_with(|| lossless_profile(h, p.shared_headroom_pool));
-            for pg in arriving {
-                self.buffer_pg
-                    .insert(format!("{name}|{pg}"), json!({ "profile": prof }));
-                self.xoff_sum += h.xoff;
-                self.xon_sum += h.xon;
+        // up) and the port's MTU, which is what the switch, and the
+        // read-back, size from.
+        let h = port_headroom_at(p, speed, cable_m.ceil(), pb.mtu);
+        let mut groups: BTreeMap<u32, Option<String>> = pb.pg.clone();
+        if !pfc.is_empty() {
+            let prof = base.lossless_profile(&pb.speed, &cable, h, p, &mut self.profiles)?;
+            let (xoff, xon) =
+                profile_headroom(base.profile(&prof, &self.profiles).unwrap_or(&Value::Null));
+            for &g in pfc {
+                groups.insert(g, Some(prof.clone()));
+                self.xoff_sum += xoff;
+                self.xon_sum += xon;
             }
         }
-        for queue in leaving {
-            self.buffer_queue.insert(
-                format!("{name}|{queue}"),
-                json!({ "profile": EGRESS_PROFILE }),
-            );
+        for (g, prof) in groups.iter_mut() {
+            if !pfc.contains(g) && prof.as_deref().is_some_and(|x| base.reserves_headroom(x)) {
+                *prof = None;
+            }
         }
-        self.cable
-            .insert(name.to_string(), json!(cable_text(cable_m)));
-        let mut port = Map::new();
-        port.insert(
-            "description".into(),
-            json!(match link {
-                Some(l) => {
-                    let [a, b] = topo.links()[l as usize];
-                    format!("link {l} to node {}", if a == v { b } else { a })
-                }
-                None => "host port".to_string(),
-            }),
-        );
-        port.insert("speed".into(), json!(speed_mbps.to_string()));
-        port.insert("mtu".into(), json!(p.port_mtu.to_string()));
-        self.ports.insert(name.to_string(), Value::Object(port));
+        for (key, prof) in runs(&pb.name, &groups) {
+            self.buffer_pg.insert(key, json!({ "profile": prof }));
+        }
+        let mut queues: BTreeMap<u32, Option<String>> = pb.queue.clone();
+        for (q, prof) in queues.iter_mut() {
+            if !leaving.contains(q) && prof.as_deref().is_some_and(|x| base.egress_lossless(x)) {
+                *prof = pb.lossy_queue.clone();
+            }
+        }
+        if !leaving.is_empty() {
+            let prof = base.egress_profile(&mut self.profiles);
+            for &q in leaving {
+                queues.insert(q, Some(prof.clone()));
+            }
+        }
+        for (key, prof) in runs(&pb.name, &queues) {
+            self.buffer_queue.insert(key, json!({ "profile": prof }));
+        }
+        self.cable.insert(pb.name.clone(), json!(cable));
+        Ok(())
     }
 
-    /// The switch's `config_db` object and its fit.
-    fn finish(mut self) -> Switch {
-        let p = &self.opts.profile;
-        if !self.buffer_queue.is_empty() {
-            self.profiles.insert(
-                EGRESS_PROFILE.into(),
-                json!({"pool": EGRESS_POOL, "size": "0", "dynamic_th": "7"}),
-            );
+    /// The switch's `config_db`: its base with the plan's tables written
+    /// over its ports, maps and profiles it no longer uses of tagger's
+    /// removed; the patch from the base; the fit.
+    fn finish(self, v: NodeId) -> Result<Switch> {
+        let plan = self.plan;
+        let p = &plan.opts.profile;
+        let mut db = plan.base.db.clone();
+        let obj = db.as_object_mut().expect("a base is an object");
+        let table = |obj: &mut Map<String, Value>, t: &str| -> Map<String, Value> {
+            obj.remove(t)
+                .and_then(|x| match x {
+                    Value::Object(m) => Some(m),
+                    _ => None,
+                })
+                .unwrap_or_default()
+        };
+        let ours: BTreeSet<&str> = plan.base.ports.iter().map(|x| x.name.as_str()).collect();
+        let on_ours = |k: &str| ours.contains(k.split('|').next().unwrap_or(k));
+        for (t, fresh) in [
+            ("BUFFER_PG", self.buffer_pg),
+            ("BUFFER_QUEUE", self.buffer_queue),
+        ] {
+            let mut m = table(obj, t);
+            m.retain(|k, _| !on_ours(k));
+            m.extend(fresh);
+            obj.insert(t.into(), Value::Object(m));
         }
-        let mut db = Map::new();
-        db.insert("PORT".into(), Value::Object(self.ports));
+        let mut qos = table(obj, "PORT_QOS_MAP");
+        qos.extend(self.port_qos);
+        obj.insert("PORT_QOS_MAP".into(), Value::Object(qos));
+        let mut profiles = table(obj, "BUFFER_PROFILE");
+        profiles.extend(self.profiles);
+        obj.insert("BUFFER_PROFILE".into(), Value::Object(profiles));
         for (t, m) in self.named.tables {
-            db.insert(t.into(), Value::Object(m));
+            let mut old = table(obj, t);
+            old.retain(|k, _| !k.starts_with("TAGGER_"));
+            old.extend(m);
+            obj.insert(t.into(), Value::Object(old));
         }
-        db.insert("PORT_QOS_MAP".into(), Value::Object(self.port_qos));
-        db.insert("CABLE_LENGTH".into(), json!({ "AZURE": self.cable }));
-        if !self.profiles.is_empty() {
-            db.insert("BUFFER_PROFILE".into(), Value::Object(self.profiles));
-        }
-        if !self.buffer_pg.is_empty() {
-            db.insert("BUFFER_PG".into(), Value::Object(self.buffer_pg));
-        }
-        if !self.buffer_queue.is_empty() {
-            db.insert("BUFFER_QUEUE".into(), Value::Object(self.buffer_queue));
-        }
+        let cable_table = obj["CABLE_LENGTH"]
+            .as_object()
+            .and_then(|m| m.keys().next().cloned())
+            .unwrap_or_else(|| "AZURE".into());
+        let mut cl = table(obj, "CABLE_LENGTH");
+        let mut lengths = cl
+            .remove(&cable_table)
+            .and_then(|x| x.as_object().cloned())
+            .unwrap_or_default();
+        lengths.extend(self.cable);
+        cl.insert(cable_table, Value::Object(lengths));
+        obj.insert("CABLE_LENGTH".into(), Value::Object(cl));
+        collect_unused(obj);
+        obj.retain(|_, t| t.as_object().is_none_or(|m| !m.is_empty()));
+        let patch = json_patch::diff(&plan.base.db, &db);
         let headroom_bytes = crate::capacity::reserve(p, self.xoff_sum, self.xon_sum);
         let most_queues = self.most_queues;
-        Switch {
-            node: self.nc.node,
-            config: Value::Object(db),
-            tcs: self.nc.classes.len(),
+        Ok(Switch {
+            node: v,
+            config: db,
+            base: Some(plan.base.db.clone()),
+            patch: Some(serde_json::to_value(&patch).expect("a patch serialises")),
+            tcs: plan.nc.classes.len(),
             fit: Some(SwitchFit {
                 lossless_queues: most_queues,
                 headroom_bytes,
                 fits: most_queues <= p.lossless_queues && headroom_bytes <= p.lossless_buffer_bytes,
             }),
-        }
+        })
     }
 }
 
-/// A lossless priority group's profile: xoff absorbs what is in flight
-/// after a pause, xon what arrives before traffic resumes. With a shared
-/// headroom pool the group reserves only its xon and the xoff is drawn
-/// from the pool.
-fn lossless_profile(h: PortHeadroom, shared: bool) -> Value {
-    let size = if shared { h.xon } else { h.size() };
-    json!({
-        "pool": INGRESS_POOL,
-        "xoff": h.xoff.to_string(),
-        "xon": h.xon.to_string(),
-        "size": size.to_string(),
-        "dynamic_th": "0",
-    })
+/// Keys `port|n` or `port|lo-hi` for each run of consecutive numbers with
+/// one profile (numbers without one get no key).
+fn runs(port: &str, of: &BTreeMap<u32, Option<String>>) -> Vec<(String, String)> {
+    let mut out: Vec<(u32, u32, String)> = Vec::new();
+    for (&n, prof) in of {
+        let Some(prof) = prof else { continue };
+        match out.last_mut() {
+            Some((_, hi, p)) if *hi + 1 == n && p == prof => *hi = n,
+            _ => out.push((n, n, prof.clone())),
+        }
+    }
+    out.into_iter()
+        .map(|(lo, hi, p)| {
+            let key = if lo == hi {
+                format!("{port}|{lo}")
+            } else {
+                format!("{port}|{lo}-{hi}")
+            };
+            (key, p)
+        })
+        .collect()
+}
+
+/// xoff and xon a lossless profile holds.
+fn profile_headroom(prof: &Value) -> (u64, u64) {
+    let n = |k: &str| super::dir::number(&prof[k]).map_or(0, u64::from);
+    (n("xoff"), n("xon"))
+}
+
+/// Removes the maps and buffer profiles of tagger's (`TAGGER_*`) that
+/// nothing references any more: what an earlier install left.
+fn collect_unused(obj: &mut Map<String, Value>) {
+    let mut used: BTreeSet<String> = BTreeSet::new();
+    for t in ["PORT_QOS_MAP", "BUFFER_PG", "BUFFER_QUEUE"] {
+        for e in obj.get(t).and_then(Value::as_object).into_iter().flatten() {
+            for (_, x) in e.1.as_object().into_iter().flatten() {
+                if let Some(s) = x.as_str() {
+                    used.insert(s.to_string());
+                }
+            }
+        }
+    }
+    for (t, m) in obj.iter_mut() {
+        if (t.ends_with("_MAP") && t != "PORT_QOS_MAP" || t == "BUFFER_PROFILE")
+            && let Some(m) = m.as_object_mut()
+        {
+            m.retain(|k, _| !k.starts_with("TAGGER_") || used.contains(k));
+        }
+    }
 }
 
 /// Writes `DIR/<node>.json` per switch and `DIR/summary.json`: into a
@@ -557,6 +935,15 @@ pub fn write_files(dir: &Path, ex: &Export) -> Result<()> {
     for s in &ex.switches {
         let text = serde_json::to_string_pretty(&s.config).expect("JSON values serialise");
         crate::output::write_staged(&dir.join(format!("{}.json", s.node)), &(text + "\n"))?;
+        for (what, v) in [("patch", &s.patch), ("base", &s.base)] {
+            if let Some(v) = v {
+                let text = serde_json::to_string_pretty(v).expect("JSON values serialise");
+                crate::output::write_staged(
+                    &dir.join(format!("{}.{what}.json", s.node)),
+                    &(text + "\n"),
+                )?;
+            }
+        }
     }
     let text = serde_json::to_string_pretty(&ex.summary).expect("JSON values serialise");
     crate::output::write_staged(&dir.join("summary.json"), &(text + "\n"))
@@ -671,6 +1058,11 @@ fn foreign_entry(dir: &Path, depth: u32) -> Result<Option<std::path::PathBuf>> {
                     || n == "union-topology.json"
                     || (n.starts_with("step-") && n.ends_with(".json"))
                     || n.strip_suffix(".json")
+                        .map(|v| {
+                            v.strip_suffix(".patch")
+                                .or_else(|| v.strip_suffix(".base"))
+                                .unwrap_or(v)
+                        })
                         .is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
             }
             (Some(n), true) if depth == 0 && n.starts_with("step-") => {

@@ -31,6 +31,9 @@
 //! lossless queues, then 2, 5, 6, 1, 7). A plan needing more tags or
 //! queues than the mapping has is refused.
 
+mod base;
+#[cfg(test)]
+mod base_tests;
 mod dir;
 mod export;
 mod function;
@@ -41,7 +44,9 @@ mod readback_tests;
 #[cfg(test)]
 mod tests;
 
+pub use base::{Base, BufferModel, KeepDscp};
 pub(crate) use dir::DecodeCache;
+pub(crate) use export::idle_switches;
 pub use export::{
     Export, Switch, SwitchFit, export, replaceable, replaceable_steps, traffic_classes, write,
     write_files,
@@ -114,10 +119,12 @@ pub fn build(topo: &Topology, rules: &RuleSet, format: Format, opts: &Options) -
 }
 
 /// Memory an export of `rules` builds before anything is written, in bytes
-/// (either format; a deliberate over-estimate): about 4 KiB per switch
-/// port, host ports included (its `PORT`, `PORT_QOS_MAP`, buffer and cable
-/// entries as JSON values, about 0.9 KiB of text), and 512 bytes per rule
-/// entry. Charged to the memory budget before [`build`], so that a
+/// (either format; a deliberate over-estimate): 48 KiB per switch port,
+/// host ports included (a SONiC switch's base, the configuration made of
+/// it and the patch between them, as JSON values: its `PORT`, `QUEUE`,
+/// buffer and cable entries and a 64-value `DSCP_TO_TC_MAP` per port;
+/// fat-tree k=16 `kbounce:1` peaked 200 MB above the plan alone, 33 KB a
+/// port), and 512 bytes per rule entry. Charged to the memory budget before [`build`], so that a
 /// topology with billions of host ports is refused, not allocated.
 pub fn estimate_bytes(topo: &Topology, rules: &RuleSet) -> u64 {
     let ports: u64 = (0..topo.node_count() as NodeId)
@@ -130,7 +137,7 @@ pub fn estimate_bytes(topo: &Topology, rules: &RuleSet) -> u64 {
         .map(|v| topo.degree(v) as u64 + u64::from(topo.node(v).hosts))
         .sum();
     ports
-        .saturating_mul(4096)
+        .saturating_mul(48 << 10)
         .saturating_add((rules.entries.len() as u64).saturating_mul(512))
 }
 
@@ -190,7 +197,7 @@ pub fn build_classified(
 /// `DEFAULT_QUEUES[p - 1]`.
 pub const DEFAULT_QUEUES: [u32; 7] = [3, 4, 2, 5, 6, 1, 7];
 /// Format of a SONiC export's `summary.json`.
-pub const FORMAT: &str = "tagger-sonic/3";
+pub const FORMAT: &str = "tagger-sonic/4";
 /// Ingress buffer pool the lossless priority groups draw on (SONiC's name;
 /// the platform's buffer template defines and sizes it).
 pub const INGRESS_POOL: &str = "ingress_lossless_pool";
@@ -359,7 +366,7 @@ impl Mapping {
         json!({"dscp_of_tag": self.dscp, "queue_of_priority": self.queues})
     }
 
-    fn from_json(v: &Value) -> std::result::Result<Self, MappingError> {
+    pub(crate) fn from_json(v: &Value) -> std::result::Result<Self, MappingError> {
         let list = |key: &'static str| -> std::result::Result<Vec<u32>, MappingError> {
             v[key]
                 .as_array()
@@ -486,6 +493,11 @@ pub struct Options {
     /// The ELP spec the plan was made for, recorded so that `tagger verify
     /// --exported` replays it by default.
     pub elp: Option<String>,
+    /// Each switch's configuration before the install (SONiC exports).
+    pub base: Base,
+    /// Which DSCP values keep their base's lossy class (`None`: all with
+    /// the switches' own bases, none with the stock base).
+    pub keep: Option<KeepDscp>,
 }
 
 impl Default for Options {
@@ -495,6 +507,8 @@ impl Default for Options {
             profile: Profile::default(),
             require_fit: true,
             elp: None,
+            base: Base::Stock,
+            keep: None,
         }
     }
 }

@@ -133,6 +133,8 @@ pub(crate) fn table_classified(
             .collect();
         let n = nc.classes.len();
         switches.push(super::Switch {
+            base: None,
+            patch: None,
             node: v,
             config: json!({
                 "node": v,

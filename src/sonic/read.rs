@@ -59,6 +59,17 @@ const JUDGED: [&str; 16] = [
     "WRED_PROFILE",
 ];
 
+/// Tables that act on buffers or queues without deciding what is lossless
+/// or how much headroom a judged group holds.
+const NEUTRAL: [&str; 6] = [
+    "SCHEDULER",
+    "PFC_WD",
+    "BUFFER_PORT_INGRESS_PROFILE_LIST",
+    "BUFFER_PORT_EGRESS_PROFILE_LIST",
+    "DEFAULT_LOSSLESS_BUFFER_PARAMETER",
+    "LOSSLESS_TRAFFIC_PATTERN",
+];
+
 /// The complete function an exported directory makes the switches apply:
 /// a SONiC export decoded from its port maps, PFC and buffers (see the
 /// module documentation), or a neutral table from its classes. Every
@@ -119,6 +130,12 @@ fn read_from(topo: &Topology, src: &Source<'_>) -> Result<ReadBack> {
     match summary["format"].as_str() {
         Some(FORMAT) => {}
         Some(TABLE_FORMAT) => return super::neutral::read(topo, src, summary, &bad),
+        Some("tagger-sonic/3") => {
+            return Err(bad(
+                "summary.json",
+                "format tagger-sonic/3 was written by an older tagger (the plan's tables alone, without each switch's base and patch): export the plan again".into(),
+            ));
+        }
         Some(f @ ("tagger-sonic/1" | "tagger-sonic/2")) => {
             return Err(bad(
                 "summary.json",
@@ -148,9 +165,13 @@ fn read_from(topo: &Topology, src: &Source<'_>) -> Result<ReadBack> {
     );
     let mut switches = Vec::new();
     let mut misfits = Vec::new();
+    let mut counted = Vec::new();
     for found in switch_files(topo, src, summary, &bad)? {
         let (v, file, db, listed) = found?;
         let shown = src.show(&file);
+        if let Source::Dir(d) = src {
+            super::dir::check_patch(d, v, &db)?;
+        }
         let sw = SwitchDb {
             db: &db,
             topo,
@@ -174,29 +195,14 @@ fn read_from(topo: &Topology, src: &Source<'_>) -> Result<ReadBack> {
         let tcs = f
             .ingress
             .iter()
-            .flatten()
-            .map(|i| i.class)
-            .filter(|&k| k != 0)
+            .flat_map(|row| row.iter().enumerate())
+            // Lossless classes of the plan's tags (another DSCP value
+            // classified lossless is refused when the fabric is judged).
+            .filter(|(d, i)| i.lossless.is_some() && mapping.tag_of(*d as u32).is_some())
+            .map(|(_, i)| i.class)
             .collect::<BTreeSet<u32>>()
             .len();
-        if number(&listed["tcs"]).is_some_and(|n| n as usize != tcs) {
-            return Err(bad(
-                &file,
-                format!(
-                    "summary.json says the switch uses {} traffic classes; its maps use {tcs}",
-                    listed["tcs"]
-                ),
-            ));
-        }
-        if tcs > profile.lossless_tcs() as usize {
-            return Err(bad(
-                &file,
-                format!(
-                    "the switch uses {tcs} traffic classes for lossless traffic; {} has {} (one kept lossy)",
-                    profile.name, profile.traffic_classes
-                ),
-            ));
-        }
+        counted.push((file, tcs, listed["tcs"].clone()));
         switches.push(f);
     }
     let host_tags = super::dir::host_tags(summary, &bad)?;
@@ -209,6 +215,27 @@ fn read_from(topo: &Topology, src: &Source<'_>) -> Result<ReadBack> {
         value_name: "DSCP",
     };
     let (entries, ingress) = judge(topo, &switches, &reading, &host_tags)?;
+    // Counted once the fabric is judged: a DSCP value classified lossless
+    // that is no tag is the fault to name, not the count it changes.
+    for (file, tcs, listed) in counted {
+        if number(&listed).is_some_and(|n| n as usize != tcs) {
+            return Err(bad(
+                &file,
+                format!(
+                    "summary.json says the switch uses {listed} traffic classes; its maps use {tcs}"
+                ),
+            ));
+        }
+        if tcs > profile.lossless_tcs() as usize {
+            return Err(bad(
+                &file,
+                format!(
+                    "the switch uses {tcs} traffic classes for lossless traffic; {} has {} (one kept lossy)",
+                    profile.name, profile.traffic_classes
+                ),
+            ));
+        }
+    }
     let rules = super::dir::header(summary, &bad, entries, ingress)?;
     Ok(ReadBack {
         rules,
@@ -433,8 +460,11 @@ impl SwitchDb<'_> {
                 .iter()
                 .any(|w| t.contains(w));
             // The scheduler's weights and the PFC watchdog's storm
-            // handling neither classify nor buffer a packet.
-            if acts && !JUDGED.contains(&t.as_str()) && t != "SCHEDULER" && t != "PFC_WD" {
+            // handling neither classify nor buffer a packet; a port's
+            // pool-level profile lists set no group or queue lossless,
+            // and the dynamic model's defaults size only `NULL` groups,
+            // which the read-back refuses on the ports it judges.
+            if acts && !JUDGED.contains(&t.as_str()) && !NEUTRAL.contains(&t.as_str()) {
                 return Err(self.bad(format!(
                     "has a {} table, which acts on classification, queues or buffers and which the read-back does not judge; remove it, or judge it by hand",
                     excerpt(t)
@@ -455,7 +485,13 @@ impl SwitchDb<'_> {
                     let prof = self.db["BUFFER_PG"][key]["profile"]
                         .as_str()
                         .unwrap_or_default();
-                    if self.db["BUFFER_PROFILE"][prof]["pool"].as_str() != Some(self.pools.0) {
+                    // A profile without headroom (Broadcom's lossy
+                    // groups share the ingress lossless pool) pauses
+                    // nothing and holds no lossless buffer back.
+                    let profile = &self.db["BUFFER_PROFILE"][prof];
+                    if profile["pool"].as_str() != Some(self.pools.0)
+                        || number(&profile["xoff"]).unwrap_or(0) == 0
+                    {
                         continue;
                     }
                     if let Some(g) = (*lo..=*hi).find(|g| !bound[i].pfc.contains(g)) {
@@ -755,7 +791,9 @@ impl SwitchDb<'_> {
                 link: None,
             }));
         }
-        for k in qos.keys() {
+        // `global` sets the DSCP map of ports without their own; every
+        // port judged binds its own.
+        for k in qos.keys().filter(|k| *k != "global") {
             if !ports.iter().any(|p| &p.name == k) {
                 return Err(self.bad(format!(
                     "PORT_QOS_MAP|{} is not a port of node {v}",

@@ -18,8 +18,30 @@ fn edit(dir: &std::path::Path, ex: &Export, f: impl Fn(&mut Value)) {
 fn edit_one(dir: &std::path::Path, node: u32, f: impl FnOnce(&mut Value)) {
     let p = dir.join(format!("{node}.json"));
     let mut db: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    split_ranges(&mut db);
     f(&mut db);
     std::fs::write(&p, serde_json::to_string(&db).unwrap()).unwrap();
+    super::dir::repatch(dir, node);
+}
+
+/// Rewrites every `port|lo-hi` key of `BUFFER_PG` and `BUFFER_QUEUE` as
+/// one key per number (the same configuration), so that an edit can
+/// address one group or queue.
+fn split_ranges(db: &mut Value) {
+    for table in ["BUFFER_PG", "BUFFER_QUEUE"] {
+        let Some(m) = db[table].as_object_mut() else {
+            continue;
+        };
+        let ranged: Vec<String> = m.keys().filter(|k| k.contains('-')).cloned().collect();
+        for k in ranged {
+            let e = m.remove(&k).unwrap();
+            let (port, r) = k.rsplit_once('|').unwrap();
+            let (lo, hi) = r.split_once('-').unwrap();
+            for n in lo.parse::<u32>().unwrap()..=hi.parse().unwrap() {
+                m.insert(format!("{port}|{n}"), e.clone());
+            }
+        }
+    }
 }
 
 /// The read-back's refusal of `dir`, which must contain `want`.
@@ -114,8 +136,13 @@ fn lossy_traffic_entering_a_lossless_group_is_refused() {
     let dir = written(&ex);
     for core in 16..20 {
         edit_one(dir.path(), core, |db| {
+            // The lossy class: DSCP 0's.
+            let lossy = db["DSCP_TO_TC_MAP"]["TAGGER_DSCP_TO_TC_0"]["0"]
+                .as_str()
+                .unwrap()
+                .to_string();
             for (_, m) in db["TC_TO_DSCP_MAP"].as_object_mut().unwrap() {
-                m["0"] = json!(d1.to_string());
+                m[&lossy] = json!(d1.to_string());
             }
         });
     }
@@ -214,7 +241,7 @@ fn buffers_are_sized_again() {
         ),
         (
             |db| {
-                db["BUFFER_PROFILE"]["TAGGER_EGRESS_LOSSLESS"]["pool"] = json!("egress_lossy_pool")
+                db["BUFFER_PROFILE"]["egress_lossless_profile"]["pool"] = json!("egress_lossy_pool")
             },
             "not the lossless egress pool",
         ),
@@ -360,9 +387,13 @@ fn structure_patterns_and_summary_types_are_checked() {
             |db| {
                 let q = db["BUFFER_QUEUE"].as_object_mut().unwrap();
                 let k = q
-                    .keys()
-                    .find(|k| k.starts_with("Ethernet0|"))
+                    .iter()
+                    .find(|(k, e)| {
+                        k.starts_with("Ethernet0|")
+                            && e["profile"] == json!("egress_lossless_profile")
+                    })
                     .unwrap()
+                    .0
                     .clone();
                 q.remove(&k);
             },
@@ -405,7 +436,7 @@ fn structure_patterns_and_summary_types_are_checked() {
     });
     refused(&t, dir.path(), "pfc_enable does not hold 4");
     // An older format is named, not misread.
-    for old in ["tagger-sonic/1", "tagger-sonic/2"] {
+    for old in ["tagger-sonic/1", "tagger-sonic/2", "tagger-sonic/3"] {
         let dir = written(&ex);
         let p = dir.path().join("summary.json");
         let text = std::fs::read_to_string(&p).unwrap().replace(FORMAT, old);
@@ -575,6 +606,10 @@ fn group_and_queue_zero_are_read_not_assumed() {
     let dir = written(&ex);
     edit_one(dir.path(), 8, |db| {
         db["PORT_QOS_MAP"]["Ethernet0"]["pfc_enable"] = json!("0,3,4");
+        db["BUFFER_PG"]
+            .as_object_mut()
+            .unwrap()
+            .remove("Ethernet0|0");
     });
     refused(
         &t,
@@ -639,6 +674,8 @@ fn queues_and_classes_are_the_profiles() {
         profile: p.clone(),
         elp: Some("kbounce:1".into()),
         require_fit: true,
+        base: Default::default(),
+        keep: None,
     };
     assert_eq!(opts.mapping.queues, vec![3, 2, 1]);
     let ex = export(&t, &r, &opts).unwrap();
@@ -801,6 +838,10 @@ fn what_else_acts_on_lossless_packets_is_judged() {
     );
     check(
         &|db| {
+            db["BUFFER_PG"]
+                .as_object_mut()
+                .unwrap()
+                .remove("Ethernet0|0");
             db["BUFFER_PG"]["Ethernet0|0-2"] = json!({"profile": "TAGGER_PG_LOSSLESS_100000_300m"});
         },
         Some("puts priority group 0 of Ethernet0 in the lossless ingress pool"),
@@ -823,6 +864,11 @@ fn what_else_acts_on_lossless_packets_is_judged() {
             db["PORT_QOS_MAP"]["Ethernet0"]["pfc_enable"] = json!("3,4");
             db["BUFFER_PROFILE"]["HUGE"] = json!({"pool": "ingress_lossless_pool", "xoff": "39000000", "xon": "18432", "size": "39018432"});
             db["BUFFER_PG"]["Ethernet0|4"] = json!({"profile": "HUGE"});
+            // Without a pool of its own the profile's buffer is the limit.
+            db["BUFFER_POOL"]
+                .as_object_mut()
+                .unwrap()
+                .remove("ingress_lossless_pool");
         },
         Some("need 38.44 MiB of headroom"),
     );
@@ -835,8 +881,14 @@ fn what_else_acts_on_lossless_packets_is_judged() {
         Some("xoff 165888 is below the 166912 bytes"),
     );
     check(
+        &|db| db["TC_TO_DSCP_COLOR_MAP"] = json!({"X": {"1": "2"}}),
+        Some("has a TC_TO_DSCP_COLOR_MAP table"),
+    );
+    // A port's pool-level profile lists (the Mellanox templates') set no
+    // group or queue lossless.
+    check(
         &|db| db["BUFFER_PORT_INGRESS_PROFILE_LIST"] = json!({"Ethernet0": {"profile_list": "x"}}),
-        Some("has a BUFFER_PORT_INGRESS_PROFILE_LIST table"),
+        None,
     );
     check(
         &|db| db["PFC_WD"] = json!({"Ethernet0": {"action": "drop"}}),

@@ -19,6 +19,30 @@ pub(super) fn round_trip(t: &Topology, r: &RuleSet, opts: &Options) -> (Export, 
     (ex, read(t, dir.path()).unwrap())
 }
 
+/// The profile `BUFFER_PG` gives priority group `g` of `port` (a key
+/// `port|g` or a range `port|lo-hi` holding it), or null.
+pub(super) fn pg_of(c: &Value, port: &str, g: u32) -> Value {
+    keyed_profile(c, "BUFFER_PG", port, g)
+}
+
+/// The profile `BUFFER_QUEUE` gives queue `q` of `port`, or null.
+pub(super) fn queue_of(c: &Value, port: &str, q: u32) -> Value {
+    keyed_profile(c, "BUFFER_QUEUE", port, q)
+}
+
+fn keyed_profile(c: &Value, table: &str, port: &str, g: u32) -> Value {
+    for (k, e) in c[table].as_object().into_iter().flatten() {
+        let Some(r) = k.strip_prefix(port).and_then(|r| r.strip_prefix('|')) else {
+            continue;
+        };
+        let (lo, hi) = r.split_once('-').unwrap_or((r, r));
+        if (lo.parse::<u32>().unwrap()..=hi.parse().unwrap()).contains(&g) {
+            return e["profile"].clone();
+        }
+    }
+    Value::Null
+}
+
 /// Options whose profile has a lossless queue per priority a plan here
 /// uses (Spectrum-2 keeps two lossless).
 pub(super) fn roomy() -> Options {
@@ -109,6 +133,9 @@ fn exports_keep_sonic_field_patterns() {
         for s in &ex.switches {
             let c = &s.config;
             for (port, b) in c["PORT_QOS_MAP"].as_object().unwrap() {
+                if port == "global" {
+                    continue;
+                }
                 assert!(c["PORT"][port].is_object(), "{port}");
                 let pfc = b["pfc_enable"].as_str().unwrap();
                 assert!(
@@ -150,7 +177,10 @@ fn exports_keep_sonic_field_patterns() {
                 for (k, v) in c[table].as_object().into_iter().flatten() {
                     let (port, n) = k.split_once('|').unwrap();
                     assert!(c["PORT"][port].is_object(), "{k}");
-                    assert!(n.parse::<u32>().unwrap() <= 7, "{k}");
+                    // sonic-buffer-pg's pattern: `[0-7]((-)[0-7])?`.
+                    let (lo, hi) = n.split_once('-').unwrap_or((n, n));
+                    let (lo, hi) = (lo.parse::<u32>().unwrap(), hi.parse::<u32>().unwrap());
+                    assert!(lo <= hi && hi <= 7, "{k}");
                     let prof = v["profile"].as_str().unwrap();
                     let p = &c["BUFFER_PROFILE"][prof];
                     assert!(p["size"].as_str().unwrap().parse::<u64>().is_ok(), "{prof}");
@@ -245,25 +275,25 @@ fn buffers_come_from_the_capacity_model() {
         .find(|s| t.node(s.node).hosts > 0)
         .unwrap();
     let c = &tor.config;
-    let up = &c["BUFFER_PG"]["Ethernet0|3"]["profile"];
+    let up = &pg_of(c, "Ethernet0", 3);
     let h = crate::capacity::port_headroom(&p, 100.0, 300.0);
     assert_eq!(up, &json!("TAGGER_PG_LOSSLESS_100000_300m"));
     assert_eq!(
         c["BUFFER_PROFILE"][up.as_str().unwrap()],
         json!({"pool": INGRESS_POOL, "xoff": h.xoff.to_string(), "xon": h.xon.to_string(), "size": h.size().to_string(), "dynamic_th": "0"})
     );
-    let host = &c["BUFFER_PG"][format!("Ethernet{}|3", 4 * t.degree(tor.node))]["profile"];
+    let host = &pg_of(c, &format!("Ethernet{}", 4 * t.degree(tor.node)), 3);
     assert_eq!(host, &json!("TAGGER_PG_LOSSLESS_100000_5m"));
     assert_eq!(
         c["BUFFER_PROFILE"][host.as_str().unwrap()],
         json!({"pool": INGRESS_POOL, "xoff": "82944", "xon": "18432", "size": "101376", "dynamic_th": "0"})
     );
     // The bounce priority arrives from the aggregation layer.
-    assert_eq!(c["BUFFER_PG"]["Ethernet0|4"]["profile"], *up);
+    assert_eq!(pg_of(c, "Ethernet0", 4), *up);
     assert_eq!(c["CABLE_LENGTH"]["AZURE"]["Ethernet0"], json!("300m"));
     assert_eq!(c["PORT"]["Ethernet0"]["speed"], json!("100000"));
     // Leaving lossless queues are buffered as lossless.
-    assert!(c["BUFFER_QUEUE"]["Ethernet0|3"].is_object());
+    assert!(queue_of(c, "Ethernet0", 3).is_string());
     let mut shared = Options::default();
     shared.profile.shared_headroom_pool = true;
     let ex = export(&t, &r, &shared).unwrap();
@@ -304,12 +334,22 @@ fn mappings_are_configurable_and_checked() {
     assert!(crate::verify::verify(&t, &back.rules, Some(&e)).ok());
     let c = &ex.switches[0].config;
     let d2t = c["DSCP_TO_TC_MAP"].as_object().unwrap();
-    assert!(d2t.values().all(|m| {
-        m.as_object()
-            .unwrap()
-            .keys()
-            .all(|k| k == "26" || k == "46")
-    }));
+    // Every DSCP value but the tags' is one lossy class (the stock base
+    // keeps none of its own: --keep-dscp none).
+    assert!(
+        d2t.iter()
+            .filter(|(k, _)| k.starts_with("TAGGER_"))
+            .all(|(_, m)| {
+                let others: std::collections::BTreeSet<String> = m
+                    .as_object()
+                    .unwrap()
+                    .iter()
+                    .filter(|(k, _)| *k != "26" && *k != "46")
+                    .map(|(_, v)| v.to_string())
+                    .collect();
+                others.len() == 1
+            })
+    );
     assert_eq!(ex.summary["mapping"]["queue_of_priority"], json!([4, 3]));
     let short = Options {
         mapping: Mapping::new(vec![26], vec![4, 3]).unwrap(),
@@ -394,11 +434,20 @@ fn host_ports_deliver_in_the_arriving_priority() {
         assert!(b.get("tc_to_dscp_map").is_none());
         let tq = &c["TC_TO_QUEUE_MAP"][b["tc_to_queue_map"].as_str().unwrap()];
         let pg = &c["TC_TO_PRIORITY_GROUP_MAP"][b["tc_to_pg_map"].as_str().unwrap()];
-        assert_eq!(tq, pg, "{host}: queue of each class = its arriving group");
+        // The lossless classes' (those in a paused group).
+        let pfc = b["pfc_enable"].as_str().unwrap();
+        for (tc, g) in pg.as_object().unwrap() {
+            if pfc.split(',').any(|x| Some(x) == g.as_str()) {
+                assert_eq!(
+                    &tq[tc], g,
+                    "{host}: queue of class {tc} = its arriving group"
+                );
+            }
+        }
         // Both priorities arrive at a ToR (the bounce comes down at 2).
         let both = format!("{},{}", m.queue_of(1).unwrap(), m.queue_of(2).unwrap());
         assert_eq!(b["pfc_enable"], json!(both));
-        assert!(c["BUFFER_QUEUE"][format!("{host}|{}", m.queue_of(2).unwrap())].is_object());
+        assert!(queue_of(c, &host, m.queue_of(2).unwrap()).is_string());
     }
 }
 

@@ -348,8 +348,20 @@ impl Update {
             window: Default::default(),
             rung: Rung::Running,
             out: Vec::with_capacity(self.steps.len() + 1),
+            held: Default::default(),
         };
-        walk.ports(&first);
+        // What each switch holds: the installed export as `tagger run
+        // --export` wrote it on the old topology, then each directory's.
+        if format == crate::sonic::Format::Sonic {
+            let on_old = self.export_on_old(old, opts)?;
+            let c = &self.correspondence;
+            for (u, o) in c.old_node.iter().enumerate() {
+                if let Some(sw) = o.and_then(|o| on_old.switches.iter().find(|s| s.node == o)) {
+                    walk.held.insert(u as NodeId, sw.config.clone());
+                }
+            }
+        }
+        walk.ports(&first)?;
         let mut last = None;
         for (i, step) in self.steps.iter().enumerate() {
             if walk.window.is_empty() || step.drain {
@@ -384,6 +396,17 @@ impl Update {
         let classes = crate::tagging::traffic::classify(old, &on_old.keys(old)?)?;
         let classes = c.classes_on_union(old, &classes);
         crate::sonic::build_classified(&c.union, &self.installed, &classes, format, opts)
+    }
+
+    /// The installed plan's SONiC export on the old topology, as `tagger
+    /// run --export` wrote it: what the switches run before any step.
+    fn export_on_old(
+        &self,
+        old: &tagger_generators::Topology,
+        opts: &crate::sonic::Options,
+    ) -> Result<crate::sonic::Export> {
+        let on_old = self.correspondence.union_on_old(&self.installed, old);
+        crate::sonic::build(old, &on_old, crate::sonic::Format::Sonic, opts)
     }
 
     /// Fills `dir` (empty) with [`Update::export_steps`]: one directory
@@ -473,6 +496,22 @@ pub struct StepExport {
 }
 
 impl StepExport {
+    /// Each switch's base made the configuration it runs before this
+    /// directory (`prev`, where it runs one) and its patch the change from
+    /// it: applied in order, the directories' patches take every switch
+    /// through each state (`config apply-patch` applies a patch to what
+    /// the switch holds).
+    fn rebase(&mut self, prev: impl Fn(NodeId) -> Option<Value>) {
+        for sw in &mut self.export.switches {
+            let Some(base) = prev(sw.node).or_else(|| sw.base.clone()) else {
+                continue;
+            };
+            let patch = json_patch::diff(&base, &sw.config);
+            sw.patch = Some(serde_json::to_value(&patch).expect("a patch serialises"));
+            sw.base = Some(base);
+        }
+    }
+
     /// `ex` kept to `switches`, with the summary saying which step (index
     /// `before`) it is or precedes.
     fn of(
@@ -531,9 +570,54 @@ struct StepWalk<'a> {
     /// The weakest rung a window was classified on so far.
     rung: Rung,
     out: Vec<StepExport>,
+    /// What each switch holds once the directories so far are applied
+    /// (SONiC): the base of the next directory's patch.
+    held: std::collections::BTreeMap<NodeId, Value>,
 }
 
 impl StepWalk<'_> {
+    /// Adds directory `x`, its patches from what its switches hold. A
+    /// SONiC switch it leaves without lossless entries gets its base with
+    /// nothing lossless ([`crate::sonic::idle_switches`]), so that nothing
+    /// of the plan stays on it.
+    fn push(&mut self, mut x: StepExport) -> Result<()> {
+        if self.format == crate::sonic::Format::Sonic && !x.cleared.is_empty() {
+            let s = &x.export.summary;
+            let mapping = crate::sonic::Mapping::from_json(&s["mapping"]).map_err(|cause| {
+                crate::Error::Mapping {
+                    origin: Some(x.dir.clone()),
+                    cause,
+                }
+            })?;
+            let tags = s["tags"].as_u64().unwrap_or(0) as usize;
+            let idle =
+                crate::sonic::idle_switches(self.topo, &x.cleared, &mapping, tags, self.opts)?;
+            let list = x.export.summary["switches"]
+                .as_array_mut()
+                .expect("an export lists its switches");
+            for sw in &idle {
+                list.push(json!({
+                    "node": sw.node,
+                    "file": format!("{}.json", sw.node),
+                    "tcs": 0,
+                    "lossless_queues": 0,
+                    "headroom_bytes": 0,
+                    "fits": true,
+                }));
+            }
+            list.sort_by_key(|e| e["node"].as_u64());
+            x.export.switches.extend(idle);
+            x.export.switches.sort_by_key(|sw| sw.node);
+        }
+        let held = &self.held;
+        x.rebase(|v| held.get(&v).cloned());
+        for sw in &x.export.switches {
+            self.held.insert(sw.node, sw.config.clone());
+        }
+        self.out.push(x);
+        Ok(())
+    }
+
     /// The window's next state, exported with its classes.
     fn export_next(&mut self) -> Result<crate::sonic::Export> {
         let (c, k) = self
@@ -545,7 +629,7 @@ impl StepWalk<'_> {
 
     /// Switches that gain ports: their new ports are bound (lossless
     /// nowhere yet) before the cables carry traffic.
-    fn ports(&mut self, first: &crate::sonic::Export) {
+    fn ports(&mut self, first: &crate::sonic::Export) -> Result<()> {
         let (c, topo) = (&self.u.correspondence, self.topo);
         let gaining: Vec<NodeId> = first
             .switches
@@ -560,15 +644,17 @@ impl StepWalk<'_> {
             })
             .collect();
         if !gaining.is_empty() {
-            self.out.push(StepExport::of(
+            let x = StepExport::of(
                 first.clone(),
                 None,
                 0,
                 &gaining,
                 Rung::Running,
                 "step-0-ports",
-            ));
+            );
+            self.push(x)?;
         }
+        Ok(())
     }
 
     /// Opens a window at step `i`: the states up to the next drain,
@@ -612,7 +698,7 @@ impl StepWalk<'_> {
             })?;
         let mut x = StepExport::of(now, None, i, &change, self.rung, &label);
         x.drain = drained;
-        self.out.push(x);
+        self.push(x)?;
         self.running = after;
         self.before = back;
         Ok(())
@@ -719,7 +805,7 @@ impl StepWalk<'_> {
         let whole = keep.then(|| ex.clone());
         let mut x = StepExport::of(ex, Some(i), i, &switches, self.rung, &label);
         x.drain = step.drain || drained;
-        self.out.push(x);
+        self.push(x)?;
         if drained {
             // Nothing decided before is in flight: the next step opens a
             // window beside what runs now.
@@ -759,8 +845,7 @@ impl StepWalk<'_> {
             })?;
         let mut x = StepExport::of(fin, None, n, &tidy, self.rung, &label);
         x.drain = drained;
-        self.out.push(x);
-        Ok(())
+        self.push(x)
     }
 }
 

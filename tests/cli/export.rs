@@ -57,6 +57,21 @@ fn sonic_export_installs_and_verifies() {
         ),
     )
     .unwrap();
+    // The configuration alone edited: the switch would run what its patch
+    // makes of its base, not this.
+    let o = tagger(&["verify", "--topology", &p("t.json"), "--sonic", &p("sonic")]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o).contains("is not what 0.patch.json makes of 0.base.json"),
+        "{}",
+        text(&o)
+    );
+    let patch = std::fs::read_to_string(dir.path().join("sonic/0.patch.json")).unwrap();
+    std::fs::write(
+        dir.path().join("sonic/0.patch.json"),
+        patch.replace("\"value\": \"TAGGER_TC_TO_PG_0\"", "\"value\": \"NOPE\""),
+    )
+    .unwrap();
     let o = tagger(&["verify", "--topology", &p("t.json"), "--sonic", &p("sonic")]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
@@ -140,7 +155,7 @@ fn export_formats_mappings_and_switch_models() {
             .as_object()
             .unwrap()
             .keys()
-            .any(|k| k.ends_with("_40m")),
+            .any(|k| k == "pg_lossless_100000_40m_profile"),
         "{sw}"
     );
     let o = tagger(&["verify", "--topology", &p("t.json"), "--exported", &p("s")]);

@@ -13,7 +13,7 @@ pub(crate) fn judge(
 ) -> Result<(), Broken> {
     let summary: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
-    let sonic = summary["format"] == json!("tagger-sonic/3");
+    let sonic = summary["format"] == json!(tagger::sonic::FORMAT);
     let most_tag = num(&summary["tags"]).unwrap();
     let host_tags: Vec<u32> = match summary["classes"].as_array() {
         Some(a) if !a.is_empty() => a.iter().map(|x| num(x).unwrap()).collect(),
@@ -58,6 +58,12 @@ pub(crate) fn judge(
         let doc: toml::Table = toml::from_str(t).unwrap();
         doc.values().next().unwrap().as_table().unwrap().clone()
     });
+    let tag_values: BTreeSet<u32> = summary["mapping"]["dscp_of_tag"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(num)
+        .collect();
     let mut models: BTreeMap<u32, Model> = BTreeMap::new();
     // Every switch file present is loaded on its switch, listed or not.
     let listed: BTreeSet<String> = summary["switches"]
@@ -96,11 +102,13 @@ pub(crate) fn judge(
         let (key, want) = if sonic {
             (
                 "tcs",
+                // Lossless classes of the tags' DSCP values (another one
+                // classified lossless is judged on its own).
                 m.arrive
                     .values()
-                    .flatten()
-                    .map(|a| a.class)
-                    .filter(|&k| k != 0)
+                    .flat_map(|row| row.iter().enumerate())
+                    .filter(|(d, a)| a.group.is_some() && tag_values.contains(&(*d as u32)))
+                    .map(|(_, a)| a.class)
                     .collect::<BTreeSet<_>>()
                     .len() as u32,
             )

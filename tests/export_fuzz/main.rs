@@ -177,6 +177,18 @@ fn fuzz_one(which: usize, seeds: &[u64], neutral: bool) -> Result<(), TestCaseEr
         }
         edits.push((s.node, diff(&before, &db)));
         std::fs::write(&f, db.to_string()).unwrap();
+        // The patch follows the edit (the switch runs what it makes of
+        // its base): the mutation is of what the switch would hold.
+        let base = dir.join(format!("{}.base.json", s.node));
+        if let Ok(text) = std::fs::read_to_string(&base) {
+            let base: Value = serde_json::from_str(&text).unwrap();
+            let patch = json_patch::diff(&base, &db);
+            std::fs::write(
+                dir.join(format!("{}.patch.json", s.node)),
+                serde_json::to_string(&patch).unwrap(),
+            )
+            .unwrap();
+        }
     }
     // Now and then, the directory as a whole.
     if seeds[0].is_multiple_of(8) {

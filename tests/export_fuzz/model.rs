@@ -137,6 +137,12 @@ pub(crate) fn sonic_switch(v: u32, db: &Value, profile: &toml::Table) -> Result<
         "WRED_PROFILE",
         "SCHEDULER",
         "PFC_WD",
+        // Pool-level profile lists set no group or queue lossless; the
+        // dynamic model's defaults size only `NULL` groups.
+        "BUFFER_PORT_INGRESS_PROFILE_LIST",
+        "BUFFER_PORT_EGRESS_PROFILE_LIST",
+        "DEFAULT_LOSSLESS_BUFFER_PARAMETER",
+        "LOSSLESS_TRAFFIC_PATTERN",
     ];
     for t in db.as_object().unwrap().keys() {
         let acts = ["BUFFER", "QUEUE", "WRED", "_MAP", "SCHEDULER", "PFC", "QOS"]
@@ -381,7 +387,9 @@ pub(crate) fn sonic_switch(v: u32, db: &Value, profile: &toml::Table) -> Result<
         for (lo, hi, k) in keyed["BUFFER_PG"].get(name).into_iter().flatten() {
             let prof = db["BUFFER_PG"][k]["profile"].as_str().unwrap_or("");
             let f = &db["BUFFER_PROFILE"][prof];
-            if f["pool"] != json!("ingress_lossless_pool") {
+            // A group without headroom in the pool (Broadcom's lossy
+            // groups share it) holds nothing back.
+            if f["pool"] != json!("ingress_lossless_pool") || num(&f["xoff"]).unwrap_or(0) == 0 {
                 continue;
             }
             if (*lo..=*hi).any(|g| !pfc.contains(&g)) {
