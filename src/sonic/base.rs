@@ -687,6 +687,20 @@ impl SwitchBase {
                 )
                 .collect()
         };
+        // A bound port the plan does not know could bring lossless
+        // traffic it never planned for (a stock binding pauses 3 and 4).
+        if let Some(extra) = db["PORT_QOS_MAP"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| k)
+            .find(|k| *k != "global" && !names.contains(k))
+        {
+            return Err(bad(format!(
+                "PORT_QOS_MAP|{} binds a port the topology does not give this switch: traffic arriving there could be lossless outside the plan; give the topology that port (a host port, or the link it has) or remove its binding first",
+                excerpt(extra)
+            )));
+        }
         let mut ports = Vec::with_capacity(names.len());
         for name in names {
             let at = format!("PORT_QOS_MAP|{}", excerpt(name));

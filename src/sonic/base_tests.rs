@@ -219,3 +219,25 @@ fn an_idle_switch_holds_nothing_lossless() {
     json_patch::patch(&mut b, &patch).unwrap();
     assert_eq!(&b, c);
 }
+
+/// A base binding a port the topology does not give the switch is refused
+/// by name: traffic arriving there could be lossless outside the plan.
+#[test]
+fn a_bound_port_the_plan_does_not_know_is_refused() {
+    let (t, r, bases) = own_bases();
+    let p = bases.path().join("0.json");
+    let mut db: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    db["PORT"]["Ethernet100"] = json!({"lanes": "400,401,402,403", "speed": "100000"});
+    db["PORT_QOS_MAP"]["Ethernet100"] = db["PORT_QOS_MAP"]["Ethernet0"].clone();
+    std::fs::write(&p, db.to_string()).unwrap();
+    let own = Options {
+        base: Base::read(bases.path()).unwrap(),
+        keep: Some(KeepDscp::None),
+        ..Default::default()
+    };
+    let e = export(&t, &r, &own).unwrap_err().to_string();
+    assert!(
+        e.contains("switch 0: PORT_QOS_MAP|Ethernet100 binds a port the topology does not give"),
+        "{e}"
+    );
+}
