@@ -215,6 +215,32 @@ impl Base {
         Ok(bases)
     }
 
+    /// The bases of `topo`'s switches only: files matching no switch of
+    /// it are left out (an update's old topology lacks the switches a
+    /// growth adds, whose files the same directory holds).
+    pub fn restricted_to(&self, topo: &Topology) -> Base {
+        let Base::Own { dir, files } = self else {
+            return Base::Stock;
+        };
+        let known = |name: &str| {
+            name.parse::<NodeId>()
+                .is_ok_and(|v| (v as usize) < topo.node_count() && v.to_string() == name)
+                || (0..topo.node_count() as NodeId).any(|v| topo.node_name(v) == Some(name))
+        };
+        let files = files
+            .iter()
+            .filter(|(file, db)| {
+                let host = db["DEVICE_METADATA"]["localhost"]["hostname"].as_str();
+                host.is_some_and(known) || known(file.trim_end_matches(".json"))
+            })
+            .cloned()
+            .collect();
+        Base::Own {
+            dir: dir.clone(),
+            files,
+        }
+    }
+
     /// What `summary.json` records of the base.
     pub fn describe(&self) -> Value {
         match self {

@@ -406,7 +406,11 @@ impl Update {
         opts: &crate::sonic::Options,
     ) -> Result<crate::sonic::Export> {
         let on_old = self.correspondence.union_on_old(&self.installed, old);
-        crate::sonic::build(old, &on_old, crate::sonic::Format::Sonic, opts)
+        let opts = crate::sonic::Options {
+            base: opts.base.restricted_to(old),
+            ..opts.clone()
+        };
+        crate::sonic::build(old, &on_old, crate::sonic::Format::Sonic, &opts)
     }
 
     /// Fills `dir` (empty) with [`Update::export_steps`]: one directory
