@@ -985,6 +985,7 @@ impl SwitchDb<'_> {
         }
         let reserved = crate::capacity::reserve(p, xoff, xon);
         let pool = &self.db["BUFFER_POOL"][self.pools.0];
+        let mut short_pool = None;
         if pool.is_object() {
             let size = number(&pool["size"]).map(u64::from);
             if pool["type"].as_str().is_some_and(|t| t != "ingress") {
@@ -994,14 +995,18 @@ impl SwitchDb<'_> {
                     excerpt(&pool["type"].to_string())
                 )));
             }
-            if let Some(size) = size.filter(|&s| s < reserved) {
-                return Err(self.bad(format!(
+            // A pool short of the headroom is a switch that does not fit
+            // (an export written with --require-fit off records it).
+            short_pool = size.filter(|&s| s < reserved).map(|size| {
+                format!(
                     "BUFFER_POOL|{}: size {size} is below the {reserved} bytes of headroom the switch's lossless priority groups reserve",
                     self.pools.0
-                )));
-            }
+                )
+            });
         }
-        let misfit = if most > p.lossless_queues as usize {
+        let misfit = if let Some(m) = short_pool {
+            Some(m)
+        } else if most > p.lossless_queues as usize {
             Some(format!(
                 "a port of the switch uses {most} lossless priorities; {} allows {}",
                 p.name, p.lossless_queues
