@@ -23,6 +23,15 @@ fn own_bases() -> (Topology, crate::rules::RuleSet, tempfile::TempDir) {
     (t, r, dir)
 }
 
+/// Options exporting onto the bases in `dir`, keeping `keep`.
+fn own_options(dir: &std::path::Path, keep: Option<KeepDscp>) -> Options {
+    Options {
+        base: Base::read(dir).unwrap(),
+        keep,
+        ..Default::default()
+    }
+}
+
 /// The TC a DSCP value gets at `port` of a configuration.
 fn tc_of(c: &Value, port: &str, d: u32) -> Value {
     let m = c["PORT_QOS_MAP"][port]["dscp_to_tc_map"].as_str().unwrap();
@@ -32,11 +41,7 @@ fn tc_of(c: &Value, port: &str, d: u32) -> Value {
 #[test]
 fn the_bases_lossy_classes_are_kept() {
     let (t, r, bases) = own_bases();
-    let own = |keep: Option<KeepDscp>| Options {
-        base: Base::read(bases.path()).unwrap(),
-        keep,
-        ..Default::default()
-    };
+    let own = |keep: Option<KeepDscp>| own_options(bases.path(), keep);
     // Every class of the stock base kept leaves two traffic classes: the
     // plan needs four, and the refusal says what to do.
     let e = export(&t, &r, &own(None)).unwrap_err().to_string();
@@ -145,11 +150,7 @@ fn the_buffer_model_is_honoured() {
         db["DEVICE_METADATA"]["localhost"]["buffer_model"] = json!("shared");
         std::fs::write(&p, serde_json::to_string(&db).unwrap()).unwrap();
     }
-    let own = Options {
-        base: Base::read(bases.path()).unwrap(),
-        keep: Some(KeepDscp::None),
-        ..Default::default()
-    };
+    let own = own_options(bases.path(), Some(KeepDscp::None));
     let e = export(&t, &r, &own).unwrap_err().to_string();
     assert!(
         e.contains("buffer_model \"shared\" is not supported"),
@@ -167,19 +168,11 @@ fn every_switch_has_one_base() {
             .unwrap();
     db["DEVICE_METADATA"]["localhost"]["hostname"] = json!("nowhere");
     std::fs::write(bases.path().join("99.json"), db.to_string()).unwrap();
-    let own = Options {
-        base: Base::read(bases.path()).unwrap(),
-        keep: Some(KeepDscp::None),
-        ..Default::default()
-    };
+    let own = own_options(bases.path(), Some(KeepDscp::None));
     let e = export(&t, &r, &own).unwrap_err().to_string();
     assert!(e.contains("99.json (hostname nowhere) is no switch"), "{e}");
     std::fs::remove_file(bases.path().join("99.json")).unwrap();
-    let own = Options {
-        base: Base::read(bases.path()).unwrap(),
-        keep: Some(KeepDscp::None),
-        ..Default::default()
-    };
+    let own = own_options(bases.path(), Some(KeepDscp::None));
     let e = export(&t, &r, &own).unwrap_err().to_string();
     assert!(e.contains("has no configuration of switch 3"), "{e}");
 }
@@ -230,11 +223,7 @@ fn a_bound_port_the_plan_does_not_know_is_refused() {
     db["PORT"]["Ethernet100"] = json!({"lanes": "400,401,402,403", "speed": "100000"});
     db["PORT_QOS_MAP"]["Ethernet100"] = db["PORT_QOS_MAP"]["Ethernet0"].clone();
     std::fs::write(&p, db.to_string()).unwrap();
-    let own = Options {
-        base: Base::read(bases.path()).unwrap(),
-        keep: Some(KeepDscp::None),
-        ..Default::default()
-    };
+    let own = own_options(bases.path(), Some(KeepDscp::None));
     let e = export(&t, &r, &own).unwrap_err().to_string();
     assert!(
         e.contains("switch 0: PORT_QOS_MAP|Ethernet100 binds a port the topology does not give"),

@@ -37,20 +37,22 @@ mod base_tests;
 mod dir;
 mod export;
 mod function;
+mod merge;
 mod neutral;
 mod read;
 #[cfg(test)]
 mod readback_tests;
+mod stock;
 #[cfg(test)]
 mod tests;
 
 pub use base::{Base, BufferModel, KeepDscp};
 pub(crate) use dir::DecodeCache;
-pub(crate) use export::idle_switches;
 pub use export::{
     Export, Switch, SwitchFit, export, replaceable, replaceable_steps, traffic_classes, write,
     write_files,
 };
+pub(crate) use export::{idle_switches, switch_entry};
 pub use function::ReadBack;
 pub use neutral::{TABLE_FORMAT, table};
 pub(crate) use read::read_parts;

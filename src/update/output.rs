@@ -599,16 +599,7 @@ impl StepWalk<'_> {
             let list = x.export.summary["switches"]
                 .as_array_mut()
                 .expect("an export lists its switches");
-            for sw in &idle {
-                list.push(json!({
-                    "node": sw.node,
-                    "file": format!("{}.json", sw.node),
-                    "tcs": 0,
-                    "lossless_queues": 0,
-                    "headroom_bytes": 0,
-                    "fits": true,
-                }));
-            }
+            list.extend(idle.iter().map(crate::sonic::switch_entry));
             list.sort_by_key(|e| e["node"].as_u64());
             x.export.switches.extend(idle);
             x.export.switches.sort_by_key(|sw| sw.node);
