@@ -71,8 +71,9 @@ impl Export {
 /// is all a stock SONiC switch offers for rewriting a tag hop by hop (its
 /// ACL tables have no action that sets DSCP or queue).
 ///
-/// Each switch's traffic classes are the plan's ([`classify`]): TC k + 1
-/// is class k; TC 0, queue 0 and DSCP 0 are the lossy class. A class's
+/// Each switch's traffic classes are the plan's ([`classify`]), each in a
+/// TC its base's kept lossy classes leave free; written into the switch's
+/// base (`opts.base`), with the patch from it. A class's
 /// function covers every packet classified into it, the ELP's and any
 /// other, and the classes keep it deadlock-free under any routing.
 ///

@@ -14,15 +14,19 @@
 //! the TC in the priority group of the priority it arrived with (PFC pauses
 //! the upstream on that priority); on each egress port `TC_TO_QUEUE_MAP`
 //! puts it in the queue of the priority it leaves with and `TC_TO_DSCP_MAP`
-//! rewrites its DSCP to the next tag. TC 0, queue 0 and DSCP 0 are the
-//! lossy class. The classes are the plan's
+//! rewrites its DSCP to the next tag. Everything else stays in the
+//! switch's lossy classes (its base's, [`Base`], as `--keep-dscp` keeps
+//! them; a tag met where it is not lossless leaves by a link as DSCP 0).
+//! The plan is written into each switch's base and exported with the
+//! patch from it. The classes are the plan's
 //! ([`crate::tagging::traffic`]): a plan needing more than a switch has
 //! for lossless traffic (seven of eight on most ASICs) is refused; the
 //! planning algorithms keep within them (`--max-tcs`).
 //!
 //! Buffers come from the capacity model ([`crate::capacity`]): each port's
-//! arriving lossless priority groups get a `BUFFER_PG` whose
-//! `BUFFER_PROFILE` holds that port's xoff and xon for its speed and cable;
+//! `pfc_enable` priority groups get a `BUFFER_PG` whose `BUFFER_PROFILE`
+//! holds that port's xoff and xon for its speed and cable (under the
+//! traditional buffer model the keys and profile name buffermgrd writes);
 //! leaving lossless queues get a `BUFFER_QUEUE`.
 //!
 //! Tags map to DSCP values and lossless priorities to queues through a
