@@ -10,11 +10,12 @@
 //! rank by priorities, then traffic classes at the busiest switch (under a
 //! traffic-class budget), then rules; ties go to the earlier algorithm.
 //! Under a traffic-class budget, where greedy's plan misses the classes
-//! and `search` runs after it anyway, the plan is fitted (a whole replan
-//! per repair round) after `search`, only where `search` did not beat its
+//! and `search` runs after it anyway, the plan is fitted (repair rounds,
+//! [`super::fit`]) after `search`, only where `search` did not beat its
 //! unfitted priorities, and only until a round needs more priorities than
 //! the best plan: on Jellyfish 2000/64 r=12 `shortest` that is one round
-//! instead of 26 (`auto` 32-35 s -> 17-18 s, the same plan).
+//! (`auto` 32-35 s -> 17-18 s when each round was a whole replan, the
+//! same plan).
 //!
 //! On small networks (at most [`AUTO_EXACT_PATHS`] ELP paths), where
 //! the best plan before `search` is above the bound, `exact`'s solver runs

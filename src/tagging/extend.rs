@@ -95,6 +95,46 @@ pub(crate) fn plan_forced(
     )?)
 }
 
+/// [`plan_forced`] from the last plan `base` (an extension of `seed`):
+/// every key `base` decides keeps its decision unless `forced` moves it
+/// up, and only the keys the forced moves newly reach are decided, against
+/// graphs holding `seed`'s dependencies and `base`'s (less the forced
+/// ones). A repair round of [`super::fit`] that replans only what it
+/// changed, as [`super::greedy`]'s fitting does.
+///
+/// # Errors
+/// As [`plan`].
+pub(crate) fn refit(
+    cx: &Context<'_>,
+    seed: &Seed,
+    base: &Tagging,
+    forced: &super::fit::Forced,
+) -> Result<Tagging> {
+    let mut kept = seed.kept.clone();
+    kept.extend(
+        base.keys
+            .iter()
+            .filter_map(|k| Some(((k.in_channel?, k.tag, k.out_channel), k.next_tag)))
+            .filter(|k| !forced.contains(&k.0)),
+    );
+    let mut edges = seed.edges.clone();
+    edges.extend(
+        same_priority_edges(&base.keys)
+            .into_iter()
+            .enumerate()
+            .flat_map(|(p, e)| e.into_iter().map(move |(a, b)| (p as u32 + 1, a, b)))
+            .filter(|&(p, a, b)| !forced.contains(&(a, p, b))),
+    );
+    edges.sort_unstable();
+    edges.dedup();
+    let last = Seed {
+        vertices: seed.vertices,
+        edges,
+        kept,
+    };
+    plan_forced(cx, &last, Some(forced))
+}
+
 /// What [`reorder`] found.
 #[derive(Debug)]
 pub struct Reordering {

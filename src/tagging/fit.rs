@@ -19,7 +19,11 @@
 //! merge forces the fewest keys up, until the switch is within it; plan
 //! again with those keys forced up; repeat until every switch fits, or no
 //! merge is left. The plan's own decisions are kept wherever no key is
-//! forced.
+//! forced: greedy and update's extensions plan again from the last round's
+//! plan, deciding only the keys the forced moves newly reach
+//! (`greedy::refit`, [`super::extend`]'s `refit`), and fall back to whole
+//! replans where that gets stuck (a switch whose classes differ only where
+//! kept decisions hold them apart).
 //!
 //! Complexity per round: one tagging walk and one classification, plus
 //! O(G^2 * D) per switch over the budget for its G classes and D ports.
@@ -117,8 +121,8 @@ fn no_fit(c: &Classification, max_tcs: u32, reason: String) -> NoFit {
 /// planning again with keys forced up through `replan` as needed.
 ///
 /// Arguments: the topology, the budget, the plan, and how to plan again
-/// with a set of keys forced one priority up (every other key decided as
-/// the algorithm would).
+/// from the last plan with a set of keys forced one priority up (every
+/// other key decided as the algorithm would).
 ///
 /// Returns: the plan (unchanged when it already fits) with what fitting
 /// did, or why no plan within the budget was found.
@@ -129,7 +133,7 @@ pub(crate) fn fit(
     topo: &Topology,
     max_tcs: u32,
     first: Tagging,
-    replan: &mut dyn FnMut(&Forced) -> Result<Tagging>,
+    replan: &mut dyn FnMut(&Tagging, &Forced) -> Result<Tagging>,
 ) -> Result<std::result::Result<(Tagging, ClassFit), NoFit>> {
     fit_moving(topo, max_tcs, first, &|_| true, replan)
 }
@@ -141,7 +145,7 @@ pub(crate) fn fit_moving(
     max_tcs: u32,
     first: Tagging,
     movable: &dyn Fn(&KeyId) -> bool,
-    replan: &mut dyn FnMut(&Forced) -> Result<Tagging>,
+    replan: &mut dyn FnMut(&Tagging, &Forced) -> Result<Tagging>,
 ) -> Result<std::result::Result<(Tagging, ClassFit), NoFit>> {
     let unconstrained = first.priorities;
     let mut plan = first;
@@ -192,7 +196,7 @@ pub(crate) fn fit_moving(
             return Ok(Err(no_fit(&c, max_tcs, reason)));
         }
         rounds += 1;
-        plan = replan(&forced)?;
+        plan = replan(&plan, &forced)?;
     }
 }
 

@@ -135,8 +135,8 @@ fn fitted(cx: &Context<'_>, algo: Algo, t: Tagging, max_tcs: u32) -> Result<Tagg
 /// [`fitted`], where greedy's fitting stops with [`Error::Algo`] at the
 /// first replan above `cap` priorities (a plan with at most `cap` is
 /// known): forcing keys up has not been seen to lower greedy's count
-/// (Jellyfish 2000/64 r=12: 3 unfitted, 4 after the first of 26 rounds, 5
-/// after the sixth), and those rounds are whole replans.
+/// (Jellyfish 2000/64 r=12: 3 unfitted, 4 after the first of 11 rounds).
+/// Greedy's rounds replan what the forced keys reach ([`greedy::fitted`]).
 fn fitted_below(
     cx: &Context<'_>,
     algo: Algo,
@@ -193,16 +193,15 @@ fn fitted_below(
     let effort = t.effort.clone();
     let unconstrained = t.class_fit.as_ref().map(|f| f.unconstrained_priorities);
     let fitted = match algo {
-        Algo::Greedy { restarts, seed } => fit::fit(topo, max_tcs, t, &mut |f: &fit::Forced| {
-            let t = greedy::plan_forced(cx, restarts, seed, Some(f))?;
-            match cap {
+        Algo::Greedy { restarts, seed } => {
+            greedy::fitted(cx, (restarts, seed), t, max_tcs, &|t: Tagging| match cap {
                 Some(cap) if t.priorities > cap => Err(cannot(format!(
                     "fitting its plan to the traffic classes stopped at {} priorities, more than the {cap} of a plan found",
                     t.priorities
                 ))),
                 _ => Ok(t),
-            }
-        })?,
+            })?
+        }
         _ => repair(cx, algo, t, max_tcs)?,
     };
     match fitted {
@@ -234,7 +233,7 @@ pub(crate) fn repair(
     let topo = cx.topo;
     let own = own_decisions(&t);
     let order = order::OrderPlan::from_keys(topo.channel_count(), &t.keys, t.priorities);
-    fit::fit(topo, max_tcs, t, &mut |f: &fit::Forced| {
+    fit::fit(topo, max_tcs, t, &mut |_, f: &fit::Forced| {
         let decide = |c1: ChannelId, tag: u32, c2: ChannelId| -> Result<u32> {
             Ok(if f.contains(&(c1, tag, c2)) {
                 tag + 1

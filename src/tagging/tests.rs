@@ -717,3 +717,89 @@ fn search_within_the_classes_is_never_above_greedy() {
         }
     }
 }
+
+/// Greedy's fitting replans only what the keys it forces up reach
+/// (`greedy::refit`): with nothing forced the plan comes back as it was;
+/// with keys forced, each forced key moves up, every other key of the last
+/// plan keeps its decision, and the plan passes its checks.
+#[test]
+fn refit_keeps_every_decision_it_does_not_force() {
+    for seed in [1, 2, 3] {
+        let t = topo(&format!("jellyfish:n=40,ports=8,r=4,seed={seed}"));
+        let e = ElpSet::build(&t, &ElpSpec::parse("shortest").unwrap()).unwrap();
+        let (budget, control) = (Budget::unlimited(), Control::new());
+        let cx = Context::new(&t, &e, &budget, &control);
+        let base = tag_in(&cx, Algo::GREEDY).unwrap();
+        let same = checked(greedy::refit(&cx, &base, &fit::Forced::default()).unwrap()).unwrap();
+        assert_eq!(same.keys, base.keys, "seed {seed}");
+        // Force every third kept key of a transit hop up.
+        let forced: fit::Forced = base
+            .keys
+            .iter()
+            .filter(|k| k.in_channel.is_some() && k.next_tag == k.tag)
+            .step_by(3)
+            .map(|k| (k.in_channel.unwrap(), k.tag, k.out_channel))
+            .collect();
+        assert!(!forced.is_empty());
+        let moved = checked(greedy::refit(&cx, &base, &forced).unwrap()).unwrap();
+        let at = |k: &Key| (k.in_channel, k.tag, k.out_channel);
+        let before: std::collections::BTreeMap<_, _> =
+            base.keys.iter().map(|k| (at(k), k.next_tag)).collect();
+        let mut new_keys = 0;
+        for k in &moved.keys {
+            let key = (k.in_channel.unwrap_or(engine::HOST), k.tag, k.out_channel);
+            if forced.contains(&key) {
+                assert_eq!(k.next_tag, k.tag + 1, "seed {seed}: forced {k:?}");
+            } else if let Some(&t2) = before.get(&at(k)) {
+                assert_eq!(k.next_tag, t2, "seed {seed}: {k:?} changed");
+            } else {
+                new_keys += 1;
+            }
+        }
+        // The forced moves reach states the plan had not.
+        assert!(new_keys > 0, "seed {seed}");
+    }
+}
+
+/// Within a traffic-class budget greedy's plan fits it, as the
+/// classification of its keys says, on one thread or two alike; where
+/// fitting each round's reach gets stuck, whole replans take over.
+#[test]
+fn greedy_fits_the_traffic_classes_by_replanning_what_it_forces() {
+    for (spec, n) in [
+        ("jellyfish:n=60,ports=10,r=6,seed=1", 6),
+        ("jellyfish:n=60,ports=10,r=6,seed=2", 5),
+        ("fattree:k=8", 4),
+    ] {
+        let t = topo(spec);
+        let elp = if spec.starts_with("fattree") {
+            "kbounce:1"
+        } else {
+            "shortest"
+        };
+        let e = ElpSet::build(&t, &ElpSpec::parse(elp).unwrap()).unwrap();
+        let (budget, control) = (Budget::unlimited(), Control::new());
+        let plan = |max_tcs: Option<u32>| {
+            let cx = Context::new(&t, &e, &budget, &control).with_max_tcs(max_tcs);
+            tag_in(&cx, Algo::GREEDY)
+        };
+        let free = plan(None).unwrap();
+        let needs = traffic::classify(&t, &free.keys).unwrap().max();
+        assert!(needs > n, "{spec}: the plan without a limit needs {needs}");
+        let mut runs = Vec::new();
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            runs.push(pool.install(|| plan(Some(n as u32))));
+        }
+        let held = runs.pop().unwrap().unwrap();
+        assert_eq!(runs.pop().unwrap().unwrap().keys, held.keys, "{spec}");
+        let fit = held.class_fit.as_ref().expect("fitted");
+        let got = traffic::classify(&t, &held.keys).unwrap().max();
+        assert!(got <= n && got == fit.tcs_max as usize, "{spec}: {fit:?}");
+        assert!(fit.rounds > 0 && fit.forced_keys > 0, "{spec}: {fit:?}");
+        assert!(held.priorities >= free.priorities, "{spec}");
+    }
+}

@@ -954,9 +954,18 @@ fn extend(
         let lower_bound = t.lower_bound;
         let unconstrained = t.priorities;
         let movable = |k: &(u32, u32, u32)| !seed.kept.contains_key(k);
-        let fitted = crate::tagging::fit::fit_moving(req.new, n, t, &movable, &mut |f| {
-            crate::tagging::extend::plan_forced(cx, &seed, Some(f))
-        })?;
+        // Each round replans only what it forces up; where that gets
+        // stuck, each round replans the whole extension instead.
+        let quick =
+            crate::tagging::fit::fit_moving(req.new, n, t.clone(), &movable, &mut |last, f| {
+                crate::tagging::extend::refit(cx, &seed, last, f)
+            })?;
+        let fitted = match quick {
+            Ok(done) => Ok(done),
+            Err(_) => crate::tagging::fit::fit_moving(req.new, n, t, &movable, &mut |_, f| {
+                crate::tagging::extend::plan_forced(cx, &seed, Some(f))
+            })?,
+        };
         t = match fitted {
             Ok((mut ft, mut info)) => {
                 info.unconstrained_priorities = unconstrained;

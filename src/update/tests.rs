@@ -540,7 +540,7 @@ fn step_exports_are_the_states_configuration() {
 /// verifies (#45).
 #[test]
 fn updates_keep_within_the_traffic_classes() {
-    let old = crate::TopologySpec::parse("jellyfish:n=40,ports=10,r=5,seed=2")
+    let old = crate::TopologySpec::parse("jellyfish:n=40,ports=10,r=5,seed=5")
         .unwrap()
         .build()
         .unwrap();

@@ -230,12 +230,12 @@ impl Driver<'_, '_> {
     }
 
     /// Greedy's plan `g`, over the traffic-class budget, fitted to it as
-    /// `greedy` is (planned again by greedy with keys forced up), kept
-    /// where it beats `best`: without it, a search whose plans all miss
-    /// the budget could end above greedy's (Jellyfish 60/8 r=4 seed 3
-    /// `shortest`: 4 priorities, where greedy fits 7 classes with 3).
-    /// Only run where the best plan is above greedy's own count, since
-    /// fitting greedy replans the whole ELP per round.
+    /// `greedy` is ([`greedy::fitted`]), kept where it beats `best`:
+    /// without it, a search whose plans all miss the budget could end
+    /// above greedy's (Jellyfish 60/8 r=4 seed 3 `shortest`: 4 priorities,
+    /// where greedy fits 7 classes with 3). Only run where the best plan
+    /// is above greedy's own count, since each fitting round walks the
+    /// whole ELP.
     fn greedy_within_classes(&self, g: Tagging, best: &mut Best) -> Result<()> {
         let Some(n) = self.cx.max_tcs else {
             return Ok(());
@@ -243,9 +243,7 @@ impl Driver<'_, '_> {
         if best.misfit == 0 && best.priorities <= g.priorities {
             return Ok(());
         }
-        let fitted = fit::fit(self.cx.topo, n, g, &mut |f: &fit::Forced| {
-            greedy::plan_forced(self.cx, 1, 0, Some(f))
-        })?;
+        let fitted = greedy::fitted(self.cx, (1, 0), g, n, &Ok)?;
         if let Ok((t, info)) = fitted {
             let r = t.rule_count(self.cx.topo);
             if (0, t.priorities, r) < (best.misfit, best.priorities, best.rules) {
