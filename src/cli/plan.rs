@@ -447,13 +447,13 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
             render::update(&u, old.name(), new.name(), &a.elp.text)
         );
     }
-    let exports = match (&a.export_steps, &export_opts) {
+    let export = match (&a.export_steps, &export_opts) {
         (Some(t), Some(opts)) => {
             tagger::capacity::check(&u.correspondence.union, &opts.profile)?;
             // What runs and the window's exports, side by side.
             let union = &u.correspondence.union;
             export_budget(union, &u.plan, MemoryBudget::resolve(None), 3)?;
-            Some((u.export_steps(&old, t.format, opts)?, t))
+            Some((t, opts))
         }
         _ => None,
     };
@@ -463,7 +463,7 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
     };
     let summary = u.to_json(old.name(), new.name(), &elp);
     let names = (old.name(), new.name(), elp.as_str());
-    write_update(&a, &u, &new, names, &summary, exports.as_ref())?;
+    let exports = write_update(&a, &u, (&old, &new), names, &summary, export)?;
     if a.json.on {
         let mut summary = summary;
         if let Some((ex, _)) = &exports {
@@ -526,14 +526,20 @@ fn update_guard(a: &UpdateArgs) -> Result<super::Out> {
 
 /// `update`'s files, all or nothing: the new plan and topology, the steps,
 /// their exports and the step table.
-fn write_update(
+///
+/// The steps' exports are made as their directory is written, each
+/// directory written as soon as it is complete (a SONiC one holds three
+/// files per switch): returned without their switch files, with the
+/// target they went to.
+fn write_update<'t>(
     a: &UpdateArgs,
     u: &tagger::update::Update,
-    new: &tagger::Topology,
+    (old, new): (&tagger::Topology, &tagger::Topology),
     (old_name, new_name, elp): (&str, &str, &str),
     summary: &serde_json::Value,
-    exports: Option<&(Vec<tagger::update::StepExport>, &sonic::Target)>,
-) -> Result<()> {
+    export: Option<(&'t sonic::Target, &sonic::Options)>,
+) -> Result<Option<(Vec<tagger::update::StepExport>, &'t sonic::Target)>> {
+    let written = std::cell::RefCell::new(Vec::new());
     let mut staging = Staging::default();
     if let Some(p) = &a.plan_out.rules_out {
         let rules = &u.plan;
@@ -551,9 +557,11 @@ fn write_update(
             u.write_steps(tmp, summary)
         });
     }
-    if let Some((ex, t)) = exports {
+    if let Some((t, opts)) = export {
+        let written = &written;
         staging.dir(&t.dir, sonic::replaceable_steps, move |tmp| {
-            u.write_export_steps(tmp, ex)
+            *written.borrow_mut() = u.write_export_steps_from(tmp, old, t.format, opts)?;
+            Ok(())
         });
     }
     if let Some(p) = &a.out {
@@ -563,5 +571,5 @@ fn write_update(
     staging
         .commit()
         .with_context(|| "writing the update's outputs (none was changed)")?;
-    Ok(())
+    Ok(export.map(|(t, _)| (written.into_inner(), t)))
 }

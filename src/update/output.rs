@@ -327,6 +327,28 @@ impl Update {
         format: crate::sonic::Format,
         opts: &crate::sonic::Options,
     ) -> Result<Vec<StepExport>> {
+        let mut out = Vec::with_capacity(self.steps.len() + 1);
+        self.export_steps_each(old, format, opts, &mut |x| {
+            out.push(x);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// [`Update::export_steps`], handing each directory to `sink` as soon
+    /// as it is complete instead of holding them all: a SONiC directory
+    /// holds each of its switches' base, configuration and patch, and a
+    /// switch-by-switch schedule has a directory per switch.
+    ///
+    /// # Errors
+    /// As [`Update::export_steps`], and `sink`'s.
+    pub fn export_steps_each(
+        &self,
+        old: &tagger_generators::Topology,
+        format: crate::sonic::Format,
+        opts: &crate::sonic::Options,
+        sink: &mut dyn FnMut(StepExport) -> Result<()>,
+    ) -> Result<()> {
         let topo = &self.correspondence.union;
         let mut states = vec![self.installed.clone()];
         states.extend(self.states());
@@ -347,7 +369,7 @@ impl Update {
             before,
             window: Default::default(),
             rung: Rung::Running,
-            out: Vec::with_capacity(self.steps.len() + 1),
+            sink,
             held: Default::default(),
         };
         // What each switch holds: the installed export as `tagger run
@@ -362,6 +384,7 @@ impl Update {
             }
         }
         walk.ports(&first)?;
+        drop(first);
         let mut last = None;
         for (i, step) in self.steps.iter().enumerate() {
             if walk.window.is_empty() || step.drain {
@@ -374,7 +397,7 @@ impl Update {
         if let Some(fin) = last {
             walk.tidy(fin)?;
         }
-        Ok(walk.out)
+        Ok(())
     }
 
     /// The installed plan's export as the switches run it: its traffic
@@ -425,36 +448,79 @@ impl Update {
     /// As [`Update::export_steps`], and [`crate::Error::Io`] naming the
     /// file.
     pub fn write_export_steps(&self, dir: &Path, exports: &[StepExport]) -> Result<()> {
+        let listed = exports
+            .iter()
+            .map(|x| self.write_step_dir(dir, x))
+            .collect::<Result<Vec<Value>>>()?;
+        self.write_steps_summary(dir, listed)
+    }
+
+    /// [`Update::export_steps`] written into `dir` (empty) as
+    /// [`Update::write_export_steps`] writes it, each directory as soon as
+    /// it is complete, so that only one is held at a time (a SONiC
+    /// directory's switch files were 1.5 GB held together for the three
+    /// steps of a 210-switch Jellyfish's growth).
+    ///
+    /// Returns: the directories written, in order, each without its switch
+    /// files ([`StepExport::export`]'s `switches` emptied; its summary
+    /// kept).
+    ///
+    /// # Errors
+    /// As [`Update::export_steps`] and [`Update::write_export_steps`].
+    pub fn write_export_steps_from(
+        &self,
+        dir: &Path,
+        old: &tagger_generators::Topology,
+        format: crate::sonic::Format,
+        opts: &crate::sonic::Options,
+    ) -> Result<Vec<StepExport>> {
         let mut listed = Vec::new();
-        for x in exports {
-            let sub = dir.join(&x.dir);
-            std::fs::create_dir(&sub).map_err(|e| crate::Error::io(&sub, e))?;
-            crate::sonic::write_files(&sub, &x.export)?;
-            let (action, any_order, tables) = match x.step.map(|i| &self.steps[i]) {
-                Some(s) => (s.action.as_str(), s.any_order, &s.switches[..]),
-                None if x.dir.ends_with("-ports") => ("ports", true, &[][..]),
-                None if x.dir.ends_with("-tidy") => ("tidy", true, &[][..]),
-                None => ("prepare", true, &[][..]),
-            };
-            let drain = x.drain;
-            // Switches whose tables stay but whose classes change.
-            let classes_only: Vec<NodeId> = x
-                .switches
-                .iter()
-                .copied()
-                .filter(|v| !tables.contains(v))
-                .collect();
-            listed.push(json!({
-                "step": x.export.summary["update_step"],
-                "action": action,
-                "dir": x.dir,
-                "switches": x.switches,
-                "cleared": x.cleared,
-                "classes_only": classes_only,
-                "any_order": any_order,
-                "drain": drain,
-            }));
-        }
+        let mut written = Vec::new();
+        self.export_steps_each(old, format, opts, &mut |mut x| {
+            listed.push(self.write_step_dir(dir, &x)?);
+            x.export.switches = Vec::new();
+            written.push(x);
+            Ok(())
+        })?;
+        self.write_steps_summary(dir, listed)?;
+        Ok(written)
+    }
+
+    /// Directory `x` written under `dir`; returns its entry of the steps'
+    /// `summary.json`.
+    fn write_step_dir(&self, dir: &Path, x: &StepExport) -> Result<Value> {
+        let sub = dir.join(&x.dir);
+        std::fs::create_dir(&sub).map_err(|e| crate::Error::io(&sub, e))?;
+        crate::sonic::write_files(&sub, &x.export)?;
+        let (action, any_order, tables) = match x.step.map(|i| &self.steps[i]) {
+            Some(s) => (s.action.as_str(), s.any_order, &s.switches[..]),
+            None if x.dir.ends_with("-ports") => ("ports", true, &[][..]),
+            None if x.dir.ends_with("-tidy") => ("tidy", true, &[][..]),
+            None => ("prepare", true, &[][..]),
+        };
+        let drain = x.drain;
+        // Switches whose tables stay but whose classes change.
+        let classes_only: Vec<NodeId> = x
+            .switches
+            .iter()
+            .copied()
+            .filter(|v| !tables.contains(v))
+            .collect();
+        Ok(json!({
+            "step": x.export.summary["update_step"],
+            "action": action,
+            "dir": x.dir,
+            "switches": x.switches,
+            "cleared": x.cleared,
+            "classes_only": classes_only,
+            "any_order": any_order,
+            "drain": drain,
+        }))
+    }
+
+    /// The steps' `summary.json` (listing `listed`) and the union topology
+    /// it names, under `dir`.
+    fn write_steps_summary(&self, dir: &Path, listed: Vec<Value>) -> Result<()> {
         // The union topology (old and new links, ports named as the
         // switches have them): what `tagger verify --exported` reads a
         // running configuration between steps against.
@@ -560,7 +626,7 @@ impl StepExport {
 /// switches run and its read-back, the window of states classified
 /// together (exported one at a time as the steps come: a window can hold
 /// hundreds of states), and the directories so far.
-struct StepWalk<'a> {
+struct StepWalk<'a, 's> {
     u: &'a Update,
     topo: &'a tagger_generators::Topology,
     /// The installed plan, then the state after each step.
@@ -573,13 +639,14 @@ struct StepWalk<'a> {
     window: std::collections::VecDeque<(Classification, usize)>,
     /// The weakest rung a window was classified on so far.
     rung: Rung,
-    out: Vec<StepExport>,
+    /// Where each directory goes once complete.
+    sink: &'s mut dyn FnMut(StepExport) -> Result<()>,
     /// What each switch holds once the directories so far are applied
     /// (SONiC): the base of the next directory's patch.
     held: std::collections::BTreeMap<NodeId, Value>,
 }
 
-impl StepWalk<'_> {
+impl StepWalk<'_, '_> {
     /// Adds directory `x`, its patches from what its switches hold. A
     /// SONiC switch it leaves without lossless entries gets its base with
     /// nothing lossless ([`crate::sonic::idle_switches`]), so that nothing
@@ -609,8 +676,7 @@ impl StepWalk<'_> {
         for sw in &x.export.switches {
             self.held.insert(sw.node, sw.config.clone());
         }
-        self.out.push(x);
-        Ok(())
+        (self.sink)(x)
     }
 
     /// The window's next state, exported with its classes.
