@@ -1,7 +1,9 @@
 //! `greedy` (Tagger's greedy merging): keep a packet's tag wherever the
 //! dependency edge leaves that priority's graph acyclic (incremental cycle
 //! detection, `crate::cycle`), else move to the next tag; with restarts, the
-//! best of several key orders.
+//! best of several key orders. Fitted to a traffic-class budget
+//! ([`fitted`]), a plan is planned again round by round from the last one,
+//! deciding only the keys the keys forced up newly reach ([`refit`]).
 
 use super::fit::Forced;
 use super::*;
