@@ -168,6 +168,20 @@ fn restartable(best: u64, paths: usize, spent: u64, left: u64) -> bool {
     best.saturating_mul(20) <= paths as u64 && spent.saturating_mul(4) <= left
 }
 
+/// Whether a member with `best` of `paths` paths still past the target
+/// after `spent` evaluations is given up: more than one path in twenty
+/// after two evaluations per path (at least [`super::PATIENCE`]). Where
+/// the local search reaches a target it is far closer by then (Jellyfish
+/// 300/64 r=12 seeds 1-3 `shortest`, target 2: 0.14% of 321k paths after
+/// 2x10^7 evaluations, 0 by 3-4x10^8); Jellyfish 2000/64 r=12 had 10.6% of
+/// 17.3M paths left after 2x10^7 and 9% after 2.7x10^8, where the stall
+/// rule ended it (12 s of `auto`'s 21 s); Jellyfish 500, which never
+/// reaches 2, levels off at about 2%, and is left to the stall rule.
+fn hopeless(best: u64, paths: usize, spent: u64) -> bool {
+    let paths = paths as u64;
+    spent >= super::PATIENCE.max(paths.saturating_mul(2)) && best.saturating_mul(20) > paths
+}
+
 /// The local search's state for the whole ELP: channels, offsets,
 /// occurrences, cached tags, weights and slots, about 16 bytes per
 /// channel of every path (the count is known beforehand and bounds the
@@ -489,6 +503,13 @@ impl Driver<'_, '_> {
             // paths short (about 30 s).
             for (i, ls) in portfolio.iter().enumerate() {
                 if !stalled[i] && ls.needs().is_some_and(|n| n > *left) {
+                    stalled[i] = true;
+                }
+            }
+            // A member still far from the target after a few evaluations
+            // per path is given up too.
+            for (i, ls) in portfolio.iter().enumerate() {
+                if !stalled[i] && hopeless(ls.best, paths.len(), since[i]) {
                     stalled[i] = true;
                 }
             }

@@ -17,7 +17,9 @@
 //! took to get there, and at least 2x10^7; or when, past those 2x10^7, the
 //! rate of its last drop by a fiftieth would need more evaluations than
 //! the budget has left to reach the target (the rate usually slows, so
-//! the projection is a hopeful one).
+//! the projection is a hopeful one); or when more than one path in twenty
+//! is still violated after two evaluations per path (and at least
+//! 2x10^7: `driver.rs`'s `hopeless`).
 //!
 //! Complexity per step: O(L * (occ * L + d log d)) for a path of L links,
 //! channels on `occ` paths each, and `d` distinct neighbour positions.
