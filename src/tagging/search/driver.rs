@@ -65,9 +65,23 @@ pub(in crate::tagging) fn plan_from(
     p: &SearchParams,
     start: Option<&Tagging>,
 ) -> Result<Tagging> {
+    plan_given(cx, p, start, None)
+}
+
+/// [`plan_from`], with greedy's plan (`greedy:restarts=1,seed=0`, checked)
+/// given where the caller has it (`auto` ran it just before).
+pub(in crate::tagging) fn plan_given(
+    cx: &Context<'_>,
+    p: &SearchParams,
+    start: Option<&Tagging>,
+    greedy: Option<Tagging>,
+) -> Result<Tagging> {
     let topo = cx.topo;
     let (d, opts) = Driver::start(cx, p);
-    let greedy = checked(greedy::plan(cx, 1, 0)?)?;
+    let greedy = match greedy {
+        Some(g) => g,
+        None => checked(greedy::plan(cx, 1, 0)?)?,
+    };
     let greedy_misfit = d.misfit(&greedy)?;
     // Kept for the fallback below (a small copy where it is needed: the
     // traffic classes are only limited where a plan can misfit them).

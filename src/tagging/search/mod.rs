@@ -52,7 +52,7 @@ mod moves;
 mod positions;
 mod symmetric;
 
-pub(super) use driver::{plan, plan_from, plan_near};
+pub(super) use driver::{plan, plan_from, plan_given, plan_near};
 use positions::{Occurrences, Paths, Weights, relabelled, relabelled_mirror};
 pub use symmetric::Halved;
 
