@@ -214,8 +214,9 @@ pub(super) fn plan_forced(
 /// what the keys it forces up reach ([`refit`]); where that gets stuck (a
 /// switch whose classes differ only where the kept decisions hold them
 /// apart), every round is a whole greedy replan instead, as it was before
-/// [`refit`]. `check` sees every replan and may end the fitting with an
-/// error.
+/// [`refit`], from `t` planned again (greedy is deterministic: the same
+/// plan, not held through the quick rounds). `check` sees every replan and
+/// may end the fitting with an error.
 ///
 /// # Errors
 /// As [`super::tag_in`], and `check`'s.
@@ -226,13 +227,13 @@ pub(super) fn fitted(
     max_tcs: u32,
     check: &dyn Fn(Tagging) -> Result<Tagging>,
 ) -> Result<std::result::Result<(Tagging, super::fit::ClassFit), super::fit::NoFit>> {
-    let first = t.clone();
     let quick = super::fit::fit(cx.topo, max_tcs, t, &mut |last, f| {
         check(refit(cx, last, f)?)
     })?;
     if quick.is_ok() {
         return Ok(quick);
     }
+    let first = plan_forced(cx, restarts, seed, None)?;
     super::fit::fit(cx.topo, max_tcs, first, &mut |_, f| {
         check(plan_forced(cx, restarts, seed, Some(f))?)
     })

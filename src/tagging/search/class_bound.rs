@@ -115,39 +115,31 @@ impl<'a> ClassState<'a> {
         let outs = self.outs(v);
         let host = t == 0 && self.topo.node(v).is_endpoint();
         // The hot path of a class-held search's move costs: a node of
-        // fewer than 128 ports sorts its bounds on the stack and marks
-        // its gaps (at most 128) in a bit set, without allocating.
-        if outs.len() < small.min(SMALL) {
-            let mut b = [0u64; SMALL];
-            let bounds = &mut b[..outs.len()];
-            for (x, &c) in bounds.iter_mut().zip(outs) {
-                *x = at(c);
-            }
-            bounds.sort_unstable();
-            let mut seen = u128::from(host);
-            for &c in outs {
-                let x = at(c ^ 1);
-                seen |= 1u128 << bounds.partition_point(|&b| b <= x);
-            }
-            return seen.count_ones();
+        // fewer than `small` ports sorts its bounds on the stack and marks
+        // its gaps in a stack bit set, without allocating; larger ones
+        // take both from the heap.
+        let (mut stack_bounds, mut heap_bounds) = ([0u64; SMALL], Vec::new());
+        let (mut stack_seen, mut heap_seen) = ([0u64; SMALL / 64], Vec::new());
+        let (bounds, seen): (&mut [u64], &mut [u64]) = if outs.len() < small.min(SMALL) {
+            (&mut stack_bounds[..outs.len()], &mut stack_seen[..])
+        } else {
+            heap_bounds.resize(outs.len(), 0);
+            heap_seen.resize(outs.len() / 64 + 1, 0);
+            (&mut heap_bounds[..], &mut heap_seen[..])
+        };
+        for (x, &c) in bounds.iter_mut().zip(outs) {
+            *x = at(c);
         }
-        let mut bounds: Vec<u64> = outs.iter().map(|&c| at(c)).collect();
         bounds.sort_unstable();
+        seen[0] |= u64::from(host);
         // A gap is the count of out channels not after the in channel
         // (ties: not after, so the tag moves up, as the orders decide).
-        let mut gaps: Vec<usize> = outs
-            .iter()
-            .map(|&c| {
-                let x = at(c ^ 1);
-                bounds.partition_point(|&b| b <= x)
-            })
-            .collect();
-        if host {
-            gaps.push(0);
+        for &c in outs {
+            let x = at(c ^ 1);
+            let g = bounds.partition_point(|&b| b <= x);
+            seen[g / 64] |= 1 << (g % 64);
         }
-        gaps.sort_unstable();
-        gaps.dedup();
-        gaps.len() as u32
+        seen.iter().map(|w| w.count_ones()).sum()
     }
 
     /// Node `v`'s bound under orders `pos` with `moved`.
