@@ -11,6 +11,7 @@ use crate::tagging::traffic::{Classification, NodeClasses, classify};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::rc::Rc;
 use tagger_generators::NodeId as Node;
 use tagger_generators::{NodeId, Topology};
 
@@ -59,11 +60,176 @@ pub struct Export {
 impl Export {
     /// Switches that do not fit their profile (SONiC exports).
     pub fn misfits(&self) -> Vec<(NodeId, SwitchFit)> {
-        self.switches
-            .iter()
-            .filter_map(|s| s.fit.filter(|f| !f.fits).map(|f| (s.node, f)))
-            .collect()
+        misfits(&self.switches)
     }
+}
+
+/// Those of `switches` that do not fit their profile.
+fn misfits<S: std::borrow::Borrow<Switch>>(switches: &[S]) -> Vec<(NodeId, SwitchFit)> {
+    switches
+        .iter()
+        .map(|s| s.borrow())
+        .filter_map(|s| s.fit.filter(|f| !f.fits).map(|f| (s.node, f)))
+        .collect()
+}
+
+/// An export whose switches may be shared with the exports before it
+/// ([`export_cached`]).
+#[derive(Clone, Debug)]
+pub(crate) struct SharedExport {
+    /// As [`Export::switches`].
+    pub switches: Vec<Rc<Switch>>,
+    /// As [`Export::summary`].
+    pub summary: Value,
+}
+
+impl From<Export> for SharedExport {
+    fn from(ex: Export) -> Self {
+        SharedExport {
+            switches: ex.switches.into_iter().map(Rc::new).collect(),
+            summary: ex.summary,
+        }
+    }
+}
+
+impl SharedExport {
+    /// The export of `nodes` only (its summary still lists every switch).
+    pub fn only(self, nodes: &[NodeId]) -> Export {
+        Export {
+            switches: self
+                .switches
+                .iter()
+                .filter(|s| nodes.contains(&s.node))
+                .map(|s| Switch::clone(s))
+                .collect(),
+            summary: self.summary,
+        }
+    }
+}
+
+/// What [`export_cached`] keeps from one export of a topology to the
+/// next: each switch's base, read once for its ports, and its last
+/// configuration with what it was made of. An update's steps export
+/// hundreds of states of one fabric, most switches the same from one to
+/// the next (building and dropping the others was 60% of a
+/// switch-by-switch growth's step export).
+#[derive(Debug, Default)]
+pub(crate) struct SwitchCache {
+    bases: BTreeMap<Node, (Vec<String>, SwitchBase)>,
+    built: BTreeMap<Node, Built>,
+}
+
+impl SwitchCache {
+    /// Switch `v`'s base as last read, if it was.
+    pub fn base(&self, v: NodeId) -> Option<&Value> {
+        self.bases.get(&v).map(|(_, b)| &b.db)
+    }
+}
+
+/// A switch's configuration and every input to it that changes between
+/// states (the topology and options do not: a cache serves one walk).
+#[derive(Debug)]
+struct Built {
+    nc: NodeClasses,
+    mapping: Mapping,
+    tags: BTreeSet<u32>,
+    tcs: Vec<u32>,
+    switch: Rc<Switch>,
+}
+
+/// [`export_classified`] for exports of one topology with one `opts`,
+/// state after state: a switch whose classes, mapping and tags are those
+/// of its configuration in `cache` keeps that configuration (shared), and
+/// only the others are built. The switches carry no base
+/// ([`SwitchCache::base`] has it) and no patch.
+///
+/// # Errors
+/// As [`export_classified`].
+pub(crate) fn export_cached(
+    topo: &Topology,
+    rules: &RuleSet,
+    opts: &Options,
+    classes: &Classification,
+    cache: &mut SwitchCache,
+) -> Result<SharedExport> {
+    check_mapping(rules, &opts.mapping, &opts.profile)?;
+    refuse_over(classes, opts)?;
+    let SwitchCache { bases, built } = cache;
+    let names: Vec<Vec<String>> = classes
+        .nodes
+        .iter()
+        .map(|nc| switch_ports(topo, nc))
+        .collect();
+    let stale: Vec<NodeClasses> = classes
+        .nodes
+        .iter()
+        .zip(&names)
+        .filter(|(nc, n)| bases.get(&nc.node).is_none_or(|(m, _)| m != *n))
+        .map(|(nc, _)| nc.clone())
+        .collect();
+    for (nc, base) in stale.iter().zip(read_bases(topo, opts, &stale)?) {
+        built.remove(&nc.node);
+        bases.insert(nc.node, (switch_ports(topo, nc), base));
+    }
+    let nodes: BTreeSet<Node> = classes.nodes.iter().map(|nc| nc.node).collect();
+    let mapping = settle(
+        rules,
+        opts,
+        bases
+            .iter_mut()
+            .filter(|(v, _)| nodes.contains(v))
+            .map(|(_, (_, b))| b)
+            .collect(),
+    )?;
+    let ordered: Vec<&SwitchBase> = classes.nodes.iter().map(|nc| &bases[&nc.node].1).collect();
+    refuse_over_base(classes, &ordered, opts)?;
+    let models: BTreeSet<&str> = ordered.iter().map(|b| b.model.name()).collect();
+    let switches: Vec<Rc<Switch>> = classes
+        .nodes
+        .iter()
+        .zip(&ordered)
+        .map(|(nc, base)| {
+            let free = (0..opts.profile.traffic_classes).filter(|t| !base.lossy.contains(t));
+            let tcs: Vec<u32> = free.take(nc.classes.len()).collect();
+            if let Some(b) = built.get(&nc.node)
+                && b.nc == *nc
+                && b.mapping == mapping
+                && b.tags == base.tags
+                && b.tcs == tcs
+            {
+                return Ok(b.switch.clone());
+            }
+            let mut sw = switch_config(&Plan {
+                topo,
+                nc,
+                opts,
+                mapping: &mapping,
+                base,
+                tcs: tcs.clone(),
+            })?;
+            // The base is the cache's ([`SwitchCache::base`]); the patch
+            // is from whatever the switch holds before, its caller's.
+            (sw.base, sw.patch) = (None, None);
+            let switch = Rc::new(sw);
+            let b = Built {
+                nc: nc.clone(),
+                mapping: mapping.clone(),
+                tags: base.tags.clone(),
+                tcs,
+                switch: switch.clone(),
+            };
+            built.insert(nc.node, b);
+            Ok(switch)
+        })
+        .collect::<Result<_>>()?;
+    let mut summary = summary(rules, opts, &mapping, &switches);
+    summary["base"] = json!({
+        "source": opts.base.describe(),
+        "keep_dscp": keep_of(opts).describe(),
+        "buffer_models": models,
+    });
+    refuse_misfits(&switches, opts)?;
+    Ok(SharedExport { switches, summary })
 }
 
 /// Exports `rules` (verified for `topo`) as one `config_db` object per
@@ -116,7 +282,7 @@ pub(crate) fn export_classified(
     check_mapping(rules, &opts.mapping, &opts.profile)?;
     refuse_over(classes, opts)?;
     let (bases, mapping) = settle_bases(topo, rules, opts, classes)?;
-    refuse_over_base(classes, &bases, opts)?;
+    refuse_over_base(classes, &bases.iter().collect::<Vec<_>>(), opts)?;
     let models: BTreeSet<&str> = bases.iter().map(|b| b.model.name()).collect();
     // Each base goes once its switch is written (an export of thousands
     // of switches holds each configuration, base and patch once).
@@ -143,8 +309,15 @@ pub(crate) fn export_classified(
         "buffer_models": models,
     });
     let ex = Export { summary, switches };
+    refuse_misfits(&ex.switches, opts)?;
+    Ok(ex)
+}
+
+/// With `opts.require_fit`, [`Error::Export`] naming the switches that do
+/// not fit the profile.
+fn refuse_misfits<S: std::borrow::Borrow<Switch>>(switches: &[S], opts: &Options) -> Result<()> {
     if opts.require_fit {
-        let mis = ex.misfits();
+        let mis = misfits(switches);
         if let Some(&(v, f)) = mis.first() {
             let p = &opts.profile;
             return Err(Error::Export {
@@ -161,7 +334,7 @@ pub(crate) fn export_classified(
             });
         }
     }
-    Ok(ex)
+    Ok(())
 }
 
 /// Which DSCP values keep their base class: as given, else all with the
@@ -211,9 +384,16 @@ fn settle_bases(
     opts: &Options,
     classes: &Classification,
 ) -> Result<(Vec<SwitchBase>, Mapping)> {
+    let mut bases = read_bases(topo, opts, &classes.nodes)?;
+    let mapping = settle(rules, opts, bases.iter_mut().collect())?;
+    Ok((bases, mapping))
+}
+
+/// Settles `bases` ([`SwitchBase::settle`]) and takes the mapping, as
+/// [`settle_bases`] says.
+fn settle(rules: &RuleSet, opts: &Options, mut bases: Vec<&mut SwitchBase>) -> Result<Mapping> {
     let p = &opts.profile;
     let keep = keep_of(opts);
-    let mut bases = read_bases(topo, opts, &classes.nodes)?;
     let dscp: Vec<u32> = opts
         .mapping
         .dscp
@@ -226,7 +406,7 @@ fn settle_bases(
     for b in &mut bases {
         b.settle(&taken);
     }
-    let busy: BTreeSet<u32> = bases.iter().flat_map(SwitchBase::lossy_queues).collect();
+    let busy: BTreeSet<u32> = bases.iter().flat_map(|b| b.lossy_queues()).collect();
     let queues: Vec<u32> = opts
         .mapping
         .queues
@@ -258,7 +438,7 @@ fn settle_bases(
         },
         e => e,
     })?;
-    Ok((bases, mapping))
+    Ok(mapping)
 }
 
 /// Configurations of switches with no lossless traffic (`nodes`): each
@@ -374,7 +554,7 @@ fn read_bases(topo: &Topology, opts: &Options, ncs: &[NodeClasses]) -> Result<Ve
 
 /// Refuses a plan needing more traffic classes at a switch than its base
 /// leaves free of the lossy classes it keeps.
-fn refuse_over_base(classes: &Classification, bases: &[SwitchBase], opts: &Options) -> Result<()> {
+fn refuse_over_base(classes: &Classification, bases: &[&SwitchBase], opts: &Options) -> Result<()> {
     let n = opts.profile.traffic_classes;
     let over: Vec<(Node, usize, usize)> = classes
         .nodes
@@ -457,9 +637,15 @@ fn check_mapping(rules: &RuleSet, m: &Mapping, profile: &crate::capacity::Profil
 /// `summary.json`: the rule set's header, the mapping, the switch profile
 /// the buffers were sized with (whole, so the read-back can size them
 /// again), and per switch its file, classes and fit.
-fn summary(rules: &RuleSet, opts: &Options, mapping: &Mapping, switches: &[Switch]) -> Value {
+fn summary<S: std::borrow::Borrow<Switch>>(
+    rules: &RuleSet,
+    opts: &Options,
+    mapping: &Mapping,
+    switches: &[S],
+) -> Value {
     let p = &opts.profile;
     let fits = |s: &Switch| s.fit.is_none_or(|f| f.fits);
+    let switches = || switches.iter().map(|s| s.borrow());
     json!({
         "format": FORMAT,
         "topology": rules.topology,
@@ -479,9 +665,9 @@ fn summary(rules: &RuleSet, opts: &Options, mapping: &Mapping, switches: &[Switc
         },
         "switch_profile": p.to_toml(),
         "traffic_classes": p.traffic_classes,
-        "tcs_max": switches.iter().map(|s| s.tcs).max().unwrap_or(0),
-        "switches_not_fitting": switches.iter().filter(|s| !fits(s)).count(),
-        "switches": switches.iter().map(switch_entry).collect::<Vec<_>>(),
+        "tcs_max": switches().map(|s| s.tcs).max().unwrap_or(0),
+        "switches_not_fitting": switches().filter(|s| !fits(s)).count(),
+        "switches": switches().map(switch_entry).collect::<Vec<_>>(),
     })
 }
 

@@ -56,6 +56,7 @@ pub use export::{
     Export, Switch, SwitchFit, export, replaceable, replaceable_steps, traffic_classes, write,
     write_files,
 };
+pub(crate) use export::{SharedExport, SwitchCache};
 pub(crate) use export::{idle_switches, switch_entry};
 pub use function::ReadBack;
 pub use neutral::{TABLE_FORMAT, table};
@@ -196,6 +197,29 @@ pub fn build_classified(
     match format {
         Format::Sonic => export::export_classified(topo, rules, opts, classes),
         Format::Json => neutral::table_classified(topo, rules, opts.elp.as_deref(), classes),
+    }
+}
+
+/// [`build_classified`] for exports of one topology with one `opts`,
+/// state after state, building only the SONiC switches whose configuration
+/// inputs differ from those `cache` holds (the neutral table is built
+/// whole).
+///
+/// # Errors
+/// As [`build_classified`].
+pub(crate) fn build_cached(
+    topo: &Topology,
+    rules: &RuleSet,
+    classes: &crate::tagging::traffic::Classification,
+    format: Format,
+    opts: &Options,
+    cache: &mut SwitchCache,
+) -> Result<SharedExport> {
+    match format {
+        Format::Sonic => export::export_cached(topo, rules, opts, classes, cache),
+        Format::Json => {
+            neutral::table_classified(topo, rules, opts.elp.as_deref(), classes).map(Into::into)
+        }
     }
 }
 

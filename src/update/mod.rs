@@ -43,10 +43,12 @@ mod correspond;
 pub mod growth;
 mod output;
 mod schedule;
+mod step_export;
 
 pub use correspond::{Correspondence, correspond, with_entries};
 pub use growth::{Growth, GrowthRow, grow_path};
-pub use output::{EXPORT_FORMAT, STEPS_FORMAT, StepExport, StepRow, UNION_FILE};
+pub use output::{STEPS_FORMAT, StepRow};
+pub use step_export::{EXPORT_FORMAT, StepExport, UNION_FILE};
 
 use crate::budget::Budget;
 use crate::elp::{ElpSet, ElpSpec};
