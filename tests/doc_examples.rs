@@ -2,12 +2,19 @@
 //! from the program.
 //!
 //! A fenced block whose info string is `sh example` is a shell example; one
-//! whose info string names a file (`json file=my-fabric.json`, `toml
-//! file=example.toml`) is a file the examples after it use. The blocks of
+//! whose info string names a file (`json file:my-fabric.json`, `toml
+//! file:example.toml`) is a file the examples after it use. The blocks of
 //! one document run in order in one fresh directory holding `datasets/`
 //! and `scripts/` (links to the repository's), with the built `tagger`
 //! first on `PATH`, under `bash -euo pipefail`. Every other block (outputs,
 //! the two commands, cluster jobs, long runs) is shown, not run.
+//!
+//! A `text output` block right after an example is what the example
+//! prints, and is compared with its standard output: its lines must appear
+//! in the output in order and next to each other, except that a line
+//! `...` stands for any number of lines, and seconds (`0.00 s`, `1.2 s`)
+//! match any seconds. An excerpt need not start at the first line or end
+//! at the last.
 //!
 //! An example that runs `python3` needs the scripts' packages
 //! (`scripts/requirements.txt`). A fresh machine has none, and the README's
@@ -20,8 +27,15 @@ use std::process::Command;
 /// One runnable block: where it starts (1-based line), and what it is.
 #[derive(Debug)]
 enum Block {
-    Shell { line: usize, script: String },
-    File { name: String, text: String },
+    Shell {
+        line: usize,
+        script: String,
+        output: Option<(usize, String)>,
+    },
+    File {
+        name: String,
+        text: String,
+    },
 }
 
 /// The runnable blocks of a Markdown text, in order.
@@ -46,8 +60,16 @@ fn blocks(md: &str) -> Vec<Block> {
             out.push(Block::Shell {
                 line: i + 1,
                 script: body,
+                output: None,
             });
-        } else if let Some(name) = words.iter().find_map(|w| w.strip_prefix("file=")) {
+        } else if words == ["text", "output"] {
+            match out.last_mut() {
+                Some(Block::Shell { output, .. }) if output.is_none() => {
+                    *output = Some((i + 1, body));
+                }
+                _ => panic!("line {}: a `text output` block follows no example", i + 1),
+            }
+        } else if let Some(name) = words.iter().find_map(|w| w.strip_prefix("file:")) {
             out.push(Block::File {
                 name: name.to_string(),
                 text: body,
@@ -70,13 +92,105 @@ fn documents() -> Vec<PathBuf> {
     docs
 }
 
+/// `line` with every number of seconds (`12 s`, `0.25 s`) as `# s`.
+fn seconds_masked(line: &str) -> String {
+    let b = line.as_bytes();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < b.len() {
+        let start = i;
+        if b[i].is_ascii_digit() && (i == 0 || !b[i - 1].is_ascii_alphanumeric()) {
+            let mut j = i;
+            while j < b.len() && (b[j].is_ascii_digit() || b[j] == b'.') {
+                j += 1;
+            }
+            let unit = line[j..].starts_with(" s")
+                && line[j + 2..]
+                    .chars()
+                    .next()
+                    .is_none_or(|c| !c.is_alphanumeric());
+            if unit {
+                out.push_str("# s");
+                i = j + 2;
+                continue;
+            }
+            out.push_str(&line[start..j]);
+            i = j;
+            continue;
+        }
+        let c = line[i..].chars().next().unwrap();
+        out.push(c);
+        i += c.len_utf8();
+    }
+    out
+}
+
+/// Where `expected` (a `text output` block) does not match `actual` (the
+/// example's standard output), as the module docs say: `None` if it
+/// matches, else the first expected line not found where it should be.
+fn mismatch(expected: &str, actual: &str) -> Option<String> {
+    let actual: Vec<String> = actual
+        .lines()
+        .map(|l| seconds_masked(l.trim_end()))
+        .collect();
+    // Runs of lines between `...` lines, each to be found after the last.
+    let mut runs: Vec<Vec<String>> = vec![Vec::new()];
+    for l in expected.lines() {
+        if l.trim() == "..." {
+            runs.push(Vec::new());
+        } else {
+            runs.last_mut().unwrap().push(seconds_masked(l.trim_end()));
+        }
+    }
+    let mut from = 0;
+    for run in runs.iter().filter(|r| !r.is_empty()) {
+        let at = (from..=actual.len().saturating_sub(run.len()))
+            .find(|&k| actual.len() >= k + run.len() && actual[k..k + run.len()] == run[..]);
+        match at {
+            Some(k) => from = k + run.len(),
+            None => {
+                // The longest prefix of the run found, to name the line.
+                let (best, _) = (from..actual.len())
+                    .map(|k| {
+                        let n = run
+                            .iter()
+                            .zip(&actual[k..])
+                            .take_while(|(a, b)| a == b)
+                            .count();
+                        (n, k)
+                    })
+                    .max_by_key(|&(n, k)| (n, std::cmp::Reverse(k)))
+                    .unwrap_or((0, 0));
+                return Some(run[best.min(run.len() - 1)].clone());
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn output_blocks_match_excerpts_of_the_output() {
+    let out = "topology x\nauto kept clos (0.12 s)\nb\nc\nd\n";
+    assert_eq!(mismatch("auto kept clos (0.00 s)\nb\n", out), None);
+    assert_eq!(mismatch("topology x\n...\nc\nd\n", out), None);
+    assert_eq!(mismatch("b\nd\n", out), Some("d".to_string()));
+    assert_eq!(mismatch("b\n...\ne\n", out), Some("e".to_string()));
+    assert_eq!(mismatch("c\n...\nb\n", out), Some("b".to_string()));
+    assert_eq!(seconds_masked("s1 2 s, x 3.5 s)"), "s1 # s, x # s)");
+    assert_eq!(seconds_masked("10 switches"), "10 switches");
+}
+
 #[test]
 fn the_parser_finds_examples_and_files() {
-    let md = "text\n```sh\nnot run\n```\n```json file=a.json\n{}\n```\n```sh example\ntagger x\necho y\n```\n```text\nout\n```\n";
+    let md = "text\n```sh\nnot run\n```\n```json file:a.json\n{}\n```\n```sh example\ntagger x\necho y\n```\n```text\nout\n```\n";
     let b = blocks(md);
     assert_eq!(b.len(), 2, "{b:?}");
     assert!(matches!(&b[0], Block::File { name, text } if name == "a.json" && text == "{}\n"));
-    assert!(matches!(&b[1], Block::Shell { line: 8, script } if script == "tagger x\necho y\n"));
+    assert!(
+        matches!(&b[1], Block::Shell { line: 8, script, output: None } if script == "tagger x\necho y\n")
+    );
+    let md = "```sh example\ntagger x\n```\n```text output\nout\n```\n";
+    assert!(matches!(&blocks(md)[0], Block::Shell { output: Some((4, o)), .. } if o == "out\n"));
 }
 
 #[test]
@@ -104,7 +218,11 @@ fn every_example_in_the_readme_and_docs_runs() {
                 Block::File { name, text } => {
                     std::fs::write(dir.path().join(&name), text).unwrap();
                 }
-                Block::Shell { line, script } => {
+                Block::Shell {
+                    line,
+                    script,
+                    output,
+                } => {
                     if script.contains("python3") && !python_ready {
                         eprintln!(
                             "{}:{line}: skipped: it runs python3 and the scripts' packages are not installed (pip install -r scripts/requirements.txt)",
@@ -127,6 +245,15 @@ fn every_example_in_the_readme_and_docs_runs() {
                         String::from_utf8_lossy(&o.stdout),
                         String::from_utf8_lossy(&o.stderr)
                     );
+                    if let Some((at, expected)) = output {
+                        let actual = String::from_utf8_lossy(&o.stdout);
+                        if let Some(l) = mismatch(&expected, &actual) {
+                            panic!(
+                                "{}:{at}: the example's output drifted from what the doc shows; not found where it should be:\n{l}\nthe output:\n{actual}",
+                                doc.display()
+                            );
+                        }
+                    }
                     ran += 1;
                 }
             }

@@ -128,6 +128,14 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         say!(out, "{}", serde_json::to_string_pretty(&v)?);
     } else {
         say!(out, "{}", render::run(&r, pipeline::peak_rss_bytes()));
+        let files = render::written(&[
+            ("tagger-topology/1", a.plan_out.topology_out.as_deref()),
+            ("tagger-rules/1", a.plan_out.rules_out.as_deref()),
+            ("paths", a.paths.paths_out.as_deref()),
+        ]);
+        if !files.is_empty() {
+            say!(out, "{files}");
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -305,6 +313,10 @@ pub fn failures(a: FailuresArgs) -> Result<ExitCode> {
         say!(out, "{}", serde_json::to_string_pretty(&v)?);
     } else {
         say!(out, "{}", render::failures(&installed, &reports, secs));
+        let files = render::written(&[("failures Parquet", a.out.as_deref())]);
+        if !files.is_empty() {
+            say!(out, "{files}");
+        }
     }
     Ok(exit(reports.iter().all(|x| x.figures.verified)))
 }
@@ -474,6 +486,21 @@ pub fn update(a: UpdateArgs) -> Result<ExitCode> {
         say!(out, "{}", render::update(&u, old.name(), new.name(), &elp));
         if let Some((ex, t)) = &exports {
             say!(out, "{}", render::export_steps(&u, ex, &t.dir));
+        }
+        let files = render::written(&[
+            (
+                "tagger-rules/1, the new plan",
+                a.plan_out.rules_out.as_deref(),
+            ),
+            (
+                "tagger-topology/1, the new topology",
+                a.plan_out.topology_out.as_deref(),
+            ),
+            ("the steps' entries", a.steps_out.as_deref()),
+            ("update Parquet", a.out.as_deref()),
+        ]);
+        if !files.is_empty() {
+            say!(out, "{files}");
         }
     }
     Ok(exit(u.ok()))

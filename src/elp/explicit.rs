@@ -188,7 +188,9 @@ impl PathList {
                     .parse()
                     .map_err(|_| bad(format!("'{tok}' is not a node id")))?;
                 if v >= n as u64 {
-                    return Err(bad(format!("node {v} does not exist (nodes are 0..{n})")));
+                    return Err(bad(format!(
+                        "node {v} does not exist (the topology's {n} nodes are numbered from 0)"
+                    )));
                 }
                 p.push(v as NodeId);
             }

@@ -343,7 +343,9 @@ fn read_file(topo: &Topology, path: &Path) -> Result<Trial> {
                 .parse()
                 .map_err(|_| bad(format!("'{s}' is not a node id")))?;
             if v as usize >= n {
-                return Err(bad(format!("node {v} is not in the topology (0..{n})")));
+                return Err(bad(format!(
+                    "node {v} is not in the topology (its {n} nodes are numbered from 0)"
+                )));
             }
             Ok(v)
         };

@@ -12,8 +12,8 @@ pub fn export(ex: &Export, format: Format, profile: &str, dir: &Path) -> String 
         Format::Sonic => {
             let mis = ex.misfits();
             format!(
-                "exported {} switches to {} (SONiC config_db, port maps only, buffers for {}): at most {} of the {} traffic classes a switch has for lossless traffic{}",
-                ex.switches.len(),
+                "exported {} to {} (SONiC config_db, port maps only, buffers for {}): at most {} of the {} traffic classes a switch has for lossless traffic{}",
+                super::count(ex.switches.len(), "switch"),
                 dir.display(),
                 profile,
                 s["tcs_max"],
@@ -32,8 +32,8 @@ pub fn export(ex: &Export, format: Format, profile: &str, dir: &Path) -> String 
             )
         }
         Format::Json => format!(
-            "exported {} switches to {} (neutral table): at most {} classes per switch",
-            ex.switches.len(),
+            "exported {} to {} (neutral table): at most {} classes per switch",
+            super::count(ex.switches.len(), "switch"),
             dir.display(),
             s["classes_max"],
         ),

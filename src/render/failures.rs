@@ -11,11 +11,11 @@ pub fn failures(plan: &crate::failures::Installed, reports: &[FailureReport], se
     let s = plan;
     line!(
         l,
-        "plan          {} {} {}: {} lossless priorities (lower bound {}), verified{}",
+        "plan          {} {} {}: {} (lower bound {}), verified{}",
         s.topology,
         s.elp,
         s.algo,
-        s.priorities,
+        super::count(s.priorities, "lossless priority"),
         s.priorities_lower_bound,
         s.rules
             .as_ref()
@@ -27,9 +27,9 @@ pub fn failures(plan: &crate::failures::Installed, reports: &[FailureReport], se
     let f = &first.figures;
     line!(
         l,
-        "failures      {}: {} trials in {secs:.1} s",
+        "failures      {}: {} in {secs:.1} s",
         f.spec,
-        f.trials
+        super::count(f.trials, "trial")
     );
     let pct = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{}%", failures::percent(v)));
     let num = |x: Option<u32>| x.map_or("-".to_string(), |v| v.to_string());

@@ -15,12 +15,18 @@ pub fn run(r: &RunResult, peak_rss_bytes: Option<u64>) -> String {
     let s = &r.summary;
     line!(
         l,
-        "topology      {} ({} switches, {} servers, {} links, {} endpoints)",
+        "topology      {} ({}{}, {}, {}, {})",
         s.topology,
-        s.figures.switches,
-        s.figures.servers,
-        s.figures.links,
-        s.figures.endpoints
+        super::count(s.figures.switches, "switch"),
+        // Forwarding servers (BCube's) only where there are any.
+        if s.figures.servers > 0 {
+            format!(", {}", super::count(s.figures.servers, "forwarding server"))
+        } else {
+            String::new()
+        },
+        super::count(s.figures.hosts, "host"),
+        super::count(s.figures.links, "link"),
+        super::count(s.figures.endpoints, "endpoint")
     );
     line!(
         l,

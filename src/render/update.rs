@@ -14,8 +14,8 @@ pub fn export_steps(
     let mut l = Lines::new();
     line!(
         l,
-        "exported      {} directories in {}, to apply in this order; what every switch runs after each was decoded and judged for every packet (as `tagger verify --exported` does against {})",
-        exports.len(),
+        "exported      {} in {}, to apply in this order; what every switch runs after each was decoded and judged for every packet (as `tagger verify --exported` does against {})",
+        super::count(exports.len(), "directory"),
         dir.display(),
         crate::update::UNION_FILE
     );
@@ -136,9 +136,9 @@ fn plan_lines(l: &mut Lines, u: &Update) {
     };
     line!(
         l,
-        "new plan      {}: {} lossless priorities{fewer}, lower bound {}, {} entries, verified on the new topology",
+        "new plan      {}: {}{fewer}, lower bound {}, {} entries, verified on the new topology",
         u.plan.algo,
-        u.plan.priorities,
+        super::count(u.plan.priorities, "lossless priority"),
         u.lower_bound,
         u.plan.entries.len()
     );
@@ -238,21 +238,21 @@ fn churn_lines(l: &mut Lines, u: &Update) {
     let c = &u.churn;
     line!(
         l,
-        "churn         {} entries ({} added, {} removed, {} changed) on {} switches",
+        "churn         {} entries ({} added, {} removed, {} changed) on {}",
         c.entries(),
         c.added,
         c.removed,
         c.changed,
-        c.switches_touched
+        super::count(c.switches_touched, "switch")
     );
     if let Some(s) = &u.scratch {
         line!(
             l,
-            "from scratch  {}: {} priorities, churn {} entries on {} switches",
+            "from scratch  {}: {}, churn {} entries on {}",
             s.algo,
-            s.priorities,
+            super::count(s.priorities, "priority"),
             s.churn.entries(),
-            s.churn.switches_touched
+            super::count(s.churn.switches_touched, "switch")
         );
     }
     if let Some(n) = &u.near {
@@ -298,14 +298,14 @@ fn step_lines(l: &mut Lines, u: &Update) {
         ScheduleKind::Empty => line!(l, "schedule      nothing to change"),
         ScheduleKind::TwoPhase => line!(
             l,
-            "schedule      two-phase, {} steps, {} verified: old and new entries together pass the verifier, so every order of every switch within a step is safe",
-            u.steps.len(),
+            "schedule      two-phase, {}, {} verified: old and new entries together pass the verifier, so every order of every switch within a step is safe",
+            super::count(u.steps.len(), "step"),
             u.verified_steps()
         ),
         ScheduleKind::SwitchBySwitch => line!(
             l,
-            "schedule      switch by switch, {} steps, {} verified{}",
-            u.steps.len(),
+            "schedule      switch by switch, {}, {} verified{}",
+            super::count(u.steps.len(), "step"),
             u.verified_steps(),
             u.two_phase_refused
                 .as_ref()
@@ -325,7 +325,7 @@ fn step_lines(l: &mut Lines, u: &Update) {
                 .collect();
             format!("switch {}", names.join(", "))
         } else {
-            format!("{} switches", r.switches)
+            super::count(r.switches, "switch")
         };
         line!(
             l,

@@ -59,8 +59,16 @@ impl fmt::Display for Report {
         if self.ok() {
             write!(
                 f,
-                "verified: deadlock-free with {} lossless priorities ({} entries, {} same-priority dependencies, {} ELP transitions replayed)",
-                self.priorities, self.entries, self.dependency_edges, self.transitions_replayed
+                "verified: deadlock-free with {} lossless {} ({} entries, {} same-priority dependencies, {} ELP transitions replayed)",
+                self.priorities,
+                if self.priorities == 1 {
+                    "priority"
+                } else {
+                    "priorities"
+                },
+                self.entries,
+                self.dependency_edges,
+                self.transitions_replayed
             )
         } else {
             write!(f, "NOT verified:")?;
