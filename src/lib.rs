@@ -19,6 +19,34 @@
 //! the repository's `docs/model.md`; `docs/priorities.md` covers the search
 //! for the fewest priorities.
 //!
+//! # Layers
+//!
+//! Bottom first. A module uses only modules of the layers below it (tests
+//! aside), so the module graph has no circle; `scripts/check_layers.py`
+//! checks this list against every `crate::` path in CI.
+//!
+//! 1. `bits`, `bucket`, `seed`, [`compress`], [`topo`]: bit sets, bucket
+//!    queues, seeded randomness, rule compression and topology figures,
+//!    which use nothing of the crate.
+//! 2. [`error`]: the error type and the causes it carries that are pure
+//!    data.
+//! 3. [`budget`], [`output`]: the memory budget; files written whole or
+//!    not at all, and the tables' columns.
+//! 4. [`cycle`]: incremental cycle detection.
+//! 5. [`elp`]: expected lossless paths.
+//! 6. [`tagging`]: the algorithms.
+//! 7. [`rules`]: per-switch match-action rules.
+//! 8. [`verify`]: the independent verifier.
+//! 9. [`capacity`]: the fit to a switch model.
+//! 10. [`stats`]: rule and priority statistics.
+//! 11. [`pipeline`]: one scenario, end to end.
+//! 12. [`failures`], [`sonic`]: the failure what-if; SONiC exports and
+//!     their read-back.
+//! 13. [`update`]: changing a running fabric.
+//! 14. [`sweep`]: a batch of scenarios.
+//! 15. [`render`]: every printed report.
+//! 16. [`report`]: a sweep's HTML page.
+//!
 //! # Example
 //!
 //! Plan a 4-ary fat-tree for paths with at most one bounce, with the Clos

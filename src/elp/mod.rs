@@ -36,6 +36,7 @@ use std::collections::BTreeMap;
 
 use tagger_generators::{ChannelId, NodeId, Topology};
 
+pub use crate::error::Mismatch;
 pub use dor::Dor;
 pub use explicit::PathList;
 pub use kbounce::KBounce;
@@ -43,69 +44,6 @@ pub(crate) use kbounce::KbSources;
 pub use shortest::Shortest;
 pub use sources::Sources;
 pub use spec::{ElpSpec, FamilySpec, MAX_BOUNCES, MAX_RANDOM_PATHS, SpecError};
-
-/// Why an ELP family does not apply to a topology.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum Mismatch {
-    /// ELPs join endpoints, and the topology has fewer than two.
-    #[error(
-        "topology {topology} has {endpoints} endpoints; ELPs need at least 2 (switches with hosts, or servers)"
-    )]
-    TooFewEndpoints {
-        /// The topology's name.
-        topology: String,
-        /// Its endpoints.
-        endpoints: usize,
-    },
-    /// `kbounce` on a topology without a level on every node.
-    #[error("kbounce needs a tiered topology with a level on every node; {topology} has none")]
-    NotTiered {
-        /// The topology's name.
-        topology: String,
-    },
-    /// `kbounce` on a tiered topology with a link inside a level or
-    /// across several.
-    #[error(
-        "kbounce needs every link to join adjacent levels; link {link} joins node {a} (level {level_a}) and node {b} (level {level_b})"
-    )]
-    NotAdjacent {
-        /// The link.
-        link: usize,
-        /// One end.
-        a: u32,
-        /// Its level.
-        level_a: u32,
-        /// The other end.
-        b: u32,
-        /// Its level.
-        level_b: u32,
-    },
-    /// `dor` off HyperX and BCube.
-    #[error("dor needs a HyperX or BCube topology; {topology} is {family}")]
-    NotDirect {
-        /// The topology's name.
-        topology: String,
-        /// Its family.
-        family: String,
-    },
-    /// `random` on a topology whose endpoints are not all connected.
-    #[error("the topology is not connected between endpoints")]
-    Disconnected,
-    /// `random` found no walk for a pair within its length limit.
-    #[error(
-        "random: no walk from node {from} to node {to} within maxlen = {maxlen} links after {tries} tries"
-    )]
-    NoWalk {
-        /// The pair's source.
-        from: u32,
-        /// Its destination.
-        to: u32,
-        /// The walks' length limit.
-        maxlen: u32,
-        /// Walks tried.
-        tries: u32,
-    },
-}
 
 /// The built ELP set for one topology.
 #[derive(Debug)]

@@ -4,114 +4,10 @@
 
 use super::KBounce;
 use crate::error::{Error, Result};
+pub use crate::error::{MAX_BOUNCES, MAX_RANDOM_PATHS, SpecError};
 use std::path::PathBuf;
 use tagger_generators::Topology;
 use tagger_generators::params::{Params, non_negative};
-
-/// Why an ELP spec does not parse: the part and parameter at fault, typed
-/// (reported as [`Error::ElpSyntax`] with the spec).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum SpecError {
-    /// Nothing given.
-    #[error("empty ELP spec (try shortest, kbounce:1, dor, random:1000, file:PATH)")]
-    Empty,
-    /// A family's parameter list that is not `key=value,...`.
-    #[error("{family}: {cause}")]
-    Params {
-        /// The family.
-        family: String,
-        /// Why the list does not parse.
-        #[source]
-        cause: tagger_generators::params::ParamsError,
-    },
-    /// A parameter given to `shortest` or `dor`.
-    #[error("{family} takes no parameters, got '{got}'")]
-    NoParameters {
-        /// The family.
-        family: String,
-        /// The first parameter, as given.
-        got: String,
-    },
-    /// `kbounce` without its one parameter, or with more.
-    #[error("kbounce needs exactly one parameter, e.g. kbounce:1")]
-    KBounceArity,
-    /// `kbounce:K` past [`MAX_BOUNCES`].
-    #[error("kbounce: K = {k} exceeds {MAX_BOUNCES}")]
-    TooManyBounces {
-        /// The K given.
-        k: u64,
-    },
-    /// A numeric parameter that is not a count.
-    #[error("{family}: {key} = {value} is {why}")]
-    NotACount {
-        /// The family.
-        family: String,
-        /// The parameter, as messages name it.
-        key: String,
-        /// The value given.
-        value: String,
-        /// What it is instead (negative, too large, not a number).
-        why: &'static str,
-    },
-    /// A parameter the family does not take.
-    #[error("{family}: unknown parameter '{key}'")]
-    UnknownParameter {
-        /// The family.
-        family: String,
-        /// The parameter (or the bare value).
-        key: String,
-    },
-    /// `random` without its path count.
-    #[error("random needs a path count, e.g. random:1000")]
-    RandomCountMissing,
-    /// `random:N` out of range.
-    #[error("random: N = {n} must be in 1..={MAX_RANDOM_PATHS}")]
-    RandomCount {
-        /// The N given.
-        n: u64,
-    },
-    /// `random`'s `maxlen` out of range.
-    #[error("random: maxlen = {maxlen} must be in 1..=65536")]
-    RandomMaxlen {
-        /// The value given.
-        maxlen: u64,
-    },
-    /// `ksp` without K.
-    #[error("ksp needs K, e.g. ksp:8")]
-    KspKMissing,
-    /// `ksp:K` out of range.
-    #[error("ksp: K = {k} must be in 1..=1024")]
-    KspK {
-        /// The K given.
-        k: u64,
-    },
-    /// `ksp`'s `pairs=0`.
-    #[error("ksp: pairs = 0 must be at least 1")]
-    KspNoPairs,
-    /// `file:` or `lfts:` without a path.
-    #[error("{family}: needs a path, e.g. {family}:{example}")]
-    PathMissing {
-        /// The family.
-        family: String,
-        /// A file name such a family reads.
-        example: &'static str,
-    },
-    /// A family name that is not one.
-    #[error(
-        "unknown family '{name}' (expected shortest, kbounce:K, dor, ksp:K, random:N, file:PATH)"
-    )]
-    UnknownFamily {
-        /// The name given.
-        name: String,
-    },
-    /// A family given twice where it may not be.
-    #[error("family '{name}' given twice")]
-    Twice {
-        /// The family.
-        name: String,
-    },
-}
 
 /// One family of a spec such as `shortest+random:200,seed=3`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -164,14 +60,6 @@ pub struct ElpSpec {
     /// Its families, in order.
     pub families: Vec<FamilySpec>,
 }
-
-/// The largest explicit path count one spec may ask for.
-pub const MAX_RANDOM_PATHS: u32 = 50_000_000;
-/// The largest bounce count. `kbounce:K` needs K + 1 lossless priorities
-/// under bounce tagging, and PFC has 8 priority classes, so K = 7 is the
-/// most any switch could run; a small cap also keeps each state's prefix
-/// record (`KbSources`) at 32 bytes.
-pub const MAX_BOUNCES: u32 = 7;
 
 impl ElpSpec {
     /// Bytes the ELP's tables take while they are built, estimated before

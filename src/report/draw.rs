@@ -228,7 +228,8 @@ const PANEL: (u32, u32) = (480, 330);
 /// Font size of tick labels and axis names, in plotters' units.
 const LABEL: u32 = 18;
 
-/// Why plotters could not draw a panel into its SVG string.
+/// Why plotters could not draw a panel into its SVG string (the cause of
+/// [`crate::Error::Chart`]).
 pub type DrawError = plotters::drawing::DrawingAreaErrorKind<std::io::Error>;
 
 /// Draws one panel as SVG: circles for the points (the only circles, so

@@ -64,6 +64,7 @@ pub(crate) use read::read_parts;
 pub use read::{read, read_export};
 
 use crate::capacity::Profile;
+pub use crate::error::MappingError;
 use crate::error::{Error, ExportKind, Result};
 use crate::rules::RuleSet;
 use serde_json::{Value, json};
@@ -418,91 +419,6 @@ impl Mapping {
             ["mapping.dscp_of_tag", "mapping.queue_of_priority"],
         )
     }
-}
-
-/// Why a tag -> DSCP or priority -> queue mapping is refused
-/// ([`Error::Mapping`]).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum MappingError {
-    /// A list with no value.
-    #[error("{list}: the list is empty")]
-    Empty {
-        /// The list (`dscp`, `queues`).
-        list: &'static str,
-    },
-    /// A value out of its range.
-    #[error("{list}[{index}] = {value}: must be in 1..={max} (0 is the lossy class)")]
-    OutOfRange {
-        /// The list.
-        list: &'static str,
-        /// The value's index.
-        index: usize,
-        /// The value.
-        value: u32,
-        /// The largest allowed (63 for DSCP, 7 for queues).
-        max: u32,
-    },
-    /// A value given twice.
-    #[error("{list}[{index}] = {value}: the value is listed twice")]
-    Twice {
-        /// The list.
-        list: &'static str,
-        /// The second occurrence's index.
-        index: usize,
-        /// The value.
-        value: u32,
-    },
-    /// An item of a comma-separated list that is not a number.
-    #[error("'{item}' is not a number (expected e.g. 3,4,2)")]
-    NotANumber {
-        /// The item as given.
-        item: String,
-    },
-    /// A recorded mapping without one of its lists.
-    #[error("mapping.{key} is missing")]
-    Missing {
-        /// The list's key.
-        key: &'static str,
-    },
-    /// A recorded mapping's value that is not a number.
-    #[error("mapping.{key}: {value} is not a number")]
-    NotAnInteger {
-        /// The list's key.
-        key: &'static str,
-        /// The value as recorded.
-        value: String,
-    },
-    /// A tag past the DSCP list.
-    #[error("tag {tag} has no DSCP value: the mapping has {len} (tags 1..={len})")]
-    NoDscp {
-        /// The tag.
-        tag: u32,
-        /// DSCP values the mapping has.
-        len: usize,
-    },
-    /// A queue the switch profile's ports do not have.
-    #[error(
-        "queues[{index}] = {value}: {profile} has {queues} queues per port (0 to {}, 0 the lossy one)", queues.saturating_sub(1)
-    )]
-    NoSuchQueue {
-        /// The value's index.
-        index: usize,
-        /// The queue.
-        value: u32,
-        /// The profile's name.
-        profile: String,
-        /// Its queues per port.
-        queues: u32,
-    },
-    /// A lossless priority past the queue list.
-    #[error("lossless priority {priority} has no queue: the mapping has {len} lossless queues")]
-    NoQueue {
-        /// The priority.
-        priority: u32,
-        /// Lossless queues the mapping has.
-        len: usize,
-    },
 }
 
 /// What an export is configured with: the mapping, the switch model whose

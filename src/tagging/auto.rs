@@ -80,7 +80,7 @@ pub(super) fn plan_up_to(
     let mut runs = Runs::default();
     let mut deferred: Option<Deferred> = None;
     // The ELP is small enough for `exact` beside `search`.
-    let small = sat::THEORY && cx.elp.counts(cx.topo).paths <= exact_paths as u128;
+    let small = exact::sat::THEORY && cx.elp.counts(cx.topo).paths <= exact_paths as u128;
     let mut exact_ran = false;
     // Greedy's plan over the traffic classes, handed to `search`, which
     // starts from the same plan (rather than planning it again).

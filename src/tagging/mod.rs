@@ -15,7 +15,7 @@
 //! One file per algorithm, as petgraph's `algo/`: `brute.rs` (a tag per
 //! hop), `greedy.rs` (greedy merging, with restarts), `clos.rs` (the
 //! optimal Clos scheme), `ttl.rs` (`greedy-ttl`), `search.rs` (order plans
-//! and the local search) and `exact.rs` (the SAT proof, on `sat.rs`).
+//! and the local search) and `exact/` (the SAT proof, on `exact/sat.rs` and its acyclicity theory `exact/acyclic.rs`).
 //! Each exposes one function, `plan(cx, <its parameters>)`, over a
 //! [`Context`] (topology, ELP, cycle backend, memory budget and the run's
 //! [`Control`]); they call each other directly (search starts from greedy,
@@ -23,7 +23,6 @@
 //! `plan.rs` the result ([`Tagging`]), how a walk becomes one and the
 //! checks it passes, and [`tag_in`] below dispatches.
 
-pub(crate) mod acyclic;
 mod algo;
 mod auto;
 mod brute;
@@ -39,7 +38,6 @@ mod greedy;
 pub mod order;
 pub mod pins;
 mod plan;
-pub(crate) mod sat;
 pub mod search;
 pub mod traffic;
 mod ttl;

@@ -54,6 +54,30 @@ impl Report {
     }
 }
 
+/// A report is the cause [`crate::Error::Verification`] carries.
+impl std::error::Error for Report {}
+
+impl crate::Error {
+    /// The verifier's report, where the plan was refused by the verifier
+    /// ([`crate::Error::Verification`]).
+    ///
+    /// ```
+    /// use tagger::verify::{Report, Violation};
+    /// let mut report = Report::default();
+    /// report.violations.push(Violation::Header { field: "topology", reason: "x".into() });
+    /// let e = tagger::Error::Verification { what: String::new(), report: Box::new(report.clone()) };
+    /// assert_eq!(e.verification_report(), Some(&report));
+    /// assert!(e.to_string().contains("[header]"));
+    /// assert_eq!(tagger::Error::Update { reason: "no".into() }.verification_report(), None);
+    /// ```
+    pub fn verification_report(&self) -> Option<&Report> {
+        match self {
+            crate::Error::Verification { report, .. } => report.downcast_ref::<Report>(),
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.ok() {

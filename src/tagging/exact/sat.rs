@@ -4,7 +4,7 @@
 //!   the default build needs nothing but the Rust toolchain. It also takes
 //!   a theory (`batsat::Theory`) that sees every assignment and can add
 //!   clauses during the search: `exact` keeps each priority's graph
-//!   acyclic there (`tagging/acyclic.rs`), with conflicts and propagation.
+//!   acyclic there (`tagging/exact/acyclic.rs`), with conflicts and propagation.
 //! - **CaDiCaL** (cargo feature `cadical`, through `rustsat-cadical`):
 //!   faster on the large proofs, but its build runs bindgen, which needs
 //!   libclang (`apt-get install libclang-dev`).
@@ -53,7 +53,7 @@ pub(crate) enum Outcome {
 }
 
 /// Whether the build's solver takes the acyclicity theory
-/// (`tagging/acyclic.rs`): BatSat does, CaDiCaL here does not.
+/// (`tagging/exact/acyclic.rs`): BatSat does, CaDiCaL here does not.
 pub(crate) const THEORY: bool = !cfg!(feature = "cadical");
 
 /// Which solver a build uses.
@@ -74,7 +74,7 @@ fn sat_err(e: impl std::fmt::Display) -> Error {
 #[cfg(not(feature = "cadical"))]
 mod backend {
     use super::{Lit, Outcome, Result};
-    use crate::tagging::acyclic::Acyclicity;
+    use crate::tagging::exact::acyclic::Acyclicity;
     use batsat::{BasicSolver, SolverInterface, lbool};
 
     pub(crate) struct Solver {
@@ -173,7 +173,7 @@ mod backend {
     pub(crate) struct Solver {
         s: rustsat_cadical::CaDiCaL<'static, 'static>,
         /// CaDiCaL here takes no theory: acyclicity stays with the caller.
-        pub(crate) theory: Option<crate::tagging::acyclic::Acyclicity>,
+        pub(crate) theory: Option<crate::tagging::exact::acyclic::Acyclicity>,
     }
 
     fn lit(l: Lit) -> rustsat::types::Lit {
@@ -258,7 +258,7 @@ impl Sat {
     }
 
     /// Asks the solver to keep graphs acyclic inside its search (see
-    /// `tagging/acyclic.rs`). Returns false where the backend takes no
+    /// `tagging/exact/acyclic.rs`). Returns false where the backend takes no
     /// theory (CaDiCaL): the caller then checks models itself.
     pub(crate) fn keep_acyclic(&mut self) -> bool {
         if !THEORY {

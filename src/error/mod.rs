@@ -4,6 +4,9 @@
 use std::path::PathBuf;
 pub use tagger_generators::TopologyError;
 
+mod causes;
+pub use causes::{MAX_BOUNCES, MAX_RANDOM_PATHS, MappingError, Mismatch, SpecError};
+
 /// Anything a stage of the engine can refuse or fail at; every variant
 /// carries the value at fault.
 #[derive(Debug, thiserror::Error)]
@@ -32,7 +35,7 @@ pub enum Error {
         spec: String,
         /// What is wrong with it.
         #[source]
-        cause: crate::elp::SpecError,
+        cause: SpecError,
     },
     /// An ELP family that does not apply to the topology (kbounce off a
     /// tiered network, dor off HyperX and BCube, fewer than two endpoints).
@@ -42,7 +45,7 @@ pub enum Error {
         spec: String,
         /// Why the family does not apply.
         #[source]
-        cause: crate::elp::Mismatch,
+        cause: Mismatch,
     },
     /// A failure spec (`--fail`) that does not parse or does not fit the
     /// topology.
@@ -71,7 +74,7 @@ pub enum Error {
         origin: Option<String>,
         /// What is wrong with it.
         #[source]
-        cause: crate::sonic::MappingError,
+        cause: MappingError,
     },
     /// A line of a path file that is not a path of the topology.
     #[error("{}: line {line}: {reason}", path.display())]
@@ -142,15 +145,17 @@ pub enum Error {
         /// What is wrong there.
         reason: String,
     },
-    /// The independent verifier refused a plan: its report, violations
-    /// typed ([`crate::verify::Violation`]), so a caller can match them.
+    /// The independent verifier refused a plan: its report, whose
+    /// violations are typed (`verify::Violation`; the report itself is
+    /// [`Error::verification_report`], kept as a cause here so that this
+    /// type names no stage above it).
     #[error("verification failed: {}{report}", if what.is_empty() { String::new() } else { format!("{what}: ") })]
     Verification {
         /// Which plan, where it is not the run's own (e.g. "the installed
         /// rules r.json on fattree:k=4 with ELP kbounce:1"); may be empty.
         what: String,
-        /// The verifier's report.
-        report: Box<crate::verify::Report>,
+        /// The verifier's report (a `verify::Report`).
+        report: Box<dyn std::error::Error + Send + Sync>,
     },
     /// A change to a running fabric cannot be planned or scheduled safely
     /// (`tagger update`); the reason names the node, switch or check.
@@ -278,9 +283,9 @@ pub enum Error {
         path: PathBuf,
         /// The chart's title.
         title: String,
-        /// plotters' error.
+        /// plotters' error (`report::DrawError`).
         #[source]
-        cause: crate::report::DrawError,
+        cause: plotters::drawing::DrawingAreaErrorKind<std::io::Error>,
     },
     /// Shard files that cannot be merged: none, different sweeps, or some
     /// missing (named by index).
@@ -367,9 +372,9 @@ pub enum NotExtendable {
     },
 }
 
-/// A value given as text that is not what it must be: a size
-/// ([`crate::budget::parse_size`]) or a number of seconds
-/// ([`crate::tagging::millis`]). Each variant carries the text at fault;
+/// A value given as text that is not what it must be: a size (`64GiB`,
+/// as `--memory-budget` takes it) or a number of seconds (a time limit).
+/// Each variant carries the text at fault;
 /// callers that report it with more context keep it as a typed cause.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

@@ -1,7 +1,7 @@
 //! `exact`: the minimum number of priorities, with a proof.
 //!
 //! "Do P priorities suffice?" as SAT (BatSat, or CaDiCaL with the `cadical`
-//! feature: see `tagging/sat.rs`), over the
+//! feature: see `tagging/exact/sat.rs`), over the
 //! maximal ELPs held as a trie of channel prefixes:
 //!
 //! - `keep[t][e]` for every transition `e = (c1, c2)` of the ELP and every
@@ -12,7 +12,7 @@
 //!   tag `t < P` whose key does not keep goes above `t`; a prefix at `P`
 //!   must keep;
 //! - each priority's graph `{e : keep[t][e]}` acyclic. With BatSat this is
-//!   a theory inside the search (`tagging/acyclic.rs`): a cycle is a
+//!   a theory inside the search (`tagging/exact/acyclic.rs`): a cycle is a
 //!   conflict the moment its last edge is assigned, and the solver learns
 //!   from it and goes on. CaDiCaL takes no theory here, so there it is
 //!   enforced lazily: a model's cycles become clauses "not all of these
@@ -47,15 +47,18 @@
 //! decide, and on 250 switches and up the solver neither finds the
 //! 2-priority plans the local search finds nor refutes 2 within minutes.
 
+pub(crate) mod acyclic;
+pub(crate) mod sat;
+
 use super::SearchParams;
 use super::engine::HOST;
 use super::order::OrderPlan;
-use super::sat::{Lit, Outcome, Sat};
 use super::{Algo, Effort, Tagging};
 use crate::budget::Budget;
 use crate::elp::enumerate::{ChannelPaths, maximal_channel_paths};
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
+use sat::{Lit, Outcome, Sat};
 use std::time::Instant;
 use tagger_generators::ChannelId;
 
@@ -605,7 +608,7 @@ fn plan_with(
     } = start;
     // Given a plan, the local search has run: the solver alone goes on.
     let alone = from.is_some();
-    let mut searched = !super::sat::THEORY || alone;
+    let mut searched = !sat::THEORY || alone;
     let mut best = match from {
         Some(t) => t,
         None => upper_bound(if searched { super::SEARCH_BUDGET } else { 0 })?,
@@ -810,132 +813,4 @@ impl Target {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every reported cycle is a closed walk of enabled edges, the cycles
-    /// are distinct, and the graph left after removing one edge of each is
-    /// acyclic (checked by the Kahn oracle).
-    #[test]
-    fn cycles_are_real_and_cover_the_graph() {
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
-        for _ in 0..200 {
-            let n = rng.random_range(2..12u32);
-            let m = rng.random_range(1..30usize);
-            let mut edges: Vec<(u32, u32)> = (0..m)
-                .map(|_| (rng.random_range(0..n), rng.random_range(0..n)))
-                .filter(|(a, b)| a != b)
-                .collect();
-            edges.sort_unstable();
-            edges.dedup();
-            let on: Vec<bool> = edges.iter().map(|_| rng.random_ratio(3, 4)).collect();
-            let found = cycles(&edges, &on, usize::MAX);
-            let enabled: Vec<(u32, u32)> = edges
-                .iter()
-                .zip(&on)
-                .filter(|(_, o)| **o)
-                .map(|(e, _)| *e)
-                .collect();
-            assert_eq!(
-                found.is_empty(),
-                !crate::tagging::has_cycle(enabled.clone()),
-                "{enabled:?}"
-            );
-            let mut cut = on.clone();
-            for c in &found {
-                for (i, &e) in c.iter().enumerate() {
-                    assert!(on[e as usize]);
-                    let next = c[(i + 1) % c.len()];
-                    assert_eq!(edges[e as usize].1, edges[next as usize].0, "{c:?}");
-                }
-                cut[*c.last().unwrap() as usize] = false;
-            }
-            let left: Vec<(u32, u32)> = edges
-                .iter()
-                .zip(&cut)
-                .filter(|(_, o)| **o)
-                .map(|(e, _)| *e)
-                .collect();
-            assert!(!crate::tagging::has_cycle(left));
-        }
-    }
-
-    /// A first try that runs out at once hands over to the local search,
-    /// and the solver then finishes the same target: the answer, the proof
-    /// and the plan are those of a first try that does not run out.
-    #[test]
-    fn a_first_try_that_runs_out_ends_the_same() {
-        let topo = tagger_generators::TopologySpec::parse("fattree:k=4")
-            .unwrap()
-            .build()
-            .unwrap();
-        for (elp, optimum) in [("kbounce:2", 3), ("kbounce:1", 2)] {
-            let elp = crate::elp::ElpSet::build(&topo, &crate::elp::ElpSpec::parse(elp).unwrap())
-                .unwrap();
-            let (budget, control) = (Budget::unlimited(), crate::tagging::Control::new());
-            let cx = crate::tagging::Context::new(&topo, &elp, &budget, &control);
-            let run = |first_try| {
-                let start = Start {
-                    from: None,
-                    first_try,
-                    work: 0,
-                };
-                plan_with(&cx, Algo::EXACT, Some(300_000), start).unwrap()
-            };
-            let (quick, slow) = (run(FIRST_TRY_WORK), run(1));
-            for t in [&quick, &slow] {
-                assert_eq!((t.priorities, t.lower_bound), (optimum, optimum));
-            }
-            assert_eq!(quick.keys, slow.keys);
-            let proof = |t: &Tagging| t.effort.as_ref().unwrap().proof_paths;
-            assert_eq!(proof(&quick) > 0, optimum > 2);
-            assert_eq!(proof(&slow) > 0, optimum > 2);
-        }
-    }
-
-    /// One priority on a triangle of transitions is impossible; two are
-    /// enough.
-    #[test]
-    fn the_solver_proves_and_finds() {
-        let mut paths = ChannelPaths::default();
-        for p in [[0, 1, 2], [1, 2, 0], [2, 0, 1]] {
-            paths.push(&p).unwrap();
-        }
-        let solve = |p: u32| {
-            let mut enc = Encoding::new(p);
-            for i in 0..paths.len() {
-                enc.add_path(paths.path(i)).unwrap();
-            }
-            enc.solve(
-                None,
-                None,
-                &crate::tagging::Control::new(),
-                &mut 0,
-                &Budget::unlimited(),
-            )
-            .unwrap()
-        };
-        assert!(matches!(solve(1), Answer::Impossible));
-        let Answer::Plan(kept) = solve(2) else {
-            panic!("two priorities fit a triangle");
-        };
-        let plan: FxHashMap<(ChannelId, ChannelId), Vec<bool>> = [(0, 1), (1, 2), (2, 0)]
-            .into_iter()
-            .map(|e| (e, (0..2).map(|t| kept[t].contains(&e)).collect()))
-            .collect();
-        for row in &kept {
-            assert!(!crate::tagging::has_cycle(row.clone()));
-        }
-        // Replay each path through the plan: it stays within 2.
-        for i in 0..paths.len() {
-            let mut t = 1usize;
-            for w in paths.path(i).windows(2) {
-                if !plan[&(w[0], w[1])][t - 1] {
-                    t += 1;
-                }
-            }
-            assert!(t <= 2);
-        }
-    }
-}
+mod tests;
