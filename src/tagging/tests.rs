@@ -424,7 +424,7 @@ fn auto_keeps_the_best_of_what_it_ran() {
 /// found. The same plans at 1 and 2 threads.
 #[test]
 fn auto_runs_exact_where_search_stays_above_the_bound() {
-    if !sat::THEORY {
+    if !exact::sat::THEORY {
         // CaDiCaL here has no work counter to bound the solver by, so
         // `auto` leaves `exact` out (its limit would be wall-clock time).
         return;
@@ -572,7 +572,7 @@ fn exact_holds_the_traffic_classes_from_its_orders() {
         assert_eq!((free.priorities, free.lower_bound), (2, 2), "seed {seed}");
         let held = plan("exact", Some(7));
         // BatSat's models (CaDiCaL's differ, and may fit as found).
-        if sat::THEORY {
+        if exact::sat::THEORY {
             let needs = traffic::classify(&t, &free.keys).unwrap().max();
             assert!(needs > 7, "seed {seed}: the solver's plan needs {needs}");
             assert_eq!(held.priorities, 2, "seed {seed}");

@@ -1,5 +1,7 @@
 use super::*;
+use crate::elp::ElpSpec;
 use crate::tagging::{Algo, tag};
+use crate::verify::Limits;
 use proptest::prelude::*;
 use tagger_generators::change::Change;
 use tagger_generators::model::{Family, Node};
