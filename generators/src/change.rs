@@ -24,7 +24,7 @@ use rand_chacha::ChaCha8Rng;
 pub const MAX_CHANGE: u32 = 100_000;
 
 /// One change to a running fabric.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Change {
     /// Add `switches` switches, each taking over random links.
     Grow {
@@ -46,6 +46,13 @@ pub enum Change {
         /// Seed of the link choices.
         seed: u64,
     },
+    /// Take the links between chosen pairs of switches out of service
+    /// (maintenance): each `A-B`, a node's name or id at either end; every
+    /// link between the two goes.
+    DrainChosen {
+        /// The pairs as given (`A-B`), in order.
+        links: Vec<String>,
+    },
 }
 
 impl Change {
@@ -54,7 +61,7 @@ impl Change {
     pub fn with_seed(self, seed: u64) -> Self {
         match self {
             Change::Grow { switches, .. } => Change::Grow { switches, seed },
-            Change::AddLeaves { .. } => self,
+            Change::AddLeaves { .. } | Change::DrainChosen { .. } => self,
             Change::Drain { links, .. } => Change::Drain { links, seed },
         }
     }
@@ -63,7 +70,7 @@ impl Change {
     pub fn seed(&self) -> u64 {
         match self {
             Change::Grow { seed, .. } | Change::Drain { seed, .. } => *seed,
-            Change::AddLeaves { .. } => 0,
+            Change::AddLeaves { .. } | Change::DrainChosen { .. } => 0,
         }
     }
 
@@ -74,13 +81,15 @@ impl Change {
         match self {
             Change::Grow { .. } => Some(false),
             Change::AddLeaves { .. } => Some(true),
-            Change::Drain { .. } => None,
+            Change::Drain { .. } | Change::DrainChosen { .. } => None,
         }
     }
 
-    /// Parses `grow:switches=N[,seed=S]`, `grow:leaves=N` or
-    /// `drain:links=N[,seed=S]` (seed 1 when not given). `Ok(None)` when
-    /// `spec` names none of them (it is then a topology spec).
+    /// Parses `grow:switches=N[,seed=S]`, `grow:leaves=N`,
+    /// `drain:links=N[,seed=S]` (seed 1 when not given) or
+    /// `drain:link=A-B[+C-D...]` (the links between switches A and B, each
+    /// a node's name or id). `Ok(None)` when `spec` names none of them (it
+    /// is then a topology spec).
     ///
     /// ```
     /// use tagger_generators::change::Change;
@@ -93,6 +102,10 @@ impl Change {
     ///     Some(Change::AddLeaves { leaves: 2 })
     /// );
     /// assert_eq!(Change::parse("fattree:k=4").unwrap(), None);
+    /// assert_eq!(
+    ///     Change::parse("drain:link=spine-1-leaf-2+3-7").unwrap(),
+    ///     Some(Change::DrainChosen { links: vec!["spine-1-leaf-2".into(), "3-7".into()] })
+    /// );
     /// assert!(Change::parse("grow:switch=3").is_err());
     /// assert!(Change::parse("grow:leaves=2,seed=3").is_err());
     /// ```
@@ -105,6 +118,11 @@ impl Change {
         let leaves = rest
             .split(',')
             .any(|kv| kv.split('=').next().map(str::trim) == Some("leaves"));
+        if kind.trim() == "drain"
+            && let Some(list) = rest.trim().strip_prefix("link=")
+        {
+            return chosen(list).map(Some);
+        }
         let (family, count_key): (&'static str, &str) = match kind.trim() {
             "grow" if leaves => ("grow", "leaves"),
             "grow" => ("grow", "switches"),
@@ -183,6 +201,7 @@ impl Change {
             Change::Grow { switches, seed } => format!("grow:switches={switches},seed={seed}"),
             Change::AddLeaves { leaves } => format!("grow:leaves={leaves}"),
             Change::Drain { links, seed } => format!("drain:links={links},seed={seed}"),
+            Change::DrainChosen { links } => format!("drain:link={}", links.join("+")),
         }
     }
 
@@ -199,6 +218,7 @@ impl Change {
             Change::Grow { switches, seed } => grow(topo, switches, seed),
             Change::AddLeaves { leaves } => add_leaves(topo, leaves),
             Change::Drain { links, seed } => drain(topo, links, seed),
+            Change::DrainChosen { ref links } => drain_chosen(topo, links),
         }
         .and_then(|(nodes, links)| {
             let name = format!("{}+{}", topo.name(), self.canonical());
@@ -373,6 +393,117 @@ fn grow(topo: &Topology, switches: u32, seed: u64) -> Result<Parts> {
     Ok((nodes, links.into_iter().flatten().collect()))
 }
 
+/// `drain:link=`'s list: `A-B` pairs joined by `+`.
+fn chosen(list: &str) -> Result<Change> {
+    let links: Vec<String> = list.split('+').map(|l| l.trim().to_string()).collect();
+    let bad = |value: &str, reason: &str| TopologyError::Param {
+        family: "drain",
+        param: "link".into(),
+        value: value.to_string(),
+        reason: reason.to_string(),
+    };
+    if links.len() > MAX_CHANGE as usize {
+        return Err(bad(list, &format!("more than {MAX_CHANGE} links")));
+    }
+    for l in &links {
+        if l.is_empty() || !l.contains('-') || l.starts_with('-') || l.ends_with('-') {
+            return Err(bad(
+                l,
+                "expected A-B, the switches at the link's two ends (names or ids), e.g. drain:link=3-7 or drain:link=spine1-leaf2+3-7",
+            ));
+        }
+    }
+    Ok(Change::DrainChosen { links })
+}
+
+/// The node `text` names: its name, else its id.
+fn node_named(topo: &Topology, text: &str) -> Option<NodeId> {
+    (0..topo.node_count() as NodeId)
+        .find(|&v| topo.node_name(v) == Some(text))
+        .or_else(|| {
+            text.parse::<NodeId>()
+                .ok()
+                .filter(|&v| (v as usize) < topo.node_count())
+        })
+}
+
+/// The two switches of `pair` (`A-B`; a name may hold `-`: every split
+/// is tried and exactly one must name two nodes).
+fn ends_of(topo: &Topology, pair: &str) -> Result<[NodeId; 2]> {
+    let mut found: Vec<[NodeId; 2]> = pair
+        .match_indices('-')
+        .filter_map(|(i, _)| {
+            Some([
+                node_named(topo, &pair[..i])?,
+                node_named(topo, &pair[i + 1..])?,
+            ])
+        })
+        .collect();
+    found.dedup();
+    let fail = |reason: String| TopologyError::Construction {
+        family: "drain",
+        reason: format!("link '{pair}': {reason}"),
+    };
+    match found.as_slice() {
+        [] => Err(fail(format!(
+            "no split of it names two nodes of {} (names or ids 0 to {})",
+            topo.name(),
+            topo.node_count().saturating_sub(1)
+        ))),
+        [ends] => Ok(*ends),
+        _ => Err(fail(format!(
+            "it names more than one pair of nodes ({}): use ids",
+            found
+                .iter()
+                .map(|[a, b]| format!("{a}-{b}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// Drains every link between each chosen pair of switches; refused, naming
+/// the pair, where there is no such link or the network would come apart.
+fn drain_chosen(topo: &Topology, pairs: &[String]) -> Result<Parts> {
+    let mut dead = vec![false; topo.link_count()];
+    for pair in pairs {
+        let [a, b] = ends_of(topo, pair)?;
+        let fail = |reason: String| TopologyError::Construction {
+            family: "drain",
+            reason: format!("link '{pair}' (nodes {a} and {b}): {reason}"),
+        };
+        if !is_switch_link(topo, [a, b]) {
+            return Err(fail("both ends must be switches".into()));
+        }
+        let mut any = false;
+        for (l, &[x, y]) in topo.links().iter().enumerate() {
+            if (x, y) == (a, b) || (x, y) == (b, a) {
+                any |= !dead[l];
+                dead[l] = true;
+            }
+        }
+        if !any {
+            return Err(fail("no link joins them (or it was listed already)".into()));
+        }
+        let (mut dist, mut queue) = (Vec::new(), Vec::new());
+        if !connected(topo, &dead, &mut dist, &mut queue) {
+            return Err(fail("draining it would disconnect the network".into()));
+        }
+    }
+    let links = topo
+        .links()
+        .iter()
+        .enumerate()
+        .filter(|&(l, _)| !dead[l])
+        .map(|(l, &ends)| Made {
+            ends,
+            from: l as LinkId,
+            fresh: false,
+        })
+        .collect();
+    Ok((topo.nodes().to_vec(), links))
+}
+
 /// Drains `count` switch-to-switch links, chosen in a seeded random order,
 /// skipping any whose removal would disconnect the network.
 fn drain(topo: &Topology, count: u32, seed: u64) -> Result<Parts> {
@@ -515,6 +646,62 @@ mod tests {
         let t = build("leafspine:leaves=2,spines=1,hosts=1").unwrap();
         let e = Change::Drain { links: 1, seed: 1 }.apply(&t).unwrap_err();
         assert!(e.to_string().contains("only 0 of 1"), "{e}");
+    }
+
+    /// `drain:link=A-B` takes out exactly the links between A and B (all
+    /// of them, parallel ones too), by id or by name, and names what it
+    /// cannot do.
+    #[test]
+    fn chosen_links_are_drained_and_nothing_else() {
+        // Leaves 0-3, spines 4-5, two links between each leaf and spine.
+        let t = build("leafspine:leaves=4,spines=2,hosts=1,links=2").unwrap();
+        let joins = |t: &Topology, a: NodeId, b: NodeId| {
+            t.links()
+                .iter()
+                .filter(|&&[x, y]| (x, y) == (a, b) || (x, y) == (b, a))
+                .count()
+        };
+        let c = Change::parse("drain:link=0-4+5-3").unwrap().unwrap();
+        assert_eq!(c.canonical(), "drain:link=0-4+5-3");
+        let d = c.apply(&t).unwrap();
+        assert_eq!(d.link_count(), t.link_count() - 4);
+        assert_eq!((joins(&d, 0, 4), joins(&d, 3, 5)), (0, 0));
+        assert_eq!((joins(&d, 0, 5), joins(&d, 1, 4)), (2, 2));
+        // Names, one of them holding the separator.
+        let names: Vec<String> = (0..t.node_count())
+            .map(|v| {
+                if v < 4 {
+                    format!("leaf-{v}")
+                } else {
+                    format!("spine{v}")
+                }
+            })
+            .collect();
+        let named = t.clone().with_node_names(names).unwrap();
+        let d = Change::parse("drain:link=leaf-1-spine5")
+            .unwrap()
+            .unwrap()
+            .apply(&named)
+            .unwrap();
+        assert_eq!((joins(&d, 1, 5), joins(&d, 1, 4)), (0, 2));
+        for (spec, says) in [
+            ("drain:link=0-1", "no link joins them"),
+            ("drain:link=0-4+0-4", "listed already"),
+            ("drain:link=0-99", "no split of it names two nodes"),
+            ("drain:link=0-4+0-5", "disconnect"),
+        ] {
+            let e = Change::parse(spec).unwrap().unwrap().apply(&t).unwrap_err();
+            assert!(e.to_string().contains(says), "{spec}: {e}");
+        }
+        for spec in [
+            "drain:link=",
+            "drain:link=04",
+            "drain:link=-4",
+            "drain:link=0-4+",
+        ] {
+            let e = Change::parse(spec).unwrap_err().to_string();
+            assert!(e.contains("expected A-B"), "{spec}: {e}");
+        }
     }
 
     /// Node names stay with their nodes; added ones get fresh names.

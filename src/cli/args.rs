@@ -83,8 +83,14 @@ pub enum Command {
     Export(ExportArgs),
     /// Independently verify a rule set against a topology (and paths), or
     /// an exported directory read back as the switches run it. The
-    /// topology is the one the plan was made on (for the steps `update
-    /// --export-steps` writes, their union-topology.json).
+    /// topology is the one the plan was made on. A step directory of
+    /// `update --export-steps` holds only the switches that step changes,
+    /// so it is no whole fabric: copy the step directories' switch files,
+    /// in order, over the installed export, delete each step's `cleared`
+    /// switches and merge the summaries' switch lists, then verify the
+    /// result against the steps' union-topology.json with `--paths` of an
+    /// empty file (docs/update.md, "Files", says why; `update` itself
+    /// judges every such state before it writes any).
     #[command(after_help = format!("{TOPO_HELP}\n\n{ELP_HELP}"))]
     Verify(VerifyArgs),
     /// Change a fabric that runs: a new plan that extends the installed one
@@ -399,10 +405,16 @@ pub struct FailuresArgs {
     /// converged,local).
     #[arg(long, default_value = "converged", value_delimiter = ',', value_parser = parse_routing)]
     pub routing: Vec<Routings>,
-    /// Algorithm of the installed plan (unless --rules gives it), and of
-    /// the replanned and failure-aware plans.
-    #[arg(long, default_value = "greedy")]
+    /// Algorithm of the installed plan, unless --rules gives it: the same
+    /// default as `run`'s, so that the what-if judges the plan `run` would
+    /// install.
+    #[arg(long, default_value = "auto")]
     pub algo: Algo,
+    /// Algorithm of the replanned and failure-aware plans, one per trial
+    /// and routing model (greedy's speed suits hundreds of them; `clos`
+    /// on a Clos fabric).
+    #[arg(long, default_value = "greedy")]
+    pub replan_algo: Algo,
     /// The installed plan to judge, as `run --rules-out` wrote it
     /// (tagger-rules/1), instead of planning one: it must verify on the
     /// topology (the file it was planned on) with --elp first.
@@ -498,7 +510,7 @@ pub struct VerifyArgs {
 }
 
 /// What `tagger update --to` takes, beside a topology spec or file.
-const UPDATE_HELP: &str = "Changes (--to): grow:switches=N,seed=S (Jellyfish expansion: each new switch takes over\nrandom links), grow:leaves=N (racks added to a tiered fabric, each leaf joined like the first),\ndrain:links=N,seed=S (take N switch links out of service), or the new topology as a spec or file\n(nodes match by kind, level and rank, so a leaf-spine with one more leaf matches).";
+const UPDATE_HELP: &str = "Changes (--to): grow:switches=N,seed=S (Jellyfish expansion: each new switch takes over\nrandom links), grow:leaves=N (racks added to a tiered fabric, each leaf joined like the first),\ndrain:links=N,seed=S (take N random switch links out of service), drain:link=A-B[+C-D...] (the links\nbetween switches A and B, names or ids: maintenance), or the new topology as a spec or file\n(nodes match by kind, level and rank, so a leaf-spine with one more leaf matches).";
 
 // `tagger update`.
 #[derive(Debug, clap::Args)]

@@ -278,7 +278,7 @@ pub fn failures(a: FailuresArgs) -> Result<ExitCode> {
         topo: &topo,
         elp: &a.elp,
         rules: &rules,
-        algo: a.algo,
+        algo: a.replan_algo,
         cycle: a.cycle,
     };
     let opts = tagger::failures::Options {

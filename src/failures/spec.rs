@@ -8,6 +8,10 @@ use std::path::{Path, PathBuf};
 use tagger_generators::params::{Params, non_negative};
 use tagger_generators::{LinkId, NodeId, NodeKind, Topology};
 
+/// Trials of a spec that gives none: as many as `tagger failures` runs
+/// without `--fail` (`links:1,trials=20,seed=1`), so that naming only the
+/// count changes only the count.
+pub const DEFAULT_TRIALS: u32 = 20;
 /// The most trials one spec may ask for.
 pub const MAX_TRIALS: u32 = 100_000;
 
@@ -183,7 +187,7 @@ impl FailureSpec {
             }
             (a, b) => a.or(b),
         };
-        let trials = num("trials")?.unwrap_or(1);
+        let trials = num("trials")?.unwrap_or(u64::from(DEFAULT_TRIALS));
         let seed = num("seed")?.unwrap_or(1);
         if let Some((other, _)) = p.first() {
             return Err(bad(format!(
@@ -382,7 +386,11 @@ mod tests {
                 seed: 3
             }
         );
-        assert_eq!(FailureSpec::parse("switches:2").unwrap().trials(), 1);
+        // No trials given: as many as the default `--fail`.
+        assert_eq!(
+            FailureSpec::parse("switches:2").unwrap().trials(),
+            DEFAULT_TRIALS
+        );
         for (bad, msg) in [
             ("links", "needs a count"),
             ("links:x", "count = x"),

@@ -17,7 +17,7 @@ pub const MAX_GROWTH_STEPS: u32 = 100;
 
 /// A change and how many times to apply it: `grow:switches=10,steps=3`
 /// (each step draws with the change's seed plus the step number, from 0).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Growth {
     /// The change of one step.
     pub change: Change,
@@ -94,6 +94,7 @@ impl Growth {
     /// Step `i`'s change (from 0): the seed moves on by `i`.
     pub fn step(&self, i: u32) -> Change {
         self.change
+            .clone()
             .with_seed(self.change.seed().wrapping_add(i as u64))
     }
 }

@@ -245,7 +245,7 @@ impl Grid {
             u32,
             TcLimit,
             &'a Option<FailureRun>,
-            Option<crate::update::Growth>,
+            &'a Option<crate::update::Growth>,
         );
         let settings: Vec<Setting> = self
             .switches
@@ -253,7 +253,7 @@ impl Grid {
             .flat_map(|p| self.classes.iter().map(move |&m| (p, m)))
             .flat_map(|(p, m)| self.limits.iter().map(move |&l| (p, m, l)))
             .flat_map(|(p, m, l)| self.failure_runs.iter().map(move |f| (p, m, l, f)))
-            .flat_map(|(p, m, l, f)| self.growths.iter().map(move |&g| (p, m, l, f, g)))
+            .flat_map(|(p, m, l, f)| self.growths.iter().map(move |g| (p, m, l, f, g)))
             .collect();
         for (text, topo) in &self.topos {
             for elp in &self.elps {
@@ -283,7 +283,7 @@ impl Grid {
                                     classes: m,
                                     max_tcs,
                                     failures: fail.clone(),
-                                    growth,
+                                    growth: growth.clone(),
                                 });
                             }
                         }
