@@ -111,6 +111,17 @@ pub enum Error {
         /// What is wrong, naming the parameter.
         reason: String,
     },
+    /// A run's settings that cannot go together or are out of range,
+    /// refused before any work ([`crate::pipeline::RunConfig::validate`]).
+    #[error("run settings: {field} = {value}: {reason}")]
+    Config {
+        /// The setting (`RunConfig`'s field).
+        field: &'static str,
+        /// Its value.
+        value: String,
+        /// Why it is refused.
+        reason: String,
+    },
     /// An algorithm or failure spec whose parameters their own parser
     /// refused (a list that is not `key=value,...`, seconds that are not a
     /// number).
@@ -573,6 +584,7 @@ impl Error {
             Error::Choice { .. } => "choice",
             Error::Shard { .. } => "shard",
             Error::Algo { .. } => "algo",
+            Error::Config { .. } => "config",
             Error::Param { .. } => "param",
             Error::Limit { .. } => "limit",
             Error::RulesFile { .. } => "rules_file",

@@ -49,6 +49,66 @@ pub struct RunConfig {
     pub limits: verify::Limits,
 }
 
+impl RunConfig {
+    /// Checks the settings that need no work to judge, before any is done:
+    /// at least one application class, classes only with a plan whose tags
+    /// are priorities (not `greedy-ttl`'s hop counts), and at least one
+    /// traffic class where a limit is given. [`run`] calls it first.
+    ///
+    /// ```
+    /// use tagger::pipeline::{run, RunConfig};
+    /// let cfg = RunConfig {
+    ///     topology: tagger::TopologySpec::parse("fattree:k=4")?,
+    ///     elp: tagger::elp::ElpSpec::parse("shortest")?,
+    ///     algo: "greedy-ttl".parse()?,
+    ///     cycle: Default::default(),
+    ///     memory_budget: None,
+    ///     switch: tagger::capacity::Profile::resolve("spectrum2")?,
+    ///     max_tcs: Some(7),
+    ///     classes: 2,
+    ///     limits: tagger::verify::Limits::SWITCH,
+    /// };
+    /// let e = run(&cfg).unwrap_err(); // before any work
+    /// assert_eq!(e.kind(), "config");
+    /// assert!(e.to_string().contains("classes = 2"), "{e}");
+    /// for bad in [RunConfig { classes: 0, ..cfg.clone() }, RunConfig { max_tcs: Some(0), classes: 1, ..cfg.clone() }] {
+    ///     assert_eq!(bad.validate().unwrap_err().kind(), "config");
+    /// }
+    /// assert!(RunConfig { classes: 1, ..cfg }.validate().is_ok());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the setting and its value.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |field, value: String, reason: &str| {
+            Err(Error::Config {
+                field,
+                value,
+                reason: reason.to_string(),
+            })
+        };
+        if self.classes == 0 {
+            return bad("classes", "0".into(), "at least 1 application class");
+        }
+        if self.classes > 1 && self.algo == Algo::GreedyTtl {
+            return bad(
+                "classes",
+                self.classes.to_string(),
+                "application classes share queues by shifting DSCP tags, and greedy-ttl's tags are hop counts: plan with another algorithm",
+            );
+        }
+        if self.max_tcs == Some(0) {
+            return bad(
+                "max_tcs",
+                "0".into(),
+                "a switch needs at least 1 traffic class for lossless traffic (None: no limit)",
+            );
+        }
+        Ok(())
+    }
+}
+
 record! {
     /// Seconds spent in each stage (`seconds_*` columns).
     #[derive(Clone, Copy, Debug, Default, Serialize)]
@@ -366,6 +426,7 @@ pub fn run(cfg: &RunConfig) -> Result<RunResult> {
 /// # Errors
 /// As [`run`].
 pub fn run_with(cfg: &RunConfig, control: &crate::tagging::Control) -> Result<RunResult> {
+    cfg.validate()?;
     let t0 = Instant::now();
     let mut tm = Timings::default();
     let lap = |slot: &mut f64, since: &mut Instant| {
