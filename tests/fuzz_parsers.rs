@@ -1,6 +1,10 @@
 //! Every parser against arbitrary input: it returns a value or an error,
 //! never panics, and never allocates on the strength of a number it read
-//! (a node id of 4,294,967,295 once sized a table).
+//! (a node id of 4,294,967,295 once sized a table). Each property also
+//! checks what it returns: a value prints back to an equal value (specs,
+//! algorithm names, topology, rules and profile files), and an error names
+//! a line the input has (path files, ibnetdiscover files, forwarding-table
+//! dumps) or the file (sweep specs).
 //!
 //! Two kinds of input per parser: arbitrary bytes (as lossy UTF-8), and a
 //! valid input with a few bytes replaced, inserted or cut, which reaches
@@ -125,59 +129,127 @@ fn topo() -> tagger::Topology {
     tagger::generators::file::parse_json(TOPOLOGY, "t").unwrap()
 }
 
+/// Where an error names a line (`line N`), N is a line of the input (or
+/// the one just past it, where the input ends too soon), lines counted as
+/// the parsers count them (a lone `\r` ends one too).
+fn names_a_line_of(e: &impl std::fmt::Display, input: &str) -> Result<(), TestCaseError> {
+    let text = e.to_string();
+    let lines = tagger::generators::file::text_lines(input).count() + 1;
+    for w in text.split("line ").skip(1) {
+        let digits: String = w.chars().take_while(char::is_ascii_digit).collect();
+        if let Ok(n) = digits.parse::<usize>() {
+            prop_assert!(
+                (1..=lines).contains(&n),
+                "'{text}' names line {n} of an input of {lines} lines"
+            );
+        }
+    }
+    Ok(())
+}
+
 proptest! {
+    /// A spec that parses prints (canonically) as a spec that parses to
+    /// the same value.
     #[test]
     fn topology_specs(s in prop_oneof![bytes(), spec_like()]) {
-        let _ = TopologySpec::parse(&s);
+        if let Ok(t) = TopologySpec::parse(&s) {
+            prop_assert_eq!(TopologySpec::parse(&t.canonical()).ok(), Some(t));
+        }
     }
 
+    /// A spec that parses has a family, and parses the same way again.
     #[test]
     fn elp_specs(s in prop_oneof![bytes(), spec_like()]) {
-        let _ = ElpSpec::parse(&s);
+        if let Ok(e) = ElpSpec::parse(&s) {
+            prop_assert!(!e.families.is_empty());
+            prop_assert_eq!(ElpSpec::parse(&e.text).ok(), Some(e));
+        }
     }
 
+    /// An algorithm that parses is named by a text that parses to it.
     #[test]
     fn algorithm_names(s in prop_oneof![bytes(), spec_like()]) {
-        let _ = s.parse::<Algo>();
+        if let Ok(a) = s.parse::<Algo>() {
+            prop_assert_eq!(a.name().parse::<Algo>().ok(), Some(a));
+        }
     }
 
+    /// A topology that parses writes a file that reads back the same.
     #[test]
     fn topology_json(s in prop_oneof![bytes(), mutated(TOPOLOGY)]) {
-        let _ = tagger::generators::file::parse_json(&s, "fuzz");
+        if let Ok(t) = tagger::generators::file::parse_json(&s, "fuzz") {
+            let text = tagger::generators::file::to_json(&t);
+            let back = tagger::generators::file::parse_json(&text, "fuzz").unwrap();
+            prop_assert_eq!(tagger::generators::file::to_json(&back), text);
+        }
     }
 
+    /// Rules that parse write a file that reads back equal, and whatever
+    /// parses, the verifier takes without panicking.
     #[test]
     fn rules_json(s in prop_oneof![bytes(), mutated(RULES)]) {
         if let Ok(r) = RuleSet::parse(&s, Path::new("fuzz.json")) {
-            // Whatever parses, the verifier takes without panicking.
+            let back = RuleSet::parse(&r.to_json(), Path::new("fuzz.json")).unwrap();
+            prop_assert_eq!(&back, &r);
             let _ = tagger::verify::verify(&topo(), &r, None);
         }
     }
 
+    /// A path file's error names a line the file has; every path parsed
+    /// is a walk of the topology.
     #[test]
     fn path_files(s in prop_oneof![bytes(), mutated(PATHS)]) {
-        let _ = PathList::parse(&topo(), &s, Path::new("fuzz.txt"));
+        let t = topo();
+        match PathList::parse(&t, &s, Path::new("fuzz.txt")) {
+            Ok(list) => {
+                for p in list.iter() {
+                    for w in p.windows(2) {
+                        prop_assert!(t.links().iter().any(|&[a, b]| (a, b) == (w[0], w[1]) || (a, b) == (w[1], w[0])));
+                    }
+                }
+            }
+            Err(e) => names_a_line_of(&e, &s)?,
+        }
     }
 
+    /// An ibnetdiscover file's error names a line the file has; one that
+    /// parses has switches.
     #[test]
     fn ibnetdiscover_files(s in prop_oneof![bytes(), mutated(IBNET)]) {
-        let _ = tagger::generators::ibnet::parse(&s, "fuzz");
+        match tagger::generators::ibnet::parse(&s, "fuzz") {
+            Ok(t) => prop_assert!(t.node_count() > 0),
+            Err(e) => names_a_line_of(&e, &s)?,
+        }
     }
 
+    /// A forwarding-table dump's error names a line the dump has.
     #[test]
     fn forwarding_table_dumps(s in prop_oneof![bytes(), mutated(LFTS)]) {
         let t = tagger::generators::ibnet::parse(IBNET, "t").unwrap();
-        let _ = tagger::elp::lfts::parse(&t, &s, Path::new("fuzz.dump"));
+        if let Err(e) = tagger::elp::lfts::parse(&t, &s, Path::new("fuzz.dump")) {
+            names_a_line_of(&e, &s)?;
+        }
     }
 
+    /// A sweep spec that parses stays within the scenario cap it was
+    /// given; one that does not is named in the error.
     #[test]
     fn sweep_specs(s in prop_oneof![bytes(), mutated(SPEC)]) {
-        let _ = Sweep::parse(&s, "fuzz.toml", 1000);
+        match Sweep::parse(&s, "fuzz.toml", 1000) {
+            Ok(sw) => prop_assert!(!sw.scenarios.is_empty() && sw.scenarios.len() <= 1000),
+            Err(e) => prop_assert!(e.to_string().contains("fuzz.toml"), "{}", e),
+        }
     }
 
+    /// Each profile that parses writes TOML that reads back equal.
     #[test]
     fn switch_profiles(s in prop_oneof![bytes(), mutated(PROFILES)]) {
-        let _ = tagger::capacity::Profile::parse_all(&s, "fuzz.toml");
+        if let Ok(all) = tagger::capacity::Profile::parse_all(&s, "fuzz.toml") {
+            for p in all.values() {
+                let back = tagger::capacity::Profile::parse_all(&p.to_toml(), "back.toml").unwrap();
+                prop_assert!(back.values().any(|b| b == p), "{} does not read back", p.name);
+            }
+        }
     }
 }
 
