@@ -264,7 +264,7 @@ pub fn fit(s: &Summary, fit: &Fit) -> String {
     let switches = fit.nodes.iter().flatten().count();
     line!(
         l,
-        "switch        {} ({} headroom), {} Gb/s, {}: at most {} of {} priorities at one switch, headroom up to {}",
+        "switch        {} ({} headroom), {} Gb/s, {}: the busiest switch sees {} of the plan's {} lossless priorities, headroom up to {}",
         f.switch_profile,
         f.headroom_model,
         f.port_speed_gbps,
