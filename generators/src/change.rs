@@ -490,6 +490,11 @@ fn drain_chosen(topo: &Topology, pairs: &[String]) -> Result<Parts> {
             return Err(fail("draining it would disconnect the network".into()));
         }
     }
+    Ok(without(topo, &dead))
+}
+
+/// `topo`'s nodes and its links but the `dead` ones, in order.
+fn without(topo: &Topology, dead: &[bool]) -> Parts {
     let links = topo
         .links()
         .iter()
@@ -501,7 +506,7 @@ fn drain_chosen(topo: &Topology, pairs: &[String]) -> Result<Parts> {
             fresh: false,
         })
         .collect();
-    Ok((topo.nodes().to_vec(), links))
+    (topo.nodes().to_vec(), links)
 }
 
 /// Drains `count` switch-to-switch links, chosen in a seeded random order,
@@ -533,18 +538,7 @@ fn drain(topo: &Topology, count: u32, seed: u64) -> Result<Parts> {
             ),
         });
     }
-    let links = topo
-        .links()
-        .iter()
-        .enumerate()
-        .filter(|&(l, _)| !dead[l])
-        .map(|(l, &ends)| Made {
-            ends,
-            from: l as LinkId,
-            fresh: false,
-        })
-        .collect();
-    Ok((topo.nodes().to_vec(), links))
+    Ok(without(topo, &dead))
 }
 
 /// Each new leaf copies the first switch of the lowest level (its hosts),

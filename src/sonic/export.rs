@@ -222,12 +222,7 @@ pub(crate) fn export_cached(
             Ok(switch)
         })
         .collect::<Result<_>>()?;
-    let mut summary = summary(rules, opts, &mapping, &switches);
-    summary["base"] = json!({
-        "source": opts.base.describe(),
-        "keep_dscp": keep_of(opts).describe(),
-        "buffer_models": models,
-    });
+    let summary = summary(rules, opts, &mapping, &switches, &models);
     refuse_misfits(&switches, opts)?;
     Ok(SharedExport { switches, summary })
 }
@@ -302,12 +297,7 @@ pub(crate) fn export_classified(
             })
         })
         .collect::<Result<_>>()?;
-    let mut summary = summary(rules, opts, &mapping, &switches);
-    summary["base"] = json!({
-        "source": opts.base.describe(),
-        "keep_dscp": keep_of(opts).describe(),
-        "buffer_models": models,
-    });
+    let summary = summary(rules, opts, &mapping, &switches, &models);
     let ex = Export { summary, switches };
     refuse_misfits(&ex.switches, opts)?;
     Ok(ex)
@@ -642,6 +632,7 @@ fn summary<S: std::borrow::Borrow<Switch>>(
     opts: &Options,
     mapping: &Mapping,
     switches: &[S],
+    models: &BTreeSet<&str>,
 ) -> Value {
     let p = &opts.profile;
     let fits = |s: &Switch| s.fit.is_none_or(|f| f.fits);
@@ -668,6 +659,11 @@ fn summary<S: std::borrow::Borrow<Switch>>(
         "tcs_max": switches().map(|s| s.tcs).max().unwrap_or(0),
         "switches_not_fitting": switches().filter(|s| !fits(s)).count(),
         "switches": switches().map(switch_entry).collect::<Vec<_>>(),
+        "base": {
+            "source": opts.base.describe(),
+            "keep_dscp": keep_of(opts).describe(),
+            "buffer_models": models,
+        },
     })
 }
 
