@@ -29,7 +29,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def example_spec():
     """The sweep spec docs/formats.md tells the reader to save as example.toml."""
     text = open(os.path.join(ROOT, "docs", "formats.md"), encoding="utf-8").read()
-    m = re.search(r"```toml file=example.toml\n(.*?)```", text, re.S)
+    m = re.search(r"```toml file:example.toml\n(.*?)```", text, re.S)
     if not m:
         sys.exit("doc_timings.py: docs/formats.md has no example.toml block")
     return m.group(1)
