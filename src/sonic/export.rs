@@ -160,16 +160,17 @@ pub(crate) fn export_cached(
         .iter()
         .map(|nc| switch_ports(topo, nc))
         .collect();
-    let stale: Vec<NodeClasses> = classes
+    let (stale, stale_names): (Vec<NodeClasses>, Vec<Vec<String>>) = classes
         .nodes
         .iter()
-        .zip(&names)
-        .filter(|(nc, n)| bases.get(&nc.node).is_none_or(|(m, _)| m != *n))
-        .map(|(nc, _)| nc.clone())
-        .collect();
-    for (nc, base) in stale.iter().zip(read_bases(topo, opts, &stale)?) {
+        .zip(names)
+        .filter(|(nc, n)| bases.get(&nc.node).is_none_or(|(m, _)| m != n))
+        .map(|(nc, n)| (nc.clone(), n))
+        .unzip();
+    let read = read_bases(topo, opts, &stale)?;
+    for ((nc, n), base) in stale.iter().zip(stale_names).zip(read) {
         built.remove(&nc.node);
-        bases.insert(nc.node, (switch_ports(topo, nc), base));
+        bases.insert(nc.node, (n, base));
     }
     let nodes: BTreeSet<Node> = classes.nodes.iter().map(|nc| nc.node).collect();
     let mapping = settle(
@@ -189,8 +190,7 @@ pub(crate) fn export_cached(
         .iter()
         .zip(&ordered)
         .map(|(nc, base)| {
-            let free = (0..opts.profile.traffic_classes).filter(|t| !base.lossy.contains(t));
-            let tcs: Vec<u32> = free.take(nc.classes.len()).collect();
+            let tcs = class_tcs(opts, base, nc.classes.len());
             if let Some(b) = built.get(&nc.node)
                 && b.nc == *nc
                 && b.mapping == mapping
@@ -286,14 +286,13 @@ pub(crate) fn export_classified(
         .iter()
         .zip(bases)
         .map(|(nc, base)| {
-            let free = (0..opts.profile.traffic_classes).filter(|t| !base.lossy.contains(t));
             switch_config(&Plan {
                 topo,
                 nc,
                 opts,
                 mapping: &mapping,
                 base: &base,
-                tcs: free.take(nc.classes.len()).collect(),
+                tcs: class_tcs(opts, &base, nc.classes.len()),
             })
         })
         .collect::<Result<_>>()?;
@@ -325,6 +324,15 @@ fn refuse_misfits<S: std::borrow::Borrow<Switch>>(switches: &[S], opts: &Options
         }
     }
     Ok(())
+}
+
+/// The traffic classes of a switch's `n` classes: the profile's first `n`
+/// that its base's kept lossy classes leave free.
+fn class_tcs(opts: &Options, base: &SwitchBase, n: usize) -> Vec<u32> {
+    (0..opts.profile.traffic_classes)
+        .filter(|t| !base.lossy.contains(t))
+        .take(n)
+        .collect()
 }
 
 /// Which DSCP values keep their base class: as given, else all with the

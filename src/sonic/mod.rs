@@ -218,9 +218,7 @@ pub(crate) fn build_cached(
 ) -> Result<SharedExport> {
     match format {
         Format::Sonic => export::export_cached(topo, rules, opts, classes, cache),
-        Format::Json => {
-            neutral::table_classified(topo, rules, opts.elp.as_deref(), classes).map(Into::into)
-        }
+        Format::Json => build_classified(topo, rules, classes, format, opts).map(Into::into),
     }
 }
 
