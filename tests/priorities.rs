@@ -119,14 +119,14 @@ fn clos_is_not_always_optimal_and_says_so() {
     let e = run(topo, "kbounce:2", "exact").summary;
     assert_eq!((c.summary.figures.priorities, e.figures.priorities), (3, 2));
     assert!(e.figures.priorities_optimal);
-    let text = tagger::render::run(&c, None);
+    let text = tagger::render::run(&c, None, None);
     assert!(
         text.contains("lower bound 2 (optimality not proven: clos's K+1"),
         "{text}"
     );
     // "sonic headroom, ... headroom up to X": one figure, the model's.
     assert_eq!(text.matches("headroom").count(), 2, "{text}");
-    let fat = tagger::render::run(&run("fattree:k=4", "kbounce:1", "clos"), None);
+    let fat = tagger::render::run(&run("fattree:k=4", "kbounce:1", "clos"), None, None);
     assert!(fat.contains("lower bound 2 (optimal)"), "{fat}");
 }
 
@@ -146,7 +146,7 @@ fn a_skipped_local_search_reads_as_not_searched() {
         assert_eq!((f.search_steps, f.search_residue), (None, None), "{algo}");
         let skipped = f.search_skipped.as_deref().unwrap_or_default();
         assert!(skipped.contains(why), "{algo}: {skipped}");
-        let text = tagger::render::run(&r, None);
+        let text = tagger::render::run(&r, None, None);
         assert!(
             text.contains(&format!("search        local search not run: {skipped}")),
             "{text}"
@@ -385,7 +385,7 @@ fn an_unreachable_target_is_given_up_as_stalled() {
     let evaluations = f.search_evaluations.unwrap();
     assert!(evaluations < tagging::SEARCH_BUDGET / 10, "{evaluations}");
     assert!(f.search_residue.is_some_and(|r| r > 0));
-    let text = tagger::render::run(&r, None);
+    let text = tagger::render::run(&r, None, None);
     assert!(text.contains("it had stopped making progress"), "{text}");
     assert!(
         text.contains("of a budget of 1000000000 path evaluations"),

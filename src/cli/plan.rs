@@ -85,7 +85,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         r.summary.figures.pairs_total,
     );
     if a.coverage.require_coverage && (covered < total || !r.elp.warnings.is_empty()) {
-        say!(out, "{}", render::run(&r, pipeline::peak_rss_bytes()));
+        say!(out, "{}", render::run(&r, pipeline::peak_rss_bytes(), None));
         bail!(
             "--require-coverage: {}",
             r.elp.warnings.first().cloned().unwrap_or_else(|| format!(
@@ -96,7 +96,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     if a.fit.strict()
         && let Err(e) = r.summary.figures.require_fit()
     {
-        say!(out, "{}", render::run(&r, pipeline::peak_rss_bytes()));
+        say!(out, "{}", render::run(&r, pipeline::peak_rss_bytes(), None));
         return Err(e).context("--require-fit");
     }
     // Everything that can refuse the plan has run; the outputs are
@@ -127,7 +127,8 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         v["peak_rss_bytes"] = pipeline::peak_rss_bytes().into();
         say!(out, "{}", serde_json::to_string_pretty(&v)?);
     } else {
-        say!(out, "{}", render::run(&r, pipeline::peak_rss_bytes()));
+        let ex = export.as_ref().map(|(ex, _, _)| ex);
+        say!(out, "{}", render::run(&r, pipeline::peak_rss_bytes(), ex));
         let files = render::written(&[
             ("tagger-topology/1", a.plan_out.topology_out.as_deref()),
             ("tagger-rules/1", a.plan_out.rules_out.as_deref()),
@@ -403,7 +404,8 @@ pub fn verify(a: VerifyArgs) -> Result<ExitCode> {
         }
         (None, None, None) => None,
     };
-    let report = tagger::verify::verify_within(&topo, &rules, elp.as_ref(), &limits);
+    let mut report = tagger::verify::verify_within(&topo, &rules, elp.as_ref(), &limits);
+    report.read_back = a.exported.is_some();
     say!(out, "{report}");
     Ok(exit(report.ok()))
 }

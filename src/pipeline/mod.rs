@@ -232,7 +232,8 @@ record! {
         /// True when `priorities` meets the lower bound: no plan can use
         /// fewer.
         pub priorities_optimal: bool,
-        /// ACL entries over all nodes, one per distinct lossless key.
+        /// Lossless entries over all nodes, one per distinct lossless key
+        /// (`run`'s `entries`; an ACL switch's exact-match ACL entries).
         pub acl_exact_total: u64,
         /// ACL entries (exact) at the busiest node.
         pub acl_exact_max: u64,
@@ -252,7 +253,8 @@ record! {
         pub queue_rules_total: u64,
         /// Ingress map entries at the busiest node.
         pub queue_rules_max: u64,
-        /// Rules (compressed ACL plus queue map) over all nodes.
+        /// Rules (compressed ACL plus queue map) over all nodes (`run`'s
+        /// `as ACL`).
         pub rules_total: u64,
         /// Rules at the busiest node.
         pub rules_max: u64,

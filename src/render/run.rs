@@ -4,13 +4,18 @@ use super::Lines;
 use crate::budget::human;
 use crate::capacity::{Fit, MAX_CABLE_M};
 use crate::pipeline::{RunResult, Summary};
+use crate::sonic::Export;
 use crate::tagging::Algo;
 
 /// `tagger run`'s summary: the scenario, its priorities against the proven
 /// bound, rule counts, the fit to the switch model, the verifier's verdict,
 /// stage seconds and memory (`peak_rss_bytes` as measured by the caller,
 /// e.g. [`crate::pipeline::peak_rss_bytes`]).
-pub fn run(r: &RunResult, peak_rss_bytes: Option<u64>) -> String {
+///
+/// The plan's entries are counted once; how a switch holds them is
+/// counted in its own words: the ACL rules an ACL switch installs, or,
+/// where `export` is a SONiC export, the port maps it writes (and no ACL).
+pub fn run(r: &RunResult, peak_rss_bytes: Option<u64>, export: Option<&Export>) -> String {
     let mut l = Lines::new();
     let s = &r.summary;
     line!(
@@ -52,7 +57,7 @@ pub fn run(r: &RunResult, peak_rss_bytes: Option<u64>) -> String {
             .iter()
             .map(|a| match (a.priorities, &a.error) {
                 (Some(p), _) => format!(
-                    "{} {p} priorities, {} keys ({:.2} s)",
+                    "{} {p} priorities, {} entries ({:.2} s)",
                     a.algo,
                     a.keys.unwrap_or(0),
                     a.seconds
@@ -78,22 +83,7 @@ pub fn run(r: &RunResult, peak_rss_bytes: Option<u64>) -> String {
             p.edges
         );
     }
-    line!(
-        l,
-        "ACL entries   exact {} total, {} max; compressed {} total, {} max",
-        s.figures.acl_exact_total,
-        s.figures.acl_exact_max,
-        s.figures.acl_compressed_total,
-        s.figures.acl_compressed_max
-    );
-    line!(
-        l,
-        "rules         {} total, {} at the bottleneck node (p50 {}, p99 {})",
-        s.figures.rules_total,
-        s.figures.rules_max,
-        s.figures.rules_p50,
-        s.figures.rules_p99
-    );
+    installed_lines(&mut l, s, export);
     if let Some(sh) = &r.shared {
         line!(
             l,
@@ -104,7 +94,8 @@ pub fn run(r: &RunResult, peak_rss_bytes: Option<u64>) -> String {
             sh.stride
         );
     }
-    line!(l, "{}", fit(s, &r.fit));
+    let sonic = export.is_some_and(|e| e.switches.iter().any(|s| s.fit.is_some()));
+    line!(l, "{}", fit(s, &r.fit, sonic));
     line!(l, "{}", r.report);
     let t = &s.seconds;
     line!(
@@ -126,6 +117,42 @@ pub fn run(r: &RunResult, peak_rss_bytes: Option<u64>) -> String {
         peak_rss_bytes.map_or("unknown".into(), human)
     );
     l.done()
+}
+
+/// The plan's entries, and what a switch installs for them.
+fn installed_lines(l: &mut Lines, s: &Summary, export: Option<&Export>) {
+    let f = &s.figures;
+    line!(
+        l,
+        "entries       {}, one per (in port, tag, out port); at most {} at a switch (p50 {}, p99 {})",
+        super::count(f.acl_exact_total, "lossless entry"),
+        f.acl_exact_max,
+        f.acl_exact_p50,
+        f.acl_exact_p99
+    );
+    match export.filter(|e| e.switches.iter().any(|s| s.fit.is_some())) {
+        Some(ex) => {
+            let m = ex.port_maps();
+            line!(
+                l,
+                "as SONiC      port maps, no ACL: {} holding {} over {}, at most {} at a switch",
+                super::count(m.maps, "TAGGER_* map"),
+                super::count(m.entries, "entry"),
+                super::count(ex.switches.len(), "switch"),
+                m.max_maps
+            );
+        }
+        None => line!(
+            l,
+            "as ACL        {}: {} over port sets and {}; at most {} at a switch (p50 {}, p99 {})",
+            super::count(f.rules_total, "rule"),
+            super::count(f.acl_compressed_total, "ACL entry"),
+            super::count(f.queue_rules_total, "tag-to-queue entry"),
+            f.rules_max,
+            f.rules_p50,
+            f.rules_p99
+        ),
+    }
 }
 
 /// The priorities against the lower bound, and what the traffic-class
@@ -257,8 +284,9 @@ fn search_lines(l: &mut Lines, r: &RunResult) {
 }
 
 /// The fit of a plan to its switch model: the model, then one verdict per
-/// check (buffer, queues, ACL, cable length).
-pub fn fit(s: &Summary, fit: &Fit) -> String {
+/// check (buffer, queues, ACL, cable length); `sonic` when the plan is
+/// exported to SONiC, whose port maps leave the ACL unused.
+pub fn fit(s: &Summary, fit: &Fit, sonic: bool) -> String {
     let mut l = Lines::new();
     let f = &s.figures;
     let switches = fit.nodes.iter().flatten().count();
@@ -312,6 +340,10 @@ pub fn fit(s: &Summary, fit: &Fit) -> String {
         }
     );
     match f.switches_over_acl {
+        _ if sonic => line!(
+            l,
+            "  ACL         none used (the SONiC export rewrites tags with port maps)"
+        ),
         Some(over) => line!(l, "  ACL         {}", verdict(over)),
         None => line!(
             l,

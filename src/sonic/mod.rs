@@ -53,8 +53,8 @@ mod tests;
 pub use base::{Base, BufferModel, KeepDscp};
 pub(crate) use dir::DecodeCache;
 pub use export::{
-    Export, Switch, SwitchFit, export, replaceable, replaceable_steps, traffic_classes, write,
-    write_files,
+    Export, PortMaps, Switch, SwitchFit, export, replaceable, replaceable_steps, traffic_classes,
+    write, write_files,
 };
 pub(crate) use export::{SharedExport, SwitchCache};
 pub(crate) use export::{idle_switches, switch_entry};

@@ -26,6 +26,11 @@ use tagger_generators::{LinkId, Topology};
 pub struct Report {
     /// Entries checked.
     pub entries: usize,
+    /// True when the entries were read back from an export: every lossless
+    /// transition the switches apply, ELP or not, which is more than the
+    /// plan's entries where a port map covers keys no ELP uses. Only the
+    /// report's wording depends on it.
+    pub read_back: bool,
     /// Lossless priorities the entries use.
     pub priorities: u32,
     /// Distinct same-priority dependencies checked for cycles.
@@ -83,14 +88,21 @@ impl fmt::Display for Report {
         if self.ok() {
             write!(
                 f,
-                "verified: deadlock-free with {} lossless {} ({} entries, {} same-priority dependencies, {} ELP transitions replayed)",
+                "verified: deadlock-free with {} lossless {} ({}, {} same-priority dependencies, {} ELP transitions replayed)",
                 self.priorities,
                 if self.priorities == 1 {
                     "priority"
                 } else {
                     "priorities"
                 },
-                self.entries,
+                if self.read_back {
+                    format!(
+                        "{} lossless transitions as the switches apply them, ELP or not",
+                        self.entries
+                    )
+                } else {
+                    format!("{} lossless entries", self.entries)
+                },
                 self.dependency_edges,
                 self.transitions_replayed
             )

@@ -565,3 +565,62 @@ fn require_fit_refuses_a_plan_the_switches_cannot_hold() {
         text(&o)
     );
 }
+
+/// One count per concept, in the target's words: the plan's lossless
+/// entries, then what the switch holds for them (ACL rules, or a SONiC
+/// export's port maps and no ACL); a read-back counts the transitions the
+/// switches apply, which is more than the plan's entries.
+#[test]
+fn the_summary_counts_entries_once_and_the_install_in_the_targets_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, topo) = (dir.path().join("x"), dir.path().join("t.json"));
+    let plain = tagger(&["run", "leafspine:leaves=4,spines=2", "--elp", "kbounce:1"]);
+    let plain = text(&plain);
+    let entries = plain
+        .lines()
+        .find(|l| l.starts_with("entries       "))
+        .unwrap_or_else(|| panic!("{plain}"))
+        .to_string();
+    assert!(entries.contains("64 lossless entries"), "{plain}");
+    assert!(
+        plain.contains(
+            "as ACL        40 rules: 28 ACL entries over port sets and 12 tag-to-queue entries"
+        ),
+        "{plain}"
+    );
+    assert!(plain.contains("(64 lossless entries, "), "{plain}");
+    let sonic = tagger(&[
+        "run",
+        "leafspine:leaves=4,spines=2",
+        "--elp",
+        "kbounce:1",
+        "--topology-out",
+        topo.to_str().unwrap(),
+        "--export",
+        &format!("sonic:{}", out.display()),
+    ]);
+    assert!(sonic.status.success(), "{}", text(&sonic));
+    let sonic = text(&sonic);
+    assert!(sonic.contains(&entries), "{sonic}");
+    assert!(
+        !sonic.contains("ACL entr") && !sonic.contains("as ACL"),
+        "{sonic}"
+    );
+    assert!(
+        sonic.contains("as SONiC      port maps, no ACL: 44 TAGGER_* maps"),
+        "{sonic}"
+    );
+    assert!(sonic.contains("  ACL         none used"), "{sonic}");
+    let back = tagger(&[
+        "verify",
+        "--exported",
+        out.to_str().unwrap(),
+        topo.to_str().unwrap(),
+    ]);
+    assert!(back.status.success(), "{}", text(&back));
+    assert!(
+        text(&back).contains("(88 lossless transitions as the switches apply them, ELP or not, "),
+        "{}",
+        text(&back)
+    );
+}
