@@ -176,6 +176,13 @@ pub(super) struct Panel {
     pub(super) join: Join,
     /// Grey crosses (bounds, limits); not data points.
     pub(super) crosses: Vec<(f64, f64)>,
+    /// Grey bars `(x from, x to, y)` under the circles (bounds across a
+    /// band of dodged circles: a circle on its bound sits on the bar, not
+    /// under a mark); not data points.
+    pub(super) bars: Vec<(f64, f64, f64)>,
+    /// X ticks where the data's own x values read better than round ones
+    /// (a few network sizes, each a band of dodged circles).
+    pub(super) x_ticks: Option<Vec<f64>>,
     /// A grey dashed horizontal reference line (e.g. 0).
     pub(super) hline: Option<f64>,
     /// A y range shared with the other panels, when they compare values.
@@ -191,6 +198,8 @@ impl Panel {
             lines,
             join: Join::None,
             crosses: Vec::new(),
+            bars: Vec::new(),
+            x_ticks: None,
             hline: None,
             y_range: None,
         }
@@ -240,12 +249,27 @@ pub(super) fn draw_panel(p: &Panel) -> std::result::Result<String, DrawError> {
     {
         let root = SVGBackend::with_string(&mut svg, PANEL).into_drawing_area();
         root.fill(&WHITE)?;
-        let xs = || p.lines.iter().flat_map(|l| l.pts.iter()).chain(&p.crosses);
+        let bar_ends: Vec<(f64, f64)> = p
+            .bars
+            .iter()
+            .flat_map(|&(a, b, y)| [(a, y), (b, y)])
+            .collect();
+        let xs = || {
+            p.lines
+                .iter()
+                .flat_map(|l| l.pts.iter())
+                .chain(&p.crosses)
+                .chain(&bar_ends)
+        };
         let (x0, x1) = range(xs().map(|q| q.0), p.axes.xs);
         let (y0, y1) = p
             .y_range
             .unwrap_or_else(|| range(xs().map(|q| q.1).chain(p.hline), p.axes.ys));
-        let (tx, ty) = (ticks(x0, x1, p.axes.xs), ticks(y0, y1, p.axes.ys));
+        let tx = match &p.x_ticks {
+            Some(t) => t.clone(),
+            None => ticks(x0, x1, p.axes.xs),
+        };
+        let ty = ticks(y0, y1, p.axes.ys);
         let (sx, sy) = (sci(&tx), sci(&ty));
         let mut b = ChartBuilder::on(&root);
         b.caption(&p.title, ("sans-serif", 20))
@@ -276,6 +300,9 @@ pub(super) fn draw_panel(p: &Panel) -> std::result::Result<String, DrawError> {
                         4,
                         GREY.stroke_width(1),
                     ))?;
+                }
+                for &(a, b, y) in &p.bars {
+                    chart.draw_series(LineSeries::new([(a, y), (b, y)], GREY.stroke_width(3)))?;
                 }
                 for l in &p.lines {
                     let (color, filled) = style(l.idx);
@@ -337,6 +364,62 @@ pub(super) fn draw_panel(p: &Panel) -> std::result::Result<String, DrawError> {
         "<svg role=\"img\" preserveAspectRatio=\"xMidYMid meet\"",
         1,
     ))
+}
+
+/// Circles of several series at one x, side by side on a log axis within
+/// a band that keeps the x readable: at most 8% either side of it, and at
+/// most a third of the way to the next x, so bands never meet.
+pub(super) struct Band {
+    /// Half the band's width, as a log ratio.
+    half: f64,
+    /// The series in the band, in drawing order.
+    series: Vec<usize>,
+    /// The distinct x values, when they are few and far enough apart to
+    /// be the axis' ticks.
+    pub(super) ticks: Option<Vec<f64>>,
+}
+
+impl Band {
+    /// The band for circles at `xs` (positive) of the `series` indices.
+    pub(super) fn new(xs: impl IntoIterator<Item = f64>, series: Vec<usize>) -> Band {
+        let mut xs: Vec<f64> = xs.into_iter().filter(|x| *x > 0.0).collect();
+        xs.sort_by(f64::total_cmp);
+        xs.dedup();
+        let gap = xs
+            .windows(2)
+            .map(|w| (w[1] / w[0]).ln())
+            .fold(f64::INFINITY, f64::min);
+        let half = (1.08f64).ln().min(gap / 3.0);
+        let span = match (xs.first(), xs.last()) {
+            (Some(a), Some(b)) => (b / a).log10(),
+            _ => 0.0,
+        };
+        // A label is about a tenth of a panel wide: sizes closer than that
+        // would print over each other.
+        let ticks = (xs.len() <= 7 && gap / 10f64.ln() >= (span / 10.0).max(0.1)).then_some(xs);
+        Band {
+            half,
+            series,
+            ticks,
+        }
+    }
+
+    /// Where series `idx`'s circle at `x` is drawn.
+    pub(super) fn at(&self, idx: usize, x: f64) -> f64 {
+        let n = self.series.len();
+        let k = self.series.iter().position(|&s| s == idx).unwrap_or(0);
+        if n < 2 {
+            return x;
+        }
+        x * (self.half * (2.0 * k as f64 / (n - 1) as f64 - 1.0)).exp()
+    }
+
+    /// The band around `x`, a little wider than its outermost circles
+    /// and short of the next band (a half of at most a third of the gap).
+    pub(super) fn around(&self, x: f64) -> (f64, f64) {
+        let w = self.half * 1.4;
+        (x * (-w).exp(), x * w.exp())
+    }
 }
 
 /// Least-squares slope of log(y) on log(x): the growth exponent.

@@ -2,8 +2,8 @@
 //! tightest switch and the queues the busiest one needs, with a table of
 //! the worst scenarios.
 
-use super::draw::{Axes, Panel, Scale, lines};
-use super::{Draft, Names, Runs, s};
+use super::draw::{Axes, Band, Panel, Scale, lines};
+use super::{Draft, Names, Runs, is_baseline, s};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Rows of the table: the worst scenarios.
@@ -109,8 +109,8 @@ pub(super) fn draft(r: &Runs) -> Draft {
         .collect::<BTreeSet<_>>()
         .len()
         <= 1;
-    let mut names = Names::seeded(if one_model { &r.algos } else { &[] });
-    let mut misfit_rows: Vec<((f64, f64), Vec<String>)> = Vec::new();
+    let mut names = Names::seeded_if(one_model, &r.algos);
+    let mut misfit_rows: Vec<((bool, f64, f64), Vec<String>)> = Vec::new();
     for i in r.ok_rows() {
         let idx = names.idx(&if one_model {
             s(&r.algo, i)
@@ -127,13 +127,42 @@ pub(super) fn draft(r: &Runs) -> Draft {
         }
         let failing = fit.failing(i);
         if failing > 0.0 {
-            // Worst first: most switches failing, then the least buffer.
-            let key = (-failing, fit.margin[i].unwrap_or(0.0));
+            // Candidate plans before the baselines; worst first: most
+            // switches failing, then the least buffer.
+            let key = (
+                is_baseline(&s(&r.algo, i)),
+                -failing,
+                fit.margin[i].unwrap_or(0.0),
+            );
             misfit_rows.push((key, fit.row(r, i)));
         }
     }
     let misfits = misfit_rows.len();
-    misfit_rows.sort_by(|a, b| a.0.0.total_cmp(&b.0.0).then(a.0.1.total_cmp(&b.0.1)));
+    let baseline_misfits = misfit_rows.iter().filter(|m| m.0.0).count();
+    misfit_rows.sort_by(|a, b| {
+        a.0.0
+            .cmp(&b.0.0)
+            .then(a.0.1.total_cmp(&b.0.1))
+            .then(a.0.2.total_cmp(&b.0.2))
+    });
+    // Algorithms side by side around each size, as in the first chart,
+    // each over a bar at the model's lossless queues.
+    let band = Band::new(
+        que.values().flatten().map(|q| q.0),
+        que.keys().copied().collect(),
+    );
+    for (idx, pts) in que.iter_mut() {
+        for q in pts.iter_mut() {
+            q.0 = band.at(*idx, q.0);
+        }
+    }
+    let bars: Vec<(f64, f64, f64)> = limits
+        .iter()
+        .map(|&(x, q)| {
+            let (lo, hi) = band.around(x);
+            (lo, hi, q)
+        })
+        .collect();
     let mut table = vec![HEADER.map(String::from).to_vec()];
     table.extend(misfit_rows.into_iter().take(MISFITS_SHOWN).map(|r| r.1));
     limits.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
@@ -142,7 +171,7 @@ pub(super) fn draft(r: &Runs) -> Draft {
         x: if cables_vary {
             "switch-to-switch cable (m)"
         } else {
-            "switches and servers"
+            "switches"
         },
         y: "buffer margin (MiB)",
         xs: if cables_vary {
@@ -153,7 +182,7 @@ pub(super) fn draft(r: &Runs) -> Draft {
         ys: Scale::Linear,
     };
     let queues = Axes {
-        x: "switches and servers",
+        x: "switches",
         y: "priorities at one switch",
         xs: Scale::Log,
         ys: Scale::Integer,
@@ -168,7 +197,8 @@ pub(super) fn draft(r: &Runs) -> Draft {
             )
         },
         Panel {
-            crosses: limits,
+            bars,
+            x_ticks: band.ticks,
             ..Panel::new(
                 "lossless queues the busiest switch needs".into(),
                 queues,
@@ -187,13 +217,13 @@ pub(super) fn draft(r: &Runs) -> Draft {
         "Coloured by switch model.".to_string()
     };
     Draft {
-        marks: &[("lossless queues of the model", "cross")],
+        marks: &[("lossless queues of the model", "bar")],
         table: if misfits == 0 { Vec::new() } else { table },
         ..Draft::new(
             "Which switches do not fit, and by how much?",
             format!(
-                "{colour} One circle per scenario in each panel. Left: the lossless buffer left after PFC headroom at the tightest switch; below the dashed zero line some switch does not fit. Right: the most lossless priorities at one switch; above the grey cross (the model's lossless queues) it does not fit. {}",
-                misfit_note(misfits)
+                "{colour} One circle per scenario in each panel. Left: the lossless buffer left after PFC headroom at the tightest switch; below the dashed zero line some switch does not fit. Right: the most lossless priorities at one switch, algorithms side by side in a band around the size; above the grey bar (the model's lossless queues) it does not fit. {}",
+                misfit_note(misfits, baseline_misfits)
             ),
             panels,
             names,
@@ -201,17 +231,28 @@ pub(super) fn draft(r: &Runs) -> Draft {
     }
 }
 
-/// What the table under the chart lists.
-fn misfit_note(misfits: usize) -> String {
+/// What the table under the chart lists, with the misfits of the
+/// baseline algorithms counted apart (they are there to compare against,
+/// and most of them need more priorities than a switch has).
+fn misfit_note(misfits: usize, baselines: usize) -> String {
+    let whose = if baselines == 0 {
+        String::new()
+    } else {
+        format!(
+            " ({} of candidate plans, {baselines} of the baseline algorithms {}, listed after them)",
+            misfits - baselines,
+            super::BASELINES.join(" and ")
+        )
+    };
     if misfits == 0 {
         "Every switch of every scenario fits.".to_string()
     } else if misfits <= MISFITS_SHOWN {
         format!(
-            "The table lists the {misfits} scenarios where some switch does not fit, with how many switches fail each check."
+            "The table lists the {misfits} scenarios where some switch does not fit{whose}, with how many switches fail each check."
         )
     } else {
         format!(
-            "In {misfits} scenarios some switch does not fit; the table lists the {MISFITS_SHOWN} worst (most switches failing, then the least buffer left), and DuckDB lists them all: SELECT * FROM 'runs.parquet' WHERE switches_over_buffer + switches_over_queues + coalesce(switches_over_acl, 0) > 0."
+            "In {misfits} scenarios some switch does not fit{whose}; the table lists the {MISFITS_SHOWN} worst (candidate plans first; most switches failing, then the least buffer left), and DuckDB lists them all: SELECT * FROM 'runs.parquet' WHERE switches_over_buffer + switches_over_queues + coalesce(switches_over_acl, 0) > 0."
         )
     }
 }

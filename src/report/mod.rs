@@ -44,7 +44,7 @@ pub struct Chart {
     /// Data points drawn (one circle each, over all panels).
     pub points: usize,
     /// Per series: name, colour (`#rrggbb`), and its mark (`dot`, `ring`
-    /// or `cross`); written as HTML under the chart, so no legend box
+    /// `cross` or `bar`); written as HTML under the chart, so no legend box
     /// covers the data. A series keeps its colour in every panel.
     pub legend: Vec<(String, String, &'static str)>,
     /// Rows of a table under the chart (header first), when the answer
@@ -108,37 +108,121 @@ fn algo_label(spec: &str) -> String {
     }
 }
 
-/// Series names in first-seen order, each with its legend index.
+/// Series names in first-seen order, each with its style slot
+/// ([`style`]): the next free slot, or for algorithms a slot fixed by the
+/// algorithm's name ([`algo_slot`]), so an algorithm has one colour in
+/// every chart of every report.
 #[derive(Default)]
-struct Names(Vec<String>);
+struct Names {
+    names: Vec<String>,
+    slots: Vec<usize>,
+    algorithms: bool,
+}
 
 impl Names {
-    /// Names in this order first: every chart coloured by algorithm
-    /// seeds them with the same sorted list, so an algorithm keeps its
-    /// colour from chart to chart.
-    fn seeded(first: &[String]) -> Names {
-        Names(first.to_vec())
+    /// Algorithm names, these first: every chart coloured by algorithm
+    /// seeds them with the same sorted list, so a variant of an algorithm
+    /// (`greedy restarts=8,seed=1`) also keeps its colour from chart to
+    /// chart.
+    fn algorithms(first: &[String]) -> Names {
+        let mut n = Names {
+            algorithms: true,
+            ..Names::default()
+        };
+        for name in first {
+            n.idx(name);
+        }
+        n
     }
-    fn idx(&mut self, name: &str) -> usize {
-        match self.0.iter().position(|n| n == name) {
-            Some(i) => i,
-            None => {
-                self.0.push(name.to_string());
-                self.0.len() - 1
-            }
+
+    /// Algorithm names (as [`Names::algorithms`]) or, with `false`, plain
+    /// series in first-seen order.
+    fn seeded_if(algorithms: bool, first: &[String]) -> Names {
+        if algorithms {
+            Names::algorithms(first)
+        } else {
+            Names::default()
         }
     }
+
+    /// `name`'s style slot, given one on first sight.
+    fn idx(&mut self, name: &str) -> usize {
+        if let Some(i) = self.names.iter().position(|n| n == name) {
+            return self.slots[i];
+        }
+        let fixed = if self.algorithms {
+            algo_slot(name)
+        } else {
+            None
+        };
+        let free = |s: &usize| !self.slots.contains(s);
+        let slot = match fixed.filter(free) {
+            Some(s) => s,
+            // A variant or an unknown algorithm: the slots no algorithm
+            // owns, then any free one.
+            None if self.algorithms => VARIANT_SLOTS
+                .into_iter()
+                .chain(20..)
+                .find(free)
+                .expect("an unbounded range has a free slot"),
+            None => self.slots.len(),
+        };
+        self.names.push(name.to_string());
+        self.slots.push(slot);
+        slot
+    }
+
     fn legend(&self) -> Vec<(String, String, &'static str)> {
-        self.0
+        let mut rows: Vec<(bool, String, String, &'static str)> = self
+            .names
             .iter()
-            .enumerate()
-            .map(|(i, n)| {
+            .zip(&self.slots)
+            .map(|(n, &i)| {
                 let (c, filled) = style(i);
-                (n.clone(), hex(c), if filled { "dot" } else { "ring" })
+                let baseline = self.algorithms && is_baseline(n);
+                let name = if baseline {
+                    format!("{n} (baseline)")
+                } else {
+                    n.clone()
+                };
+                (baseline, name, hex(c), if filled { "dot" } else { "ring" })
             })
-            .collect()
+            .collect();
+        // Candidate plans first, the baselines after them.
+        rows.sort_by_key(|r| r.0);
+        rows.into_iter().map(|(_, n, c, m)| (n, c, m)).collect()
     }
 }
+
+/// The algorithms the paper compares against (tag = hop number; the
+/// node-level greedy on hop counts): drawn as rings and listed last, so
+/// their misfits are not read as the candidate plans'.
+const BASELINES: [&str; 2] = ["brute", "greedy-ttl"];
+
+/// Whether a legend name (`algo_label`) is a baseline algorithm.
+fn is_baseline(label: &str) -> bool {
+    BASELINES.contains(&label.split([' ', ':']).next().unwrap_or(label))
+}
+
+/// The style slot of an algorithm by its name: the same colour in every
+/// report. Candidates are filled, the baselines rings (slots 10-19 are
+/// rings); a variant with parameters takes a free [`VARIANT_SLOTS`] slot.
+fn algo_slot(label: &str) -> Option<usize> {
+    Some(match label {
+        "auto" => 0,
+        "clos" => 1,
+        "exact" => 2,
+        "greedy" => 3,
+        "search" => 4,
+        "brute" => 15,
+        "greedy-ttl" => 17,
+        _ => return None,
+    })
+}
+
+/// Slots no algorithm owns, in the order variants and other series take
+/// them.
+const VARIANT_SLOTS: [usize; 9] = [6, 8, 9, 5, 7, 16, 18, 19, 10];
 
 /// Panel title -> series name -> points, in first-seen order of panels.
 type Grid = Vec<(String, BTreeMap<String, Vec<(f64, f64)>>)>;
@@ -500,6 +584,69 @@ mod tests {
             assert_eq!(labels.len(), t.len(), "{t:?}");
         }
     }
+    /// An algorithm has one colour in every report, whatever else the
+    /// sweep ran; a variant never takes a colour an algorithm owns; the
+    /// baselines are rings, listed after the candidates.
+    #[test]
+    fn an_algorithm_keeps_its_colour_across_reports() {
+        use super::{Names, algo_slot, draw::style};
+        let names =
+            |v: &[&str]| Names::algorithms(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let mut a = names(&["brute", "clos", "greedy"]);
+        let mut b = names(&["clos", "exact", "greedy restarts=8,seed=1", "search"]);
+        assert_eq!(a.idx("clos"), b.idx("clos"));
+        assert_eq!(a.idx("clos"), algo_slot("clos").unwrap());
+        let variant = b.idx("greedy restarts=8,seed=1");
+        let owned: Vec<usize> = [
+            "auto",
+            "clos",
+            "exact",
+            "greedy",
+            "search",
+            "brute",
+            "greedy-ttl",
+        ]
+        .iter()
+        .map(|n| algo_slot(n).unwrap())
+        .collect();
+        assert!(!owned.contains(&variant), "{variant}");
+        // Distinct colour-and-mark for every algorithm.
+        let looks: std::collections::BTreeSet<_> = owned
+            .iter()
+            .map(|&i| (super::hex(style(i).0), style(i).1))
+            .collect();
+        assert_eq!(looks.len(), owned.len());
+        assert!(!style(a.idx("brute")).1, "a baseline is a ring");
+        let legend = a.legend();
+        assert_eq!(legend.last().unwrap().0, "brute (baseline)", "{legend:?}");
+        // Plain series (stages, switch models) take slots in order.
+        let mut plain = Names::default();
+        assert_eq!(
+            (plain.idx("elp"), plain.idx("tag"), plain.idx("elp")),
+            (0, 1, 0)
+        );
+    }
+
+    /// Circles of a band stay within 8% of their x and a third of the way
+    /// to the next x; a size's ticks are the sizes only where they fit.
+    #[test]
+    fn bands_keep_the_size_readable_and_never_meet() {
+        use super::draw::Band;
+        let b = Band::new([20.0, 80.0, 320.0, 80.0], vec![1, 3, 15]);
+        assert_eq!(b.ticks.as_deref(), Some(&[20.0, 80.0, 320.0][..]));
+        assert_eq!(b.at(3, 80.0), 80.0);
+        assert!(b.at(1, 80.0) < 80.0 && b.at(1, 80.0) >= 80.0 / 1.08 - 1e-9);
+        assert!(b.at(15, 80.0) > 80.0 && b.at(15, 80.0) <= 80.0 * 1.08 + 1e-9);
+        let close = Band::new([94.0, 100.0], vec![0, 1]);
+        assert!(close.ticks.is_none());
+        assert!(close.at(1, 94.0) < close.at(0, 100.0));
+        let (_, hi) = close.around(94.0);
+        let (lo, _) = close.around(100.0);
+        assert!(hi < lo, "bands meet: {hi} {lo}");
+        let one = Band::new([6.0], vec![2]);
+        assert_eq!(one.at(2, 6.0), 6.0);
+    }
+
     /// Every column name this file reads through [`super::Cols`] is one a
     /// table declares (a misspelt name would chart nothing, silently).
     #[test]

@@ -1,14 +1,14 @@
 //! "Which algorithm needs the fewest lossless priorities?": priorities per
 //! scenario against the proven lower bound, a panel per family and ELP.
 
-use super::draw::{Axes, Panel, Scale, lines, range};
+use super::draw::{Axes, Band, Panel, Scale, lines, range};
 use super::{Draft, Names, Runs, s};
 use std::collections::BTreeMap;
 
 pub(super) fn draft(r: &Runs) -> Draft {
     let prio = r.cols.num("priorities");
     let bound = r.cols.num("priorities_lower_bound");
-    let mut names = Names::seeded(&r.algos);
+    let mut names = Names::algorithms(&r.algos);
     let ys: Vec<f64> = r
         .ok_rows()
         .flat_map(|i| [prio[i], bound[i]])
@@ -38,41 +38,40 @@ pub(super) fn draft(r: &Runs) -> Draft {
             v.dedup();
             v
         };
-        // Algorithms side by side around each size, so equal counts stay
-        // visible (a ratio: the axis is logarithmic).
-        let shift = |idx: usize| {
-            let k = here.iter().position(|&x| x == idx).unwrap_or(0) as f64;
-            1.0 + 0.06 * (k - (here.len() as f64 - 1.0) / 2.0)
-        };
+        // Algorithms side by side around each size, within a band that
+        // keeps the size readable (the axis is logarithmic).
+        let band = Band::new(rows.iter().filter_map(|&i| r.size[i]), here);
         let mut series: BTreeMap<usize, Vec<(f64, f64)>> = BTreeMap::new();
-        let mut crosses = Vec::new();
+        let mut bars = Vec::new();
         for &i in &rows {
             let (x, p) = (r.size[i].unwrap_or(1.0), prio[i].unwrap_or(0.0));
             let idx = names.idx(&s(&r.algo, i));
-            series.entry(idx).or_default().push((x * shift(idx), p));
+            series.entry(idx).or_default().push((band.at(idx, x), p));
             if let Some(b) = bound[i] {
-                crosses.push((x, b));
+                let (lo, hi) = band.around(x);
+                bars.push((lo, hi, b));
             }
         }
-        crosses.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
-        crosses.dedup();
+        bars.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.2.total_cmp(&b.2)));
+        bars.dedup();
         let axes = Axes {
-            x: "switches and servers",
+            x: "switches",
             y: "lossless priorities",
             xs: Scale::Log,
             ys: Scale::Integer,
         };
         panels.push(Panel {
-            crosses,
+            bars,
+            x_ticks: band.ticks,
             y_range: Some(shared),
             ..Panel::new(format!("{f}, {e}"), axes, lines(series))
         });
     }
     Draft {
-        marks: &[("proven lower bound", "cross")],
+        marks: &[("proven lower bound", "bar")],
         ..Draft::new(
             "Which algorithm needs the fewest lossless priorities?",
-            "One panel per topology family and ELP: one circle per scenario, coloured by algorithm and set side by side around its network size; grey crosses mark the proven lower bound. A circle on a cross is proven optimal: no plan can use fewer. The lowest circle of a colour at a size is that algorithm's fewest priorities there.".into(),
+            "One panel per topology family and ELP: one circle per scenario, coloured by algorithm (baselines as rings) and set side by side in a band around its network size, the switches (BCube's forwarding servers count as switches: they forward); a grey bar across the band marks the proven lower bound. A circle on the bar is proven optimal: no plan can use fewer. The lowest circle of a colour at a size is that algorithm's fewest priorities there.".into(),
             panels,
             names,
         )

@@ -27,7 +27,7 @@ pub(super) fn draft(r: &Runs) -> Result<Option<Draft>> {
             per_scenario.entry(id as u64).or_default().push(rules);
         }
     }
-    let mut names = Names::seeded(&r.algos);
+    let mut names = Names::algorithms(&r.algos);
     let mut panels = Vec::new();
     for (f, e) in &r.family_elp {
         let rows: Vec<usize> = r

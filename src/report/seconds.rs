@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 /// Seconds against network size, log-log.
 fn axes(y: &'static str) -> Axes {
     Axes {
-        x: "switches and servers",
+        x: "switches",
         y,
         xs: Scale::Log,
         ys: Scale::Log,
@@ -92,7 +92,7 @@ fn stages(r: &Runs) -> Draft {
 /// the first chart's colours.
 fn tag(r: &Runs) -> Draft {
     let tag_secs = r.cols.num("seconds_tag");
-    let mut names = Names::seeded(&r.algos);
+    let mut names = Names::algorithms(&r.algos);
     let mut panels = Vec::new();
     for f in &r.families {
         let mut series: BTreeMap<usize, Vec<(f64, f64)>> = BTreeMap::new();
