@@ -68,7 +68,7 @@ pub fn merge(dir: &Path) -> Result<Merged> {
     };
     let with_failures = all_or_none("failures", &|f| f.failures.is_some())?;
     let with_growth = all_or_none("growth", &|f| f.growth.is_some())?;
-    let _lock = lock(dir, "all", "merge")?;
+    let lock_file = lock(dir, "all", "merge")?;
     let (mut fails, mut growth) = (Vec::new(), Vec::new());
     let mut meta: Option<(PathBuf, Vec<(String, String)>)> = None;
     let (mut runs, mut nodes) = (Vec::new(), Vec::new());
@@ -150,6 +150,7 @@ pub fn merge(dir: &Path) -> Result<Merged> {
     let failures_path = extra(with_failures, "failures", &fails)?;
     let growth_path = extra(with_growth, "growth", &growth)?;
     let rows = rows_of(std::slice::from_ref(&runs))?;
+    super::release(dir, "all", lock_file);
     Ok(Merged {
         shards: count,
         runs: rows.len(),

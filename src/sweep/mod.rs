@@ -134,8 +134,7 @@ pub fn execute(
     let tag = opts.shard.map_or_else(|| "all".to_string(), |s| s.tag());
     let parts = dir.join(".parts").join(&tag);
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir.to_path_buf(), e))?;
-    let _lock = lock(dir, &tag, "sweep")?;
-    let resuming = start_parts(dir, &parts, sweep, opts.resume)?;
+    let lock_file = lock(dir, &tag, "sweep")?;
     let selected = selected(sweep, opts.shard);
     let (runs_path, switches_path) = match opts.shard {
         None => (dir.join("runs.parquet"), dir.join("switches.parquet")),
@@ -144,6 +143,28 @@ pub fn execute(
             dir.join(format!("switches-{}.parquet", sh.tag())),
         ),
     };
+    let extra_path = |table: &str| match opts.shard {
+        None => dir.join(format!("{table}.parquet")),
+        Some(sh) => dir.join(format!("{table}-{}.parquet", sh.tag())),
+    };
+    let extras = (
+        sweep.has_failures().then(|| extra_path("failures")),
+        sweep.has_growth().then(|| extra_path("growth")),
+    );
+    // A finished sweep keeps no parts: resumed (a requeued job), it finds
+    // its tables published for this very spec and runs nothing.
+    if opts.resume && !parts.join("spec.toml").exists() {
+        if let Some(done) = published(sweep, opts.shard, &runs_path, &switches_path, &extras)? {
+            release(dir, &tag, lock_file);
+            return Ok(Done {
+                selected: selected.len(),
+                ran: 0,
+                skipped: selected.len(),
+                ..done
+            });
+        }
+    }
+    let resuming = start_parts(dir, &parts, sweep, opts.resume)?;
     // Temporaries of a run that died (its parts, its last merge) go first.
     remove_temporaries(&parts, None)?;
     remove_temporaries(dir, Some(&runs_path))?;
@@ -184,13 +205,18 @@ pub fn execute(
     let extra = Extra {
         dir,
         parts: &parts,
-        sweep,
-        shard: opts.shard,
         selected: &selected,
+        meta: meta(sweep, opts.shard),
     };
-    let failures_path = extra.publish(sweep.has_failures(), "failures", failures_columns())?;
-    let growth_path = extra.publish(sweep.has_growth(), "growth", growth_columns())?;
+    let failures_path = extra.publish(extras.0.as_deref(), failures_columns())?;
+    let growth_path = extra.publish(extras.1.as_deref(), growth_columns())?;
     let rows = rows_of(&runs)?;
+    // Everything is published: the parts and the lock are not needed (a
+    // resume finds the tables instead), and a finished directory holds
+    // only what a reader wants.
+    std::fs::remove_dir_all(&parts).map_err(|e| Error::io(parts.clone(), e))?;
+    let _ = std::fs::remove_dir(dir.join(".parts"));
+    release(dir, &tag, lock_file);
     Ok(Done {
         selected: selected.len(),
         ran: todo.len(),
@@ -217,13 +243,7 @@ fn start_parts(dir: &Path, parts: &Path, sweep: &Sweep, resume: bool) -> Result<
     if resuming {
         let old = std::fs::read_to_string(&stamp).map_err(io(&stamp))?;
         if old != sweep.text {
-            return Err(Error::SweepSpec {
-                file: dir.display().to_string(),
-                location: "resume".into(),
-                cause: Box::new(
-                    "the directory holds results of a different sweep spec; start over without resuming".into(),
-                ),
-            });
+            return Err(different_spec(dir));
         }
     } else {
         if parts.exists() {
@@ -309,22 +329,23 @@ fn run_parts(
 struct Extra<'a> {
     dir: &'a Path,
     parts: &'a Path,
-    sweep: &'a Sweep,
-    shard: Option<Shard>,
     selected: &'a [&'a Scenario],
+    meta: Vec<(&'static str, String)>,
 }
 
 impl Extra<'_> {
-    /// `table`'s parts merged and published, where the sweep `has` it.
-    fn publish(&self, has: bool, table: &str, columns: Vec<ColumnDef>) -> Result<Option<PathBuf>> {
-        if !has {
+    /// A table's parts merged and published at `path`, where the sweep
+    /// has the table (`path` given).
+    fn publish(&self, path: Option<&Path>, columns: Vec<ColumnDef>) -> Result<Option<PathBuf>> {
+        let Some(path) = path else {
             return Ok(None);
-        }
-        let path = match self.shard {
-            None => self.dir.join(format!("{table}.parquet")),
-            Some(sh) => self.dir.join(format!("{table}-{}.parquet", sh.tag())),
         };
-        remove_temporaries(self.dir, Some(&path))?;
+        let table = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let table = table.split(['-', '.']).next().unwrap_or_default();
+        remove_temporaries(self.dir, Some(path))?;
         let mut batches: Vec<RecordBatch> = Vec::new();
         for s in self.selected {
             batches.extend(read_batches(
@@ -333,11 +354,86 @@ impl Extra<'_> {
         }
         batches.retain(|b| b.num_rows() > 0);
         if batches.is_empty() {
-            batches.push(Table::with_columns(&columns).into_batch(&path)?);
+            batches.push(Table::with_columns(&columns).into_batch(path)?);
         }
-        write_batches(&path, &batches, &meta(self.sweep, self.shard))?;
-        Ok(Some(path))
+        write_batches(path, &batches, &self.meta)?;
+        Ok(Some(path.to_path_buf()))
     }
+}
+
+/// A sweep already finished into `dir`: every table it writes is there,
+/// stamped with this spec (and shard), so a resume has nothing to do. Its
+/// rows, read back; `None` where any table is missing or from another
+/// spec, and the sweep runs.
+fn published(
+    sweep: &Sweep,
+    shard: Option<Shard>,
+    runs_path: &Path,
+    switches_path: &Path,
+    extras: &(Option<PathBuf>, Option<PathBuf>),
+) -> Result<Option<Done>> {
+    let want = meta(sweep, shard);
+    // Tables of another spec: a resume is refused, as with its parts.
+    if runs_path.is_file() {
+        let kv = crate::output::parquet::read_metadata(runs_path)?;
+        let spec = crate::output::parquet::meta_value(&kv, "tagger.spec");
+        if spec.is_some_and(|t| t != sweep.text) {
+            return Err(different_spec(runs_path));
+        }
+    }
+    let tables = [
+        Some(runs_path),
+        Some(switches_path),
+        extras.0.as_deref(),
+        extras.1.as_deref(),
+    ];
+    for path in tables.into_iter().flatten() {
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let kv = crate::output::parquet::read_metadata(path)?;
+        let same = want
+            .iter()
+            .filter(|(k, _)| *k != "tagger.version")
+            .all(|(k, v)| crate::output::parquet::meta_value(&kv, k) == Some(v.as_str()));
+        if !same {
+            return Ok(None);
+        }
+    }
+    let runs = read_batches(runs_path)?;
+    let rows = rows_of(&runs)?;
+    Ok(Some(Done {
+        selected: 0,
+        ran: 0,
+        skipped: 0,
+        failed: rows.iter().filter(|r| r.error.is_some()).count(),
+        runs_path: runs_path.to_path_buf(),
+        switches_path: switches_path.to_path_buf(),
+        failures_path: extras.0.clone(),
+        growth_path: extras.1.clone(),
+        rows,
+    }))
+}
+
+/// A resume refused: `what` (the output directory, or its published
+/// tables) holds results of another spec.
+fn different_spec(what: &Path) -> Error {
+    Error::SweepSpec {
+        file: what.display().to_string(),
+        location: "resume".into(),
+        cause: Box::new(
+            "the directory holds results of a different sweep spec; start over without resuming"
+                .into(),
+        ),
+    }
+}
+
+/// Removes `dir`'s lock file for `tag`, then releases the lock: a process
+/// that opened the file meanwhile still finds it locked and is refused,
+/// and the next one creates it afresh.
+fn release(dir: &Path, tag: &str, lock: std::fs::File) {
+    let _ = std::fs::remove_file(dir.join(format!(".lock-{tag}")));
+    drop(lock);
 }
 
 /// The scenarios of `sweep` that `shard` runs (all without a shard), in

@@ -27,13 +27,7 @@ fn sweep_records_failures_and_goes_on() {
     );
     assert_eq!(
         files_in(&out),
-        vec![
-            ".lock-all",
-            ".parts",
-            "report.html",
-            "runs.parquet",
-            "switches.parquet"
-        ]
+        vec!["report.html", "runs.parquet", "switches.parquet"]
     );
     let page = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(page.contains("<h2>Failed scenarios</h2>"), "{page}");

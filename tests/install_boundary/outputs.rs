@@ -312,10 +312,14 @@ fn inputs_must_be_regular_files() {
     assert_eq!(o.status.code(), Some(1), "merge: {}", text(&o));
     assert!(text(&o).contains("not a regular file"), "{}", text(&o));
     // `--resume` runs a scenario again whose part is not a regular file.
+    // (A sweep that died at its merge leaves its parts: a directory
+    // stands where runs.parquet goes.)
     let rs = dir.join("rs");
     let rss = rs.to_str().unwrap();
+    std::fs::create_dir_all(rs.join("runs.parquet")).unwrap();
     let o = tagger(&["sweep", spec, "--out", rss, "--no-report"]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(!o.status.success(), "{}", text(&o));
+    std::fs::remove_dir(rs.join("runs.parquet")).unwrap();
     let part = std::fs::read_dir(rs.join(".parts/all"))
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -130,6 +130,25 @@ fn execute(dir: &Path, resume: bool, shard: Option<Shard>) -> sweep::Done {
     .unwrap()
 }
 
+/// A sweep of `spec` into `dir` that dies at its merge (a directory stands
+/// where `runs.parquet` goes): every scenario's parts are left, as an
+/// interrupted sweep leaves them, and no table is published. A finished
+/// sweep keeps no parts, so this is how a test gets parts to resume from.
+fn interrupted(dir: &Path, spec: &str, jobs: usize) {
+    let sw = Sweep::parse(spec, "test.toml", 1000).unwrap();
+    let _ = std::fs::remove_file(dir.join("runs.parquet"));
+    std::fs::create_dir_all(dir.join("runs.parquet")).unwrap();
+    let opts = Options {
+        jobs,
+        resume: false,
+        shard: None,
+    };
+    let e = sweep::execute(dir, &sw, &opts, |_| {}).unwrap_err();
+    assert!(e.to_string().contains("runs.parquet"), "{e}");
+    std::fs::remove_dir(dir.join("runs.parquet")).unwrap();
+    assert!(dir.join(".parts/all/spec.toml").exists());
+}
+
 mod resume;
 mod specs;
 mod tables;

@@ -7,9 +7,7 @@ fn interrupted_then_resumed_equals_uninterrupted() {
     assert_eq!((whole.ran, whole.skipped, whole.failed), (11, 0, 2));
     // Interrupt: the final files never appeared and scenarios 2, 5 and 9 had
     // not finished.
-    execute(b.path(), false, None);
-    std::fs::remove_file(b.path().join("runs.parquet")).unwrap();
-    std::fs::remove_file(b.path().join("switches.parquet")).unwrap();
+    interrupted(b.path(), SPEC, 2);
     for id in [2, 5, 9] {
         let parts = b.path().join(".parts/all");
         std::fs::remove_file(parts.join(format!("{id}.runs.parquet"))).unwrap();
@@ -24,8 +22,18 @@ fn interrupted_then_resumed_equals_uninterrupted() {
             "{f}"
         );
     }
-    // Resuming a finished sweep runs nothing; another spec is refused.
-    assert_eq!(execute(b.path(), true, None).ran, 0);
+    // A finished sweep leaves only its tables; resumed, it finds them
+    // and runs nothing; another spec is refused.
+    let mut left: Vec<String> = std::fs::read_dir(b.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["runs.parquet", "switches.parquet"]);
+    let again = execute(b.path(), true, None);
+    assert_eq!((again.ran, again.skipped, again.failed), (0, 11, 2));
+    assert_eq!(again.rows.len(), resumed.rows.len());
+    assert!(!b.path().join(".parts").exists());
     let other = Sweep::parse(&SPEC.replace("seed = 3", "seed = 4"), "other.toml", 1000).unwrap();
     let e = sweep::execute(
         b.path(),
@@ -80,10 +88,15 @@ fn a_second_sweep_on_one_output_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     execute(dir.path(), false, None);
     let before = std::fs::read(dir.path().join("runs.parquet")).unwrap();
+    // A finished sweep removes its lock file; a running one holds it.
+    assert!(!dir.path().join(".lock-all").exists());
     let held = std::fs::OpenOptions::new()
         .write(true)
+        .create(true)
+        .truncate(false)
         .open(dir.path().join(".lock-all"))
         .unwrap();
+    std::io::Write::write_all(&mut &held, b"tagger sweep, pid 1").unwrap();
     held.lock().unwrap();
     let sw = Sweep::parse(SPEC, "test.toml", 1000).unwrap();
     let opts = Options {
@@ -101,7 +114,7 @@ fn a_second_sweep_on_one_output_is_refused() {
         std::fs::read(dir.path().join("runs.parquet")).unwrap(),
         before
     );
-    assert!(dir.path().join(".parts/all/spec.toml").exists());
+    assert!(!dir.path().join(".parts").exists());
     // A shard of the same sweep is not blocked by it.
     execute(dir.path(), false, Some("1/2".parse().unwrap()));
     drop(held);
@@ -148,10 +161,17 @@ fn a_full_disk_never_leaves_a_mixed_pair() {
     let (runs, switches) = (pair("runs.parquet"), pair("switches.parquet"));
     let need =
         (runs.len() as u64).div_ceil(4096) * 4096 + (switches.len() as u64).div_ceil(4096) * 4096;
+    // What the parts take (a finished sweep keeps none): an interrupted
+    // sweep's, measured on the same disk and removed.
+    let probe = disk.0.path().join("probe");
+    let before = nix_free(disk.0.path());
+    super::interrupted(&probe, SPEC, 1);
+    let parts_bytes = before - nix_free(disk.0.path());
+    std::fs::remove_dir_all(&probe).unwrap();
     // Leave about half of what the new pair needs free, beyond the parts.
     let free = {
         let s = nix_free(disk.0.path());
-        s.saturating_sub(need / 2)
+        s.saturating_sub(need / 2 + parts_bytes)
     };
     std::fs::write(disk.0.path().join("filler"), vec![0u8; free as usize]).unwrap();
     let sw = Sweep::parse(SPEC, "test.toml", 1000).unwrap();
@@ -255,7 +275,7 @@ fn the_pair_is_published_together_or_not_at_all() {
 fn resume_checks_both_parts_and_cleans_temporaries() {
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     execute(a.path(), false, None);
-    execute(b.path(), false, None);
+    interrupted(b.path(), SPEC, 2);
     let parts = b.path().join(".parts/all");
     std::fs::remove_file(parts.join("0.switches.parquet")).unwrap();
     std::fs::write(parts.join("1.runs.parquet"), b"PAR1 not really").unwrap();
@@ -270,9 +290,9 @@ fn resume_checks_both_parts_and_cleans_temporaries() {
             "{f}"
         );
     }
-    let temps: Vec<String> = std::fs::read_dir(&parts)
+    assert!(!parts.exists(), "a finished sweep keeps no parts");
+    let temps: Vec<String> = std::fs::read_dir(b.path())
         .unwrap()
-        .chain(std::fs::read_dir(b.path()).unwrap())
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.contains(".tmp-"))
         .collect();

@@ -73,8 +73,7 @@ fn failure_sweeps_write_trials_and_aggregates() {
     assert_eq!(repl.iter().filter(|r| r.is_none()).count(), 4);
     assert!(routing.iter().any(|r| r.as_deref() == Some("local")));
     // The same rows with more jobs, after an interruption, and sharded.
-    go(b.path(), 3, false, None);
-    std::fs::remove_file(b.path().join("failures.parquet")).unwrap();
+    super::interrupted(b.path(), FAIL_SPEC, 3);
     let parts = b.path().join(".parts/all");
     std::fs::remove_file(parts.join("3.failures.parquet")).unwrap();
     assert_eq!(go(b.path(), 2, true, None).ran, 1);
