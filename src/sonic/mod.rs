@@ -43,6 +43,7 @@ mod export;
 mod function;
 mod merge;
 mod neutral;
+mod port_maps;
 mod read;
 #[cfg(test)]
 mod readback_tests;
@@ -53,13 +54,14 @@ mod tests;
 pub use base::{Base, BufferModel, KeepDscp};
 pub(crate) use dir::DecodeCache;
 pub use export::{
-    Export, PortMaps, Switch, SwitchFit, export, replaceable, replaceable_steps, traffic_classes,
-    write, write_files,
+    Export, Switch, SwitchFit, export, replaceable, replaceable_steps, traffic_classes, write,
+    write_files,
 };
 pub(crate) use export::{SharedExport, SwitchCache};
 pub(crate) use export::{idle_switches, switch_entry};
 pub use function::ReadBack;
 pub use neutral::{TABLE_FORMAT, table};
+pub use port_maps::PortMaps;
 pub(crate) use read::read_parts;
 pub use read::{read, read_export};
 

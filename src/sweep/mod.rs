@@ -153,16 +153,17 @@ pub fn execute(
     );
     // A finished sweep keeps no parts: resumed (a requeued job), it finds
     // its tables published for this very spec and runs nothing.
-    if opts.resume && !parts.join("spec.toml").exists() {
-        if let Some(done) = published(sweep, opts.shard, &runs_path, &switches_path, &extras)? {
-            release(dir, &tag, lock_file);
-            return Ok(Done {
-                selected: selected.len(),
-                ran: 0,
-                skipped: selected.len(),
-                ..done
-            });
-        }
+    if opts.resume
+        && !parts.join("spec.toml").exists()
+        && let Some(done) = published(sweep, opts.shard, &runs_path, &switches_path, &extras)?
+    {
+        release(dir, &tag, lock_file);
+        return Ok(Done {
+            selected: selected.len(),
+            ran: 0,
+            skipped: selected.len(),
+            ..done
+        });
     }
     let resuming = start_parts(dir, &parts, sweep, opts.resume)?;
     // Temporaries of a run that died (its parts, its last merge) go first.
