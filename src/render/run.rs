@@ -83,7 +83,10 @@ pub fn run(r: &RunResult, peak_rss_bytes: Option<u64>, export: Option<&Export>) 
             p.edges
         );
     }
-    installed_lines(&mut l, s, export);
+    // A SONiC export (the neutral table sizes no buffers, so has no fit):
+    // the install is counted in port maps and no ACL is used.
+    let sonic = export.filter(|e| e.switches.iter().any(|s| s.fit.is_some()));
+    installed_lines(&mut l, s, sonic);
     if let Some(sh) = &r.shared {
         line!(
             l,
@@ -94,8 +97,7 @@ pub fn run(r: &RunResult, peak_rss_bytes: Option<u64>, export: Option<&Export>) 
             sh.stride
         );
     }
-    let sonic = export.is_some_and(|e| e.switches.iter().any(|s| s.fit.is_some()));
-    line!(l, "{}", fit(s, &r.fit, sonic));
+    line!(l, "{}", fit(s, &r.fit, sonic.is_some()));
     line!(l, "{}", r.report);
     let t = &s.seconds;
     line!(
@@ -119,8 +121,9 @@ pub fn run(r: &RunResult, peak_rss_bytes: Option<u64>, export: Option<&Export>) 
     l.done()
 }
 
-/// The plan's entries, and what a switch installs for them.
-fn installed_lines(l: &mut Lines, s: &Summary, export: Option<&Export>) {
+/// The plan's entries, and what a switch installs for them: port maps
+/// where `sonic` is the plan's SONiC export, else ACL rules.
+fn installed_lines(l: &mut Lines, s: &Summary, sonic: Option<&Export>) {
     let f = &s.figures;
     line!(
         l,
@@ -130,7 +133,7 @@ fn installed_lines(l: &mut Lines, s: &Summary, export: Option<&Export>) {
         f.acl_exact_p50,
         f.acl_exact_p99
     );
-    match export.filter(|e| e.switches.iter().any(|s| s.fit.is_some())) {
+    match sonic {
         Some(ex) => {
             let m = ex.port_maps();
             line!(

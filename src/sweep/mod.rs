@@ -209,8 +209,8 @@ pub fn execute(
         selected: &selected,
         meta: meta(sweep, opts.shard),
     };
-    let failures_path = extra.publish(extras.0.as_deref(), failures_columns())?;
-    let growth_path = extra.publish(extras.1.as_deref(), growth_columns())?;
+    let failures_path = extra.publish("failures", extras.0.as_deref(), failures_columns())?;
+    let growth_path = extra.publish("growth", extras.1.as_deref(), growth_columns())?;
     let rows = rows_of(&runs)?;
     // Everything is published: the parts and the lock are not needed (a
     // resume finds the tables instead), and a finished directory holds
@@ -335,17 +335,17 @@ struct Extra<'a> {
 }
 
 impl Extra<'_> {
-    /// A table's parts merged and published at `path`, where the sweep
+    /// `table`'s parts merged and published at `path`, where the sweep
     /// has the table (`path` given).
-    fn publish(&self, path: Option<&Path>, columns: Vec<ColumnDef>) -> Result<Option<PathBuf>> {
+    fn publish(
+        &self,
+        table: &str,
+        path: Option<&Path>,
+        columns: Vec<ColumnDef>,
+    ) -> Result<Option<PathBuf>> {
         let Some(path) = path else {
             return Ok(None);
         };
-        let table = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let table = table.split(['-', '.']).next().unwrap_or_default();
         remove_temporaries(self.dir, Some(path))?;
         let mut batches: Vec<RecordBatch> = Vec::new();
         for s in self.selected {
@@ -374,14 +374,6 @@ fn published(
     extras: &(Option<PathBuf>, Option<PathBuf>),
 ) -> Result<Option<Done>> {
     let want = meta(sweep, shard);
-    // Tables of another spec: a resume is refused, as with its parts.
-    if runs_path.is_file() {
-        let kv = crate::output::parquet::read_metadata(runs_path)?;
-        let spec = crate::output::parquet::meta_value(&kv, "tagger.spec");
-        if spec.is_some_and(|t| t != sweep.text) {
-            return Err(different_spec(runs_path));
-        }
-    }
     let tables = [
         Some(runs_path),
         Some(switches_path),
@@ -393,6 +385,11 @@ fn published(
             return Ok(None);
         }
         let kv = crate::output::parquet::read_metadata(path)?;
+        // Tables of another spec: a resume is refused, as with its parts.
+        let spec = crate::output::parquet::meta_value(&kv, "tagger.spec");
+        if path == runs_path && spec.is_some_and(|t| t != sweep.text) {
+            return Err(different_spec(runs_path));
+        }
         let same = want
             .iter()
             .filter(|(k, _)| *k != "tagger.version")
